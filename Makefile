@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: MIT
+# The one entry point: build, test, install, demo. Everything generated goes
+# under build/ (binaries in build/bin/). Output is quiet unless V=1.
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+.DEFAULT_GOAL := all
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2);
+endif
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+
+B := build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+LLVM_STRIP ?= llvm-strip
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
+	-DSA_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
+LDFLAGS ?=
+
+# Each module's -I list names only what it may use (STYLE.md, "Dependency
+# direction"); `make check-deps` greps for forbidden includes as well.
+FORMAT_INC := -Iformat/include -Iformat
+RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf -Irecord
+REPORT_INC := -Iformat/include -Ireport
+
+FORMAT_LIBS := -lzstd -lz
+RECORD_LIBS := -lbpf -lelf -lz -lzstd -lpthread
+REPORT_LIBS := -ldw -lelf -lzstd -lz -lm $(REPORT_EXTRA_LIBS)
+
+# ---- Debian packages -------------------------------------------------------
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
+	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
+	linux-perf binutils zstd perl procps $(EXTRA_DEB_PKGS)
+
+.PHONY: deps
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+			|| missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "make deps: missing Debian packages:$$missing (run as root to install)" >&2; \
+			exit 1; \
+		fi; \
+		echo "  APT      $$missing"; \
+		apt-get update -qq >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$$missing >$(B).apt.log 2>&1 || { cat $(B).apt.log >&2; exit 1; }; \
+		rm -f $(B).apt.log; \
+	fi
+
+# ---- format/ ---------------------------------------------------------------
+FORMAT_SRCS := $(wildcard format/*.c)
+FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(B)/obj/%.o)
+LIBSAF := $(B)/lib/libsaf.a
+
+$(B)/obj/format/%.o: format/%.c $(wildcard format/*.h format/include/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(FORMAT_INC) -c $< -o $@
+
+$(LIBSAF): $(FORMAT_OBJS)
+	$(call msg,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---- bpf/ ------------------------------------------------------------------
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
+# clang -target bpf does not see the host's multiarch include dirs; add them
+# after its own so <bpf/bpf_helpers.h> and asm/ types resolve.
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+
+$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/vmlinux/$(ARCH)/vmlinux.h | deps
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-Ibpf -Ibpf/vmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen object $(B)/bpf/$*.lnk.o $< && \
+		$(BPFTOOL) gen skeleton $(B)/bpf/$*.lnk.o name $* > $@
+
+# ---- record/ ---------------------------------------------------------------
+RECORD_SRCS := $(wildcard record/*.c)
+RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/obj/%.o)
+
+$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h bpf/*.h format/include/*.h) \
+		$(BPF_SKELS) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(RECORD_INC) -c $< -o $@
+
+$(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+
+# ---- report/ ---------------------------------------------------------------
+REPORT_SRCS := $(wildcard report/*.c)
+REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o)
+
+$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h format/include/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -c $< -o $@
+
+$(B)/bin/sa-report: $(REPORT_OBJS) $(LIBSAF)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(REPORT_LIBS)
+
+# ---- samples/ --------------------------------------------------------------
+# Workloads with a known profile, built with frame pointers.
+SAMPLE_SRCS := $(wildcard samples/*.c)
+SAMPLE_BINS := $(SAMPLE_SRCS:samples/%.c=$(B)/samples/%)
+SAMPLE_CFLAGS := -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	-mno-omit-leaf-frame-pointer -pthread
+
+$(B)/samples/%: samples/%.c $(wildcard samples/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -lm -ldl
+
+BINS := $(B)/bin/sa-record $(B)/bin/sa-report
+
+.PHONY: all
+all: $(BINS) $(SAMPLE_BINS)
+
+# Module fragments: extra rules owned by a folder (tests, samples).
+-include tests/rules.mk samples/rules.mk
+
+# ---- tests -----------------------------------------------------------------
+# tests/unit/<module>/test_<file>.c: one cmocka binary per source file; it
+# links that module's objects except main.o.
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
+MODULE_OBJS_format :=
+MODULE_OBJS_record := $(filter-out %/main.o,$(RECORD_OBJS))
+MODULE_OBJS_report := $(filter-out %/main.o,$(REPORT_OBJS))
+MODULE_LIBS_format := $(FORMAT_LIBS)
+MODULE_LIBS_record := $(RECORD_LIBS)
+MODULE_LIBS_report := $(REPORT_LIBS)
+MODULE_INC_format := $(FORMAT_INC)
+MODULE_INC_record := $(RECORD_INC)
+MODULE_INC_report := $(REPORT_INC)
+
+.SECONDEXPANSION:
+$(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))) \
+		$(LIBSAF) $(wildcard tests/unit/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)m=$(firstword $(subst /, ,$*)); \
+	$(CC) $(BASE_CFLAGS) -Itests/unit $(MODULE_INC_$(firstword $(subst /, ,$*))) \
+		-o $@ $(filter %.c %.o %.a,$^) -lcmocka \
+		$(MODULE_LIBS_$(firstword $(subst /, ,$*)))
+
+.PHONY: check check-unit check-cli check-fuzz check-deps check-style bless
+check: all check-deps $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
+	@$(MAKE) --no-print-directory check-unit check-fuzz check-cli
+
+check-unit: $(UNIT_BINS)
+	@echo "== unit tests (cmocka)"
+	$(Q)CMOCKA_MESSAGE_OUTPUT=TAP prove -e '' $(UNIT_BINS)
+
+check-cli: all
+	@echo "== end-to-end tests (tests/cli)"
+	$(Q)SA_BUILD=$(CURDIR)/$(B) prove tests/cli/*.t
+
+# Forbidden includes: format/ sees libc and zstd only; report/ never sees
+# libbpf or bpf/; nothing includes record/ or report/ from elsewhere.
+check-deps:
+	@echo "== dependency direction"
+	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
+		format/*.c format/*.h format/include/*.h 2>/dev/null
+	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel)' report/*.c report/*.h 2>/dev/null
+	$(Q)! grep -nE '#include *[<"](\.\./)*(record|report)/' format/*.[ch] bpf/*.[ch] \
+		record/*.[ch] report/*.[ch] 2>/dev/null
+	@echo "ok: no forbidden includes"
+
+check-style:
+	$(Q)clang-format --dry-run --Werror format/*.[ch] format/include/*.h record/*.[ch] \
+		report/*.[ch] bpf/*.[ch]
+
+bless: all
+	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_BLESS=1 prove tests/cli/*.t
+
+# ---- fuzzing ---------------------------------------------------------------
+# replay: the libFuzzer harness linked with a plain main() that replays the
+# corpus, built with gcc under ASan + UBSan. fuzz: clang -fsanitize=fuzzer.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_SECONDS ?= 30
+
+$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FORMAT_INC) \
+		-o $@ tests/fuzz/$*.c tests/fuzz/replay.c $(FORMAT_SRCS) $(FORMAT_LIBS)
+
+$(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		$(FORMAT_INC) -o $@ tests/fuzz/$*.c $(FORMAT_SRCS) $(FORMAT_LIBS)
+
+check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/replay_%) $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
+	@echo "== fuzz corpus replay (ASan+UBSan) and $(FUZZ_SECONDS) s of fuzzing"
+	$(Q)SA_BUILD=$(CURDIR)/$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+		prove tests/fuzz/run-fuzz.t
+
+.PHONY: fuzz
+fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(B)/fuzz/corpus-$$t; \
+		$(B)/fuzz/libfuzzer_$$t -max_total_time=$(FUZZ_SECONDS) \
+			$(B)/fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+# ---- demo, install, clean --------------------------------------------------
+.PHONY: demo install clean
+demo: all
+	$(Q)sh tests/demo.sh $(B)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
+	$(Q)for m in docs/*.1; do [ -e "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man1/ || true; done
+
+clean:
+	rm -rf $(B)

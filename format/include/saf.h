@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * saf.h - the .sa file format library: a streaming writer and a validating
+ * reader for sa recordings. This is the only header other modules include.
+ * The byte layout is specified in docs/format.md; section names cited below
+ * refer to that document.
+ */
+#ifndef SAF_H
+#define SAF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "File header": 8 magic bytes, then version, then the header's own size. */
+#define SAF_MAGIC "SAF\0\r\n\032\n"
+#define SAF_MAGIC_LEN 8
+#define SAF_VERSION_MAJOR 1
+#define SAF_VERSION_MINOR 0
+#define SAF_FILE_HEADER_SIZE 24
+#define SAF_CHUNK_HEADER_SIZE 24
+
+/* "Limits": a reader refuses anything larger. */
+#define SAF_CHUNK_MAX_CONTENT (64u << 20) /* uncompressed bytes in one chunk */
+#define SAF_MAX_FRAMES 4096		  /* frames in one stack */
+#define SAF_MAX_STRING 4096		  /* bytes in one string field */
+#define SAF_MAX_BUILD_ID 64		  /* bytes in one build id */
+#define SAF_MAX_COUNTERS 64		  /* counters in one interval's loss record */
+
+/* "Chunk types". A reader skips a type it does not know. */
+enum saf_chunk_type {
+	SAF_CHUNK_META = 1,    /* one SAF_REC_META */
+	SAF_CHUNK_PROCS = 2,   /* PROC, MAP, COMM, EXIT records */
+	SAF_CHUNK_STACKS = 3,  /* STACK records */
+	SAF_CHUNK_SAMPLES = 4, /* INTERVAL, then COUNT records, then LOSS */
+	SAF_CHUNK_KSYMS = 5,   /* KSYM records */
+	SAF_CHUNK_USYMS = 6,   /* SYMTAB, then USYM records */
+	SAF_CHUNK_JIT = 7,     /* JITSYM records */
+	SAF_CHUNK_END = 15,    /* one SAF_REC_END; marks a clean finish */
+};
+
+/* "Record kinds". Every record in a chunk payload starts with its kind. */
+enum saf_rec_kind {
+	SAF_REC_META = 1,
+	SAF_REC_PROC = 2,
+	SAF_REC_MAP = 3,
+	SAF_REC_COMM = 4,
+	SAF_REC_EXIT = 5,
+	SAF_REC_STACK = 6,
+	SAF_REC_INTERVAL = 7,
+	SAF_REC_COUNT = 8,
+	SAF_REC_LOSS = 9,
+	SAF_REC_KSYM = 10,
+	SAF_REC_SYMTAB = 11,
+	SAF_REC_USYM = 12,
+	SAF_REC_JITSYM = 13,
+	SAF_REC_END = 14,
+};
+
+/* "Stack kinds" */
+enum saf_stack_kind {
+	SAF_STACK_USER = 0,
+	SAF_STACK_KERNEL = 1,
+};
+
+/*
+ * "Loss counters": ids of the (id, value) pairs of a LOSS record. Every
+ * BPF program run ends in exactly one of KEPT, FILTERED or a LOST_* cause,
+ * so RUNS == KEPT + FILTERED + sum(LOST_*). TRUNCATED counts kept samples
+ * whose stack hit the depth limit; COLLISIONS counts stack-map clashes
+ * that were recovered (not lost).
+ */
+enum saf_counter {
+	SAF_CTR_RUNS = 1,
+	SAF_CTR_KEPT = 2,
+	SAF_CTR_FILTERED = 3,
+	SAF_CTR_LOST_USTACK = 4,   /* user stack unreadable */
+	SAF_CTR_LOST_KSTACK = 5,   /* kernel stack unreadable (not user-mode samples) */
+	SAF_CTR_LOST_RINGBUF = 6,  /* collision recovery buffer full */
+	SAF_CTR_LOST_MAPFULL = 7,  /* counts or stack map full */
+	SAF_CTR_LOST_OTHER = 8,
+	SAF_CTR_TRUNCATED = 9,
+	SAF_CTR_COLLISIONS = 10,
+	SAF_CTR_LOST_USERSPACE = 11, /* dropped by sa-record itself */
+	SAF_CTR__MAX_KNOWN = 11,
+};
+
+/* Metadata flags (saf_meta.flags) */
+#define SAF_META_USER_ONLY (1u << 0)
+#define SAF_META_KERNEL_ONLY (1u << 1)
+#define SAF_META_IDLE (1u << 2)
+
+/* Mapping flags (saf_map.flags) */
+#define SAF_MAP_EXEC (1u << 0)
+#define SAF_MAP_ANON (1u << 1)	  /* no backing file ([anon], JIT) */
+#define SAF_MAP_DELETED (1u << 2) /* file was deleted when captured */
+
+/*
+ * Strings and byte arrays in records are borrowed: {ptr, len}, not NUL
+ * terminated in the file. The reader NUL-terminates its copies, so .str is
+ * also a C string (a name holding a NUL byte is cut there in C use).
+ */
+struct saf_str {
+	const char *str;
+	uint32_t len;
+};
+
+struct saf_bytes {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/* "META record": written once, first. */
+struct saf_meta {
+	struct saf_str writer;	       /* e.g. "sa-record 0.1" */
+	struct saf_str hostname;
+	struct saf_str kernel_release; /* uname -r */
+	struct saf_str boot_id;
+	struct saf_str arch;	       /* uname -m */
+	struct saf_str cmdline;	       /* sa-record's own argv, space-joined */
+	struct saf_str target;	       /* human description: "-a", "-p 42", "-- make" */
+	struct saf_str event;	       /* "cpu-clock", "cycles" */
+	uint64_t freq_hz;
+	uint64_t ncpus;
+	uint64_t start_realtime_ns;    /* CLOCK_REALTIME at start */
+	uint64_t start_mono_ns;	       /* CLOCK_MONOTONIC at start; sample times use it */
+	uint64_t flags;		       /* SAF_META_* */
+	uint64_t page_size;
+};
+
+/* "PROC record": a process image begins (first sighting or exec). */
+struct saf_proc {
+	uint32_t pid;	   /* tgid */
+	uint32_t gen;	   /* exec generation this image has */
+	uint32_t ppid;
+	uint64_t time_ns;  /* CLOCK_MONOTONIC */
+	struct saf_str comm;
+	struct saf_str exe;
+};
+
+/* "MAP record": an executable mapping of (pid, gen). */
+struct saf_map {
+	uint32_t pid;
+	uint32_t gen;
+	uint64_t time_ns;
+	uint64_t start;	   /* virtual address, inclusive */
+	uint64_t end;	   /* exclusive */
+	uint64_t pgoff;	   /* file offset of start */
+	uint64_t flags;	   /* SAF_MAP_* */
+	uint64_t dev;	   /* makedev(major, minor), 0 if unknown */
+	uint64_t inode;
+	struct saf_str path;
+	struct saf_bytes build_id; /* len 0 when unknown */
+};
+
+/* "COMM record": a thread's name from time_ns on. */
+struct saf_comm {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time_ns;
+	struct saf_str comm;
+};
+
+/* "EXIT record" */
+struct saf_exit {
+	uint32_t pid;
+	uint64_t time_ns;
+};
+
+/*
+ * "STACK record": file-level stack id (>= 1, never reused in a file) ->
+ * addresses, leaf first. ips is borrowed: valid until the next
+ * saf_reader__next().
+ */
+struct saf_stack {
+	uint32_t id;
+	uint32_t kind; /* SAF_STACK_* */
+	uint32_t nframes;
+	const uint64_t *ips;
+};
+
+/* "INTERVAL record": opens the counts of one drain interval. */
+struct saf_interval {
+	uint64_t seq;	   /* interval number, from 0 */
+	uint64_t start_ns; /* CLOCK_MONOTONIC */
+	uint64_t end_ns;
+};
+
+/* "COUNT record": samples of one (tgid, tid, gen, ustack, kstack). */
+struct saf_count {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t gen;
+	uint32_t ustack; /* file stack id, 0 = none */
+	uint32_t kstack; /* file stack id, 0 = none */
+	uint64_t count;
+	struct saf_str comm; /* thread name */
+};
+
+/* "LOSS record": counters of the interval (see enum saf_counter). */
+struct saf_loss {
+	uint64_t seq; /* interval number */
+	uint32_t ncounters;
+	uint32_t ids[SAF_MAX_COUNTERS];
+	uint64_t values[SAF_MAX_COUNTERS];
+};
+
+/* "KSYM record": a kernel symbol. */
+struct saf_ksym {
+	uint64_t addr;
+	struct saf_str name;
+	struct saf_str module; /* empty for vmlinux */
+};
+
+/* "SYMTAB record": the USYM records after it belong to this build id. */
+struct saf_symtab {
+	struct saf_bytes build_id;
+	struct saf_str path;
+};
+
+/* "USYM record": an ELF symbol, by file offset of its first byte. */
+struct saf_usym {
+	uint64_t offset;
+	uint64_t size;
+	struct saf_str name;
+};
+
+/* "JITSYM record": one line of /tmp/perf-PID.map. */
+struct saf_jitsym {
+	uint32_t pid;
+	uint64_t start;
+	uint64_t size;
+	struct saf_str name;
+};
+
+/* "END record" */
+struct saf_end {
+	uint64_t end_mono_ns;
+	uint64_t samples;   /* kept samples, whole file */
+	uint64_t lost;	    /* lost samples, whole file */
+	uint64_t intervals;
+	uint64_t chunks;    /* chunks before the END chunk */
+};
+
+/* One decoded record. Every pointer in it is borrowed from the reader. */
+struct saf_record {
+	enum saf_rec_kind kind;
+	union {
+		struct saf_meta meta;
+		struct saf_proc proc;
+		struct saf_map map;
+		struct saf_comm comm;
+		struct saf_exit exit;
+		struct saf_stack stack;
+		struct saf_interval interval;
+		struct saf_count count;
+		struct saf_loss loss;
+		struct saf_ksym ksym;
+		struct saf_symtab symtab;
+		struct saf_usym usym;
+		struct saf_jitsym jitsym;
+		struct saf_end end;
+	};
+};
+
+/* ---- allocation hook ---------------------------------------------------- */
+
+/**
+ * saf_set_allocator() - route every allocation of format/ (zstd contexts
+ * included) through these functions; NULL restores malloc/realloc/free.
+ * @malloc_fn, @realloc_fn, @free_fn: libc-compatible; free_fn accepts NULL.
+ *
+ * Not thread-safe: call before any reader or writer exists. Used by tests
+ * to fail the Nth allocation.
+ */
+void saf_set_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),
+		       void (*free_fn)(void *));
+
+/* ---- writer ------------------------------------------------------------- */
+
+struct saf_writer;
+
+struct saf_writer_opts {
+	size_t sz;		/* sizeof(struct saf_writer_opts), for growth */
+	int zstd_level;		/* 0 means 3 */
+	size_t chunk_target;	/* flush a chunk past this many bytes; 0 = 1 MiB */
+};
+
+/**
+ * saf_writer__open_fd() - start a recording on an open, writable fd.
+ * @fd: written with write(2) from its current offset; not closed by the
+ *      writer (the caller owns it).
+ * @opts: NULL for defaults.
+ *
+ * Writes the file header at once.
+ * @return a writer the caller releases with saf_writer__free(), or NULL
+ * with errno set (ENOMEM, or the write error).
+ */
+struct saf_writer *saf_writer__open_fd(int fd, const struct saf_writer_opts *opts);
+
+/**
+ * saf_writer__add() - append one record to the buffer of its chunk type.
+ * @rec: copied; the caller keeps ownership of every pointer in it.
+ *
+ * META and END records cannot be added here (use saf_writer__meta() and
+ * saf_writer__finish()). COUNT records must follow saf_writer__interval().
+ * A buffer past chunk_target is written out as a chunk at once.
+ * @return 0, -EINVAL for a record that breaks a limit in docs/format.md,
+ * -ENOMEM, or the negative errno of a failed write (-ENOSPC ...).
+ */
+int saf_writer__add(struct saf_writer *w, const struct saf_record *rec);
+
+/**
+ * saf_writer__meta() - write the META chunk; call once, before anything else.
+ * @return 0 or a negative errno.
+ */
+int saf_writer__meta(struct saf_writer *w, const struct saf_meta *meta);
+
+/**
+ * saf_writer__interval() - open the counts of an interval. Every COUNT added
+ * until saf_writer__interval_end() belongs to it; when its chunk is split,
+ * the INTERVAL record is repeated at the head of each continuation chunk.
+ * @return 0 or a negative errno.
+ */
+int saf_writer__interval(struct saf_writer *w, const struct saf_interval *iv);
+
+/**
+ * saf_writer__interval_end() - close the interval with its loss counters
+ * and write all buffered chunks (see saf_writer__flush()).
+ * @loss: copied; loss->seq is set from the open interval.
+ * @return 0 or a negative errno.
+ */
+int saf_writer__interval_end(struct saf_writer *w, const struct saf_loss *loss);
+
+/**
+ * saf_writer__flush() - write every non-empty chunk buffer, in the order
+ * PROCS, KSYMS, USYMS, JIT, STACKS, SAMPLES, so that a chunk's references
+ * are defined by earlier chunks. Each chunk reaches the fd before return.
+ * @return 0 or a negative errno.
+ */
+int saf_writer__flush(struct saf_writer *w);
+
+/**
+ * saf_writer__finish() - flush, then write the END chunk. The writer can
+ * only be freed afterwards. @end: copied; end->chunks is filled in.
+ * @return 0 or a negative errno.
+ */
+int saf_writer__finish(struct saf_writer *w, const struct saf_end *end);
+
+/** saf_writer__bytes() - bytes written to the fd so far (header included). */
+uint64_t saf_writer__bytes(const struct saf_writer *w);
+
+/**
+ * saf_writer__free() - release the writer without writing anything more
+ * (a file without END reads as "did not finish cleanly"). Accepts NULL.
+ */
+void saf_writer__free(struct saf_writer *w);
+
+/* ---- reader ------------------------------------------------------------- */
+
+struct saf_reader;
+
+struct saf_reader_opts {
+	size_t sz;	/* sizeof(struct saf_reader_opts) */
+	char *errbuf;	/* if set, constructors write their error here */
+	size_t errbuf_sz;
+};
+
+/** Per-file facts the reader learned, valid for the reader's life. */
+struct saf_file_info {
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint64_t file_size;
+	uint64_t chunks;	  /* valid chunks read so far */
+	uint64_t skipped_chunks;  /* chunks of unknown type, skipped */
+	uint64_t skipped_records; /* records of unknown kind, skipped */
+	bool finished;		  /* END chunk seen */
+	bool damaged;		  /* stopped at a bad or truncated chunk */
+	uint64_t good_bytes;	  /* bytes up to the end of the last valid chunk */
+};
+
+/**
+ * saf_reader__open() - open a recording for reading.
+ * @path: file to read; it is read with pread(2) chunk by chunk.
+ * @opts: NULL or options; on failure opts->errbuf gets "offset N: reason".
+ *
+ * Checks the file header (magic, major version).
+ * @return a reader released with saf_reader__free(), or NULL with errno:
+ * EBADMSG (not an .sa file, bad header), ENOTSUP (newer major version),
+ * ENOMEM, or the open/read error.
+ */
+struct saf_reader *saf_reader__open(const char *path, const struct saf_reader_opts *opts);
+
+/**
+ * saf_reader__open_mem() - as saf_reader__open(), on a buffer.
+ * @buf, @len: borrowed; must stay valid and unchanged until saf_reader__free().
+ */
+struct saf_reader *saf_reader__open_mem(const void *buf, size_t len,
+					const struct saf_reader_opts *opts);
+
+/**
+ * saf_reader__next() - decode the next record.
+ * @rec: filled in; its pointers are borrowed and valid until the next call
+ *       to saf_reader__next() or saf_reader__free().
+ *
+ * A chunk is validated whole (lengths, checksum, decompression) before any
+ * of its records is returned, so a damaged chunk yields no record.
+ * @return 1 when a record was decoded; 0 at the end of the file (check
+ * saf_reader__info()->finished: a file without END did not finish
+ * cleanly, and saf_reader__errmsg() then says so); a negative errno on a
+ * damaged or truncated chunk (-EBADMSG, -EOVERFLOW for a length past a
+ * limit, -ENOMEM, or a read error). After an error every later call
+ * returns the same error; every record before it stays valid data.
+ */
+int saf_reader__next(struct saf_reader *r, struct saf_record *rec);
+
+/**
+ * saf_reader__info() - what the reader learned so far. Borrowed; valid
+ * until saf_reader__free().
+ */
+const struct saf_file_info *saf_reader__info(const struct saf_reader *r);
+
+/**
+ * saf_reader__chunk() - type and file offset of the chunk the last record
+ * came from. @type, @offset: out, either may be NULL.
+ */
+void saf_reader__chunk(const struct saf_reader *r, uint32_t *type, uint64_t *offset);
+
+/**
+ * saf_reader__errmsg() - the last failure or warning as "offset N: reason"
+ * (for example "offset 4120: chunk 7 checksum mismatch, 2 chunks and 812
+ * bytes dropped"), or "" when there is none. Borrowed; valid until the next
+ * call on the reader.
+ */
+const char *saf_reader__errmsg(const struct saf_reader *r);
+
+/** saf_reader__free() - release the reader. Accepts NULL. */
+void saf_reader__free(struct saf_reader *r);
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/** saf_counter__name() - short name of a counter id ("lost_ustack"), or NULL. */
+const char *saf_counter__name(uint32_t id);
+
+/** saf_chunk_type__name() - name of a chunk type ("samples"), or NULL. */
+const char *saf_chunk_type__name(uint32_t type);
+
+/** saf_str__from() - a saf_str viewing a C string (NULL gives len 0). */
+struct saf_str saf_str__from(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAF_H */

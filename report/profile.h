@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.h - the aggregated profile every sa-report output is drawn from:
+ * named call chains (root first) with sample counts, identical chains merged,
+ * names interned in one string pool. Built by the symbolizing pipeline
+ * (pipeline.c) or parsed from folded text (folded.c); read by the folded,
+ * top, SVG and diff writers.
+ */
+#ifndef SA_REPORT_PROFILE_H
+#define SA_REPORT_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What a frame is; drives the SVG colour and the --annotate-frames suffix. */
+enum rpt_frame_kind {
+	RPT_FRAME_USER = 0,   /* native user code */
+	RPT_FRAME_KERNEL = 1, /* suffix _[k] */
+	RPT_FRAME_JIT = 2,    /* suffix _[j] */
+	RPT_FRAME_INLINE = 3, /* suffix _[i] */
+	RPT_FRAME_ROOT = 4,   /* the comm (with pid/tid) at the root */
+	RPT_FRAME_UNKNOWN = 5 /* [unknown], [libfoo.so] */
+};
+
+/* A frame: an interned name and its kind. */
+struct rpt_frame {
+	uint32_t name; /* offset into the profile's string pool */
+	uint32_t kind; /* enum rpt_frame_kind */
+};
+
+/* One distinct call chain. frames[0] is the root (comm), frames[n-1] the leaf. */
+struct rpt_stack {
+	uint64_t count;
+	uint32_t nframes;
+	uint32_t first; /* index of frames[0] in rpt_profile.frames */
+};
+
+/* Facts shown in titles and headers; strings are interned, 0 = none. */
+struct rpt_profile_meta {
+	uint32_t host;	    /* pool offset, or 0 */
+	uint32_t title;	    /* pool offset, or 0 */
+	uint64_t duration_ns;
+	uint64_t freq_hz;
+	uint64_t lost;	    /* lost samples, all causes */
+	uint64_t files;	    /* inputs merged into this profile */
+};
+
+struct rpt_profile {
+	/* string pool: offset 0 is "" so that 0 means "no name" */
+	char *pool;
+	size_t pool_len, pool_cap;
+	/* frames of every stack, back to back */
+	struct rpt_frame *frames;
+	size_t nframes, frames_cap;
+	/* distinct stacks, in insertion order until rpt_profile__sort() */
+	struct rpt_stack *stacks;
+	size_t nstacks, stacks_cap;
+	uint64_t total; /* sum of counts */
+	struct rpt_profile_meta meta;
+	/* private: hash indexes for interning and stack merging */
+	uint32_t *name_index;
+	size_t name_index_cap, nnames;
+	uint32_t *stack_index;
+	size_t stack_index_cap;
+};
+
+/**
+ * rpt_profile__new() - an empty profile.
+ * @return a profile the caller releases with rpt_profile__free(), or NULL
+ * with errno = ENOMEM.
+ */
+struct rpt_profile *rpt_profile__new(void);
+
+/** rpt_profile__free() - release a profile and everything in it. Accepts NULL. */
+void rpt_profile__free(struct rpt_profile *p);
+
+/**
+ * rpt_profile__intern() - the pool offset of a name, adding it if new.
+ * @name, @len: copied; need not be NUL terminated.
+ * @return the offset (> 0 for any non-empty name, 0 for ""), or -ENOMEM.
+ */
+int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len);
+
+/** rpt_profile__name() - the name at a pool offset. Borrowed; valid until
+ * the next call that adds to the profile. */
+static inline const char *rpt_profile__name(const struct rpt_profile *p, uint32_t off)
+{
+	return p->pool + off;
+}
+
+/** rpt_profile__stack_frames() - frames of a stack, root first. Borrowed. */
+static inline const struct rpt_frame *rpt_profile__stack_frames(const struct rpt_profile *p,
+								  const struct rpt_stack *s)
+{
+	return p->frames + s->first;
+}
+
+/**
+ * rpt_profile__add() - add @count samples of the chain @frames[0..n) (root
+ * first), merging with an identical chain already present. Cost is O(n)
+ * expected, independent of how many samples the profile holds.
+ * @frames: copied.
+ * @return 0 or -ENOMEM.
+ */
+int rpt_profile__add(struct rpt_profile *p, const struct rpt_frame *frames, uint32_t n,
+		     uint64_t count);
+
+/**
+ * rpt_profile__sort() - order stacks by their frame names, root first,
+ * byte-wise, so every output is deterministic. Invalidates stack pointers.
+ */
+void rpt_profile__sort(struct rpt_profile *p);
+
+/**
+ * rpt_profile__merge() - add every stack of @src into @dst (names re-interned).
+ * @return 0 or -ENOMEM.
+ */
+int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src);
+
+#endif /* SA_REPORT_PROFILE_H */
