@@ -42,6 +42,7 @@ REPORT_INC := -Iformat/include -Ireport
 
 FORMAT_LIBS := -lzstd -lz
 RECORD_LIBS := -lbpf -lelf -lz -lzstd -lpthread
+REPORT_EXTRA_LIBS := -liberty
 REPORT_LIBS := -ldw -lelf -lzstd -lz -lm $(REPORT_EXTRA_LIBS)
 
 # ---- Debian packages -------------------------------------------------------

@@ -108,6 +108,24 @@ int rpt_profile__add(struct rpt_profile *p, const struct rpt_frame *frames, uint
 		     uint64_t count);
 
 /**
+ * rpt_profile__add_index() - rpt_profile__add() that also says where the
+ * chain went: the index in @p->stacks of the (new or merged) stack, valid
+ * until rpt_profile__sort(). Lets a caller keep per-stack side data (diff.c
+ * keeps the two sides' counts this way).
+ * @return the stack index (>= 0) or -ENOMEM.
+ */
+int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *frames, uint32_t n,
+			       uint64_t count);
+
+/**
+ * rpt_profile__cmp_stacks() - the order rpt_profile__sort() uses: frame
+ * names root first, byte-wise, then kinds, then the shorter chain first.
+ * @return <0, 0 or >0 as for qsort().
+ */
+int rpt_profile__cmp_stacks(const struct rpt_profile *p, const struct rpt_stack *a,
+			    const struct rpt_stack *b);
+
+/**
  * rpt_profile__sort() - order stacks by their frame names, root first,
  * byte-wise, so every output is deterministic. Invalidates stack pointers.
  */

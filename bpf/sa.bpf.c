@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * sa.bpf.c - the in-kernel half of sa-record. sa_on_cpu_sample runs on every
+ * perf sample: it filters the task, stores the user and kernel stacks in a
+ * stack-trace map and counts (tgid, tid, exec gen, stacks) in a hash map of
+ * the current map set. Samples whose stacks cannot be stored go to a ring
+ * buffer with their frames inline, so no stack is lost to a hash clash.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "sa_shared.h"
+
+#define EFAULT 14
+#define ENOMEM 12
+#define EEXIST 17
+#define E2BIG 7
+#define PF_KTHREAD 0x00200000
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set before load by user space. */
+const volatile __u32 sa_filter = SA_FILTER_ALL;
+const volatile bool sa_idle;
+const volatile bool sa_user_only;
+const volatile bool sa_kernel_only;
+const volatile bool sa_follow;	  /* add forked children of targets */
+const volatile __u32 sa_rb_wake;  /* wake user space past this many bytes */
+
+/* Written by user space through the mmapped .bss: the current interval. */
+volatile __u32 sa_epoch;
+
+#define STACK_MAP(name)                                                        \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_STACK_TRACE);                        \
+		__uint(max_entries, 1024);                                     \
+		__type(key, __u32);                                            \
+		__uint(value_size, SA_MAX_DEPTH * sizeof(__u64));              \
+	} name SEC(".maps")
+
+#define COUNTS_MAP(name)                                                       \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_HASH);                               \
+		__uint(max_entries, 1024);                                     \
+		__type(key, struct sa_count_key);                              \
+		__type(value, struct sa_count_val);                            \
+	} name SEC(".maps")
+
+STACK_MAP(stacks0);
+STACK_MAP(stacks1);
+COUNTS_MAP(counts0);
+COUNTS_MAP(counts1);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SA_NSETS);
+	__type(key, __u32);
+	__type(value, struct sa_ctrs);
+} ctrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} rb SEC(".maps");
+
+/* tgid or tid -> 1, for SA_FILTER_TGID and SA_FILTER_TID. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* tgid -> exec generation; absent means 0. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u32);
+} gens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroups SEC(".maps");
+
+static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* the context allows only 8-byte loads of regs; cs shares its word */
+	__u64 cs = *(__u64 *)((void *)ctx + __builtin_offsetof(struct bpf_perf_event_data, regs.cs));
+
+	return (cs & 3) != 0;
+#elif defined(__TARGET_ARCH_arm64)
+	return (ctx->regs.pstate & 0xf) == 0;
+#else
+	return false;
+#endif
+}
+
+/*
+ * No user address space: a kernel thread, or a task past exit_mm() in
+ * do_exit() (measured: all the -EFAULT user stacks of a busy system were
+ * PF_EXITING tasks with mm == NULL). Its user stack is absent, not lost.
+ */
+static __always_inline bool no_user_mm(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return (t->flags & PF_KTHREAD) || !t->mm;
+}
+
+static __always_inline bool wanted(__u32 tgid, __u32 tid)
+{
+	if (tid == 0)
+		return sa_idle;
+	switch (sa_filter) {
+	case SA_FILTER_TGID:
+		return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+	case SA_FILTER_TID:
+		return bpf_map_lookup_elem(&targets, &tid) != NULL;
+	case SA_FILTER_CGROUP:
+		return bpf_current_task_under_cgroup(&cgroups, 0) == 1;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Classify a bpf_get_stackid()/bpf_get_stack() error. A missing kernel stack
+ * in a user-mode sample and a missing user stack of a kernel thread are
+ * absent (SA_STACK_NONE), not lost. Returns 0 to go on, or the counter slot.
+ */
+static __always_inline int absent_or_lost(long *id, bool user, bool umode)
+{
+	if (*id != -EFAULT)
+		return 0;
+	if (user && !no_user_mm())
+		return SA_CTR_LOST_USTACK;
+	if (!user && !umode)
+		return SA_CTR_LOST_KSTACK;
+	*id = SA_STACK_NONE;
+	return 0;
+}
+
+/* The slow path: both stacks inline in the ring buffer. */
+static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
+			      __u32 epoch, __u32 flags)
+{
+	struct sa_rb_sample *r;
+	long n;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r)
+		return SA_CTR_LOST_RINGBUF;
+	r->epoch = epoch;
+	r->tgid = key->tgid;
+	r->tid = key->tid;
+	r->gen = key->gen;
+	r->flags = flags;
+	r->pad = 0;
+	r->ubytes = 0;
+	r->kbytes = 0;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	if (key->ustack != SA_STACK_NONE) {
+		n = bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+		if (n < 0) {
+			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+			return SA_CTR_LOST_USTACK;
+		}
+		r->ubytes = n;
+	}
+	if (key->kstack != SA_STACK_NONE) {
+		n = bpf_get_stack(ctx, &r->ips[SA_MAX_DEPTH], SA_MAX_DEPTH * sizeof(__u64), 0);
+		if (n < 0) {
+			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+			return SA_CTR_LOST_KSTACK;
+		}
+		r->kbytes = n;
+	}
+	flags = BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) > sa_rb_wake)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(r, flags);
+	return SA_CTR_KEPT;
+}
+
+static __always_inline int count(struct sa_count_key *key, void *counts)
+{
+	struct sa_count_val *v, nv = { .count = 1 };
+	long err;
+
+	v = bpf_map_lookup_elem(counts, key);
+	if (v) {
+		__sync_fetch_and_add(&v->count, 1);
+		return 0;
+	}
+	bpf_get_current_comm(nv.comm, sizeof(nv.comm));
+	err = bpf_map_update_elem(counts, key, &nv, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		/* another CPU inserted the key meanwhile */
+		v = bpf_map_lookup_elem(counts, key);
+		if (v) {
+			__sync_fetch_and_add(&v->count, 1);
+			return 0;
+		}
+	}
+	return err;
+}
+
+static __always_inline int sample(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
+				  __u32 epoch, void *stacks, void *counts, __u32 *rflagsp)
+{
+	bool umode = in_user_mode(ctx);
+	long uid = SA_STACK_NONE, kid = SA_STACK_NONE;
+	__u32 rflags = 0;
+	int slot;
+
+	if (!sa_kernel_only)
+		uid = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
+	if (!sa_user_only)
+		kid = bpf_get_stackid(ctx, stacks, 0);
+	slot = absent_or_lost(&uid, true, umode);
+	if (!slot)
+		slot = absent_or_lost(&kid, false, umode);
+	if (slot)
+		return slot;
+	if (uid == -EEXIST || kid == -EEXIST)
+		rflags |= SA_RB_COLLISION;
+	else if (uid == -ENOMEM || kid == -ENOMEM)
+		rflags |= SA_RB_MAPFULL;
+	else if (uid < SA_STACK_NONE || kid < SA_STACK_NONE)
+		return SA_CTR_LOST_OTHER;
+	/* recover() needs to know which stacks to capture, not their ids */
+	key->ustack = uid < 0 && uid != SA_STACK_NONE ? 0 : uid;
+	key->kstack = kid < 0 && kid != SA_STACK_NONE ? 0 : kid;
+	if (!rflags) {
+		long err = count(key, counts);
+
+		if (!err)
+			return SA_CTR_KEPT;
+		if (err != -E2BIG && err != -ENOMEM)
+			return SA_CTR_LOST_OTHER;
+		rflags |= SA_RB_MAPFULL;
+	}
+	*rflagsp = rflags;
+	return recover(ctx, key, epoch, rflags);
+}
+
+SEC("perf_event")
+int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct sa_count_key key = {
+		.tgid = id >> 32,
+		.tid = (__u32)id,
+	};
+	__u32 epoch = sa_epoch;
+	__u32 set = epoch & 1;
+	__u32 rflags = 0;
+	struct sa_ctrs *c;
+	__u32 *gen;
+	int slot;
+
+	c = bpf_map_lookup_elem(&ctrs, &set);
+	if (!c)
+		return 0;
+	/* perf_event programs do not nest on one CPU: plain adds suffice */
+	c->v[SA_CTR_RUNS]++;
+	if (!wanted(key.tgid, key.tid)) {
+		c->v[SA_CTR_FILTERED]++;
+		return 0;
+	}
+	gen = bpf_map_lookup_elem(&gens, &key.tgid);
+	key.gen = gen ? *gen : 0;
+	if (set)
+		slot = sample(ctx, &key, epoch, &stacks1, &counts1, &rflags);
+	else
+		slot = sample(ctx, &key, epoch, &stacks0, &counts0, &rflags);
+	if (slot < 0 || slot >= SA_CTR__NR)
+		slot = SA_CTR_LOST_OTHER;
+	c->v[slot]++;
+	if (slot == SA_CTR_KEPT && (rflags & SA_RB_COLLISION))
+		c->v[SA_CTR_COLLISIONS]++;
+	else if (slot == SA_CTR_KEPT && (rflags & SA_RB_MAPFULL))
+		c->v[SA_CTR_MAPFULL_RECOVERED]++;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sa_on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	__u32 *old = bpf_map_lookup_elem(&gens, &tgid);
+	__u32 gen = old ? *old + 1 : 1;
+
+	/* one exec per tgid at a time: exec kills the other threads first */
+	bpf_map_update_elem(&gens, &tgid, &gen, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+	__u32 *gen;
+
+	if (ptgid == ctgid)
+		return 0; /* a new thread */
+	/* the child runs its parent's image until it execs */
+	gen = bpf_map_lookup_elem(&gens, &ptgid);
+	if (gen)
+		bpf_map_update_elem(&gens, &ctgid, gen, BPF_ANY);
+	if (sa_follow && bpf_map_lookup_elem(&targets, &ptgid))
+		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sa_on_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->pid != p->tgid)
+		return 0;
+	bpf_map_delete_elem(&gens, &tgid);
+	if (sa_follow)
+		bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}

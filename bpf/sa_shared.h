@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sa_shared.h - the one header shared by bpf/sa.bpf.c and record/: map keys
+ * and values, ring buffer records, counter indices and fixed sizes. No
+ * includes: the BPF side gets __u32 and friends from vmlinux.h, user space
+ * from <linux/types.h>. User space checks the layout with _Static_assert.
+ */
+#ifndef SA_SHARED_H
+#define SA_SHARED_H
+
+/* kernel.perf_event_max_stack default; bpf_get_stackid() cuts stacks here. */
+#define SA_MAX_DEPTH 127
+#define SA_COMM_LEN 16
+/* Two map sets: BPF fills set (epoch & 1) while user space drains the other. */
+#define SA_NSETS 2
+/* A stack id that means "no stack" (user-only, kernel-only or absent). */
+#define SA_STACK_NONE (-1)
+
+/* How sa_on_cpu_sample decides whether a sample belongs to the target. */
+enum sa_filter_mode {
+	SA_FILTER_ALL = 0,    /* every task (idle only with --idle) */
+	SA_FILTER_TGID = 1,   /* tgid in the targets map */
+	SA_FILTER_TID = 2,    /* tid in the targets map */
+	SA_FILTER_CGROUP = 3, /* task under the cgroup in cgroups[0] */
+};
+
+/*
+ * Per-CPU counters, one struct per map set. Every program run ends in
+ * exactly one of KEPT, FILTERED or a LOST_* slot, so RUNS is their sum.
+ * COLLISIONS and MAPFULL_RECOVERED count kept samples that went through
+ * the ring buffer because a stack-map bucket clashed (-EEXIST) or a map was
+ * full; they are already part of KEPT.
+ */
+enum sa_ctr_idx {
+	SA_CTR_RUNS = 0,
+	SA_CTR_KEPT,
+	SA_CTR_FILTERED,
+	SA_CTR_LOST_USTACK,
+	SA_CTR_LOST_KSTACK,
+	SA_CTR_LOST_RINGBUF,
+	SA_CTR_LOST_MAPFULL,
+	SA_CTR_LOST_OTHER,
+	SA_CTR_COLLISIONS,
+	SA_CTR_MAPFULL_RECOVERED,
+	SA_CTR__NR,
+};
+
+struct sa_ctrs {
+	__u64 v[SA_CTR__NR];
+};
+
+/* Key of the counts hash map: 20 bytes, no padding. */
+struct sa_count_key {
+	__u32 tgid;
+	__u32 tid;
+	__u32 gen;    /* exec generation of tgid, 0 before any exec seen */
+	__s32 ustack; /* id in the set's stack map, or SA_STACK_NONE */
+	__s32 kstack;
+};
+
+struct sa_count_val {
+	__u64 count;
+	char comm[SA_COMM_LEN];
+};
+
+/*
+ * Ring buffer record: a sample whose stacks could not be stored in the stack
+ * map (bucket clash or map full) or whose key did not fit the counts map.
+ * The frames are captured inline with bpf_get_stack(): user frames in
+ * ips[0 .. ubytes/8), kernel frames in ips[SA_MAX_DEPTH .. + kbytes/8).
+ */
+#define SA_RB_COLLISION (1u << 0)
+#define SA_RB_MAPFULL (1u << 1)
+
+struct sa_rb_sample {
+	__u32 epoch; /* the sample's interval; set = epoch & 1 */
+	__u32 tgid;
+	__u32 tid;
+	__u32 gen;
+	__s32 ubytes; /* bytes of user frames, 0 = none */
+	__s32 kbytes;
+	__u32 flags; /* SA_RB_* */
+	__u32 pad;
+	char comm[SA_COMM_LEN];
+	__u64 ips[2 * SA_MAX_DEPTH];
+};
+
+#endif /* SA_SHARED_H */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * saf_chunk.h - the reader's state, shared by saf_reader.c (file header,
+ * record iteration) and saf_chunk.c (loading and validating one chunk).
+ */
+#ifndef SAF_CHUNK_H
+#define SAF_CHUNK_H
+
+#include "saf_internal.h"
+
+struct saf_reader {
+	const uint8_t *mem;	/* open_mem() buffer, or NULL */
+	int fd;			/* open() file, or -1 */
+	struct saf_file_info info;
+	uint64_t off;		/* next chunk's offset */
+	uint32_t next_seq;
+	int err;		/* sticky: the error that stopped reading */
+	bool done;		/* no chunk left to load */
+	ZSTD_DCtx *dctx;
+	struct saf_buf payload; /* the chunk read with pread() */
+	struct saf_buf content; /* the decompressed payload */
+	const uint8_t *cp;	/* next record of the current chunk */
+	const uint8_t *cend;
+	uint32_t chunk_type;
+	uint64_t chunk_off;
+	struct saf_arena arena; /* strings and frames of the current record */
+	char errmsg[256];
+};
+
+int saf_chunk_load(struct saf_reader *r);
+int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void saf_rd_warn(struct saf_reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, struct saf_buf *b,
+			    int *err);
+
+#endif /* SAF_CHUNK_H */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * saf_internal.h - helpers shared by the writer and the reader of format/:
+ * the allocation hook, little-endian and varint codecs, a growable byte
+ * buffer and the record codec. Not installed; other modules use saf.h only.
+ */
+#ifndef SAF_INTERNAL_H
+#define SAF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_create?Ctx_advanced */
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "saf.h"
+
+#define SAF_VARINT_MAX 10 /* "Varints": 64 bits in 7-bit groups */
+#define SAF_CHUNK_FLAG_ZSTD 1u
+#define SAF_DEFAULT_CHUNK_TARGET (1u << 20)
+/* The writer refuses a larger target so one record more stays under the limit. */
+#define SAF_MAX_CHUNK_TARGET (SAF_CHUNK_MAX_CONTENT / 2)
+/* "Chunk header": slack allowed over ZSTD_compressBound(content_size). */
+#define SAF_PAYLOAD_SLACK 64
+
+/* saf_util.c: every allocation of format/ goes through these. */
+void *saf_malloc(size_t size);
+void *saf_realloc(void *ptr, size_t size);
+void saf_free(void *ptr);
+ZSTD_customMem saf_zstd_mem(void);
+
+static inline void saf_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void saf_put_le32(uint8_t *p, uint32_t v)
+{
+	saf_put_le16(p, (uint16_t)v);
+	saf_put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline uint16_t saf_get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t saf_get_le32(const uint8_t *p)
+{
+	return (uint32_t)saf_get_le16(p) | ((uint32_t)saf_get_le16(p + 2) << 16);
+}
+
+/* saf_varint.c */
+size_t saf_varint_put(uint8_t *p, uint64_t v);
+int saf_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v);
+uint32_t saf_crc32(const uint8_t *hdr20, const uint8_t *rest, size_t rest_len);
+
+/* A growable byte buffer; the owner releases it with saf_buf_release(). */
+struct saf_buf {
+	uint8_t *p;
+	size_t len;
+	size_t cap;
+};
+
+int saf_buf_reserve(struct saf_buf *b, size_t more);
+int saf_buf_put_varint(struct saf_buf *b, uint64_t v);
+void saf_buf_release(struct saf_buf *b);
+
+/* saf_encode.c */
+int saf_rec_check(const struct saf_record *rec);
+int saf_rec_encode(struct saf_buf *b, const struct saf_record *rec);
+uint32_t saf_rec_chunk_type(enum saf_rec_kind kind);
+
+/*
+ * saf_decode.c. Decoding runs twice per chunk: first with arena == NULL to
+ * validate and measure (arena_len, max_frames grow), then with an arena of
+ * at least that size and an ips array of max_frames entries, which cannot
+ * fail. Strings are copied into the arena NUL-terminated.
+ */
+struct saf_arena {
+	char *arena;
+	size_t arena_len;
+	size_t arena_cap;
+	uint64_t *ips;
+	uint32_t max_frames;
+	const char *why; /* reason of the last decode failure */
+};
+
+int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec,
+		   struct saf_arena *a);
+
+#endif /* SAF_INTERNAL_H */

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * saf_reader.c - the validating reader: file header, then chunk by chunk
+ * (lengths before allocation, checksum, sequence, decompression), records
+ * handed out only from a chunk that validated whole ("Reading a damaged or
+ * truncated file" in docs/format.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "saf_internal.h"
+#include "saf_chunk.h"
+
+
+static void set_msg(struct saf_reader *r, uint64_t off, const char *fmt, va_list ap)
+{
+	int n = snprintf(r->errmsg, sizeof(r->errmsg), "offset %llu: ", (unsigned long long)off);
+
+	vsnprintf(r->errmsg + n, sizeof(r->errmsg) - (size_t)n, fmt, ap);
+}
+
+/** saf_rd_fail() - stop reading at the chunk at @off: the error sticks. */
+int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
+{
+	size_t n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_msg(r, off, fmt, ap);
+	va_end(ap);
+	n = strlen(r->errmsg);
+	/* Past the file header, the chunks from @off on are lost. */
+	if (err != -ENOMEM && r->off) {
+		r->info.damaged = true;
+		snprintf(r->errmsg + n, sizeof(r->errmsg) - n, "; %llu bytes dropped",
+			 (unsigned long long)(r->info.file_size - off));
+	}
+	r->err = err;
+	return err;
+}
+
+/** saf_rd_warn() - note a condition that does not stop reading. */
+void saf_rd_warn(struct saf_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_msg(r, off, fmt, ap);
+	va_end(ap);
+}
+
+/** saf_rd_fetch() - @len bytes at @off, from memory or read into @b. */
+const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, struct saf_buf *b,
+			    int *err)
+{
+	size_t got = 0;
+
+	if (r->mem)
+		return r->mem + off;
+	b->len = 0;
+	*err = saf_buf_reserve(b, len);
+	if (*err)
+		return NULL;
+	while (got < len) {
+		ssize_t n = pread(r->fd, b->p + got, len - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*err = n < 0 ? -errno : -EBADMSG;
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return b->p;
+}
+
+/* "File header": magic, then checksum, then version (so a flipped bit is damage). */
+static int check_header(struct saf_reader *r)
+{
+	const uint8_t *h;
+	uint16_t hsize;
+	int err = 0;
+
+	if (r->info.file_size < SAF_FILE_HEADER_SIZE)
+		return saf_rd_fail(r, -EBADMSG, 0, "file too short for the %d-byte header",
+				   SAF_FILE_HEADER_SIZE);
+	h = saf_rd_fetch(r, 0, SAF_FILE_HEADER_SIZE, &r->payload, &err);
+	if (!h)
+		return saf_rd_fail(r, err, 0, "cannot read the file header");
+	if (memcmp(h, SAF_MAGIC, SAF_MAGIC_LEN))
+		return saf_rd_fail(r, -EBADMSG, 0, "not an sa recording (bad magic)");
+	if (saf_crc32(h, NULL, 0) != saf_get_le32(h + 20))
+		return saf_rd_fail(r, -EBADMSG, 0, "file header checksum mismatch");
+	r->info.version_major = saf_get_le16(h + 8);
+	r->info.version_minor = saf_get_le16(h + 10);
+	hsize = saf_get_le16(h + 12);
+	if (r->info.version_major > SAF_VERSION_MAJOR)
+		return saf_rd_fail(r, -ENOTSUP, 8,
+				   "format version %u.%u is newer than this reader (%u.%u); "
+				   "a newer sa is needed to read it",
+				   r->info.version_major, r->info.version_minor,
+				   SAF_VERSION_MAJOR, SAF_VERSION_MINOR);
+	if (r->info.version_major < SAF_VERSION_MAJOR)
+		return saf_rd_fail(r, -EBADMSG, 8, "unknown format version %u.%u",
+				   r->info.version_major, r->info.version_minor);
+	if (hsize < SAF_FILE_HEADER_SIZE || hsize > r->info.file_size)
+		return saf_rd_fail(r, -EBADMSG, 12, "bad file header size %u", hsize);
+	r->off = hsize;
+	r->info.good_bytes = hsize;
+	return 0;
+}
+
+static struct saf_reader *open_common(struct saf_reader *r, const struct saf_reader_opts *opts)
+{
+	int err = check_header(r);
+
+	if (!err)
+		return r;
+	if (opts && opts->sz >= offsetof(struct saf_reader_opts, errbuf_sz) + sizeof(size_t) &&
+	    opts->errbuf && opts->errbuf_sz)
+		snprintf(opts->errbuf, opts->errbuf_sz, "%s", r->errmsg);
+	saf_reader__free(r);
+	errno = -err;
+	return NULL;
+}
+
+static struct saf_reader *alloc_reader(void)
+{
+	struct saf_reader *r = saf_malloc(sizeof(*r));
+
+	if (!r)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	return r;
+}
+
+static void early_error(const struct saf_reader_opts *opts, const char *what, int err)
+{
+	if (opts && opts->sz >= offsetof(struct saf_reader_opts, errbuf_sz) + sizeof(size_t) &&
+	    opts->errbuf && opts->errbuf_sz)
+		snprintf(opts->errbuf, opts->errbuf_sz, "offset 0: %s: %s", what, strerror(err));
+	errno = err;
+}
+
+struct saf_reader *saf_reader__open(const char *path, const struct saf_reader_opts *opts)
+{
+	struct saf_reader *r = NULL;
+	struct stat st;
+	int fd = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		early_error(opts, "cannot open", err);
+		return NULL;
+	}
+	r = alloc_reader();
+	if (!r) {
+		close(fd);
+		early_error(opts, "reader", ENOMEM);
+		return NULL;
+	}
+	r->fd = fd;
+	r->info.file_size = (uint64_t)st.st_size;
+	return open_common(r, opts);
+}
+
+struct saf_reader *saf_reader__open_mem(const void *buf, size_t len,
+					const struct saf_reader_opts *opts)
+{
+	struct saf_reader *r;
+
+	if (!buf && len) {
+		early_error(opts, "no buffer", EINVAL);
+		return NULL;
+	}
+	r = alloc_reader();
+	if (!r) {
+		early_error(opts, "reader", ENOMEM);
+		return NULL;
+	}
+	/* A zero-length view still needs a non-NULL base to mean "memory". */
+	r->mem = buf ? buf : (const uint8_t *)"";
+	r->info.file_size = len;
+	return open_common(r, opts);
+}
+
+/* Hand out the next record of the current chunk; 0 when the chunk is used up. */
+static int next_in_chunk(struct saf_reader *r, struct saf_record *rec)
+{
+	while (r->cp < r->cend) {
+		uint64_t blen;
+		int ret;
+
+		/* The chunk validated whole (saf_chunk_load()), so this cannot fail. */
+		saf_varint_get(&r->cp, r->cend, &blen);
+		r->arena.arena_len = 0;
+		ret = saf_rec_decode(r->cp, blen, rec, &r->arena);
+		r->cp += blen;
+		if (ret > 0)
+			return 1;
+		r->info.skipped_records++;
+	}
+	return 0;
+}
+
+int saf_reader__next(struct saf_reader *r, struct saf_record *rec)
+{
+	int ret;
+
+	if (!r || !rec)
+		return -EINVAL;
+	for (;;) {
+		if (r->err)
+			return r->err;
+		if (next_in_chunk(r, rec))
+			return 1;
+		if (r->done)
+			return 0;
+		ret = saf_chunk_load(r);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+const struct saf_file_info *saf_reader__info(const struct saf_reader *r)
+{
+	return &r->info;
+}
+
+void saf_reader__chunk(const struct saf_reader *r, uint32_t *type, uint64_t *offset)
+{
+	if (type)
+		*type = r->chunk_type;
+	if (offset)
+		*offset = r->chunk_off;
+}
+
+const char *saf_reader__errmsg(const struct saf_reader *r)
+{
+	return r ? r->errmsg : "";
+}
+
+void saf_reader__free(struct saf_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	saf_buf_release(&r->payload);
+	saf_buf_release(&r->content);
+	saf_free(r->arena.arena);
+	saf_free(r->arena.ips);
+	ZSTD_freeDCtx(r->dctx);
+	saf_free(r);
+}

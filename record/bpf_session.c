@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf_session.c - the skeleton's lifecycle (open, size maps and set rodata,
+ * load, attach), one frequency-mode perf event per CPU with
+ * sa_on_cpu_sample attached, the interval epoch flip and the per-CPU
+ * counters of each map set.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "record.h"
+#include "sa.skel.h"
+
+struct rec_session {
+	struct sa *skel;
+	struct bpf_link **links;
+	int nlinks;
+	int ncpus_possible;
+	int cgroup_fd;
+	__u32 stack_entries, counts_entries, rb_bytes;
+	struct sa_ctrs *percpu; /* ncpus_possible entries, for lookups */
+};
+
+static __u32 pow2_at_least(uint64_t v)
+{
+	__u32 p = 1;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+static __u32 clamp_u32(uint64_t v, __u32 lo, __u32 hi)
+{
+	return v < lo ? lo : v > hi ? hi : (__u32)v;
+}
+
+/*
+ * Default sizes follow the samples one interval can hold: n = F x CPUs x
+ * interval. Up to 2n distinct stacks (user + kernel) land in a stack map
+ * whose clash rate is about distinct/(2 slots); 4n slots keep the clashes
+ * (recovered through the ring buffer) rare. docs/recording.md.
+ */
+static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus)
+{
+	uint64_t n = (uint64_t)(o->freq * (double)ncpus * o->interval) + 1;
+
+	s->stack_entries = o->stack_map_size ? o->stack_map_size
+					     : pow2_at_least(clamp_u32(4 * n, 1024, 32768));
+	s->counts_entries = o->counts_map_size ? o->counts_map_size
+					       : pow2_at_least(clamp_u32(2 * n, 1024, 65536));
+	/* room for 0.2 s of samples that all miss the maps */
+	s->rb_bytes = o->ringbuf_size ? pow2_at_least(o->ringbuf_size)
+				      : pow2_at_least(clamp_u32(o->freq * (uint64_t)ncpus / 5 *
+									sizeof(struct sa_rb_sample),
+								256 << 10, 64 << 20));
+	if (s->rb_bytes < (__u32)getpagesize())
+		s->rb_bytes = getpagesize();
+}
+
+static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
+{
+	struct sa *k = s->skel;
+	struct bpf_map *m[] = { k->maps.stacks0, k->maps.stacks1, k->maps.counts0,
+				k->maps.counts1 };
+	int i, err;
+
+	size_maps(s, o, ncpus);
+	for (i = 0; i < 4; i++) {
+		err = bpf_map__set_max_entries(m[i], i < 2 ? s->stack_entries : s->counts_entries);
+		if (err)
+			return err;
+	}
+	err = bpf_map__set_max_entries(k->maps.rb, s->rb_bytes);
+	if (err)
+		return err;
+	k->rodata->sa_filter = o->filter;
+	k->rodata->sa_idle = o->idle;
+	k->rodata->sa_user_only = o->user_only;
+	k->rodata->sa_kernel_only = o->kernel_only;
+	k->rodata->sa_follow = o->cmd && !o->all;
+	k->rodata->sa_rb_wake = s->rb_bytes / 2;
+	if (o->filter != SA_FILTER_ALL && o->filter != SA_FILTER_CGROUP) {
+		/* only the targets map needs room for many ids */
+		bpf_map__set_max_entries(k->maps.targets, o->nids > 16384 ? o->nids : 16384);
+	}
+	return 0;
+}
+
+static int fill_targets(struct rec_session *s, const struct rec_opts *o, pid_t child)
+{
+	int fd = bpf_map__fd(s->skel->maps.targets);
+	__u8 one = 1;
+	__u32 id, key = 0;
+	int i, err;
+
+	for (i = 0; i < o->nids; i++) {
+		id = o->ids[i];
+		err = bpf_map_update_elem(fd, &id, &one, BPF_ANY);
+		if (err)
+			return err;
+	}
+	if (child > 0 && !o->all) {
+		id = child;
+		err = bpf_map_update_elem(fd, &id, &one, BPF_ANY);
+		if (err)
+			return err;
+	}
+	if (s->cgroup_fd >= 0)
+		return bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroups), &key, &s->cgroup_fd,
+					   BPF_ANY);
+	return 0;
+}
+
+static int open_event(const struct rec_opts *o, int cpu)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = o->cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
+		.config = o->cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = o->freq,
+		.freq = 1,
+	};
+	int fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int attach_cpu(struct rec_session *s, const struct rec_opts *o, int cpu, char *err,
+		      size_t errsz)
+{
+	struct bpf_link *l;
+	int fd, e;
+
+	fd = open_event(o, cpu);
+	if (fd == -ENODEV)
+		return 0; /* offline CPU */
+	if (fd < 0) {
+		if (o->cycles && (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -EINVAL))
+			snprintf(err, errsz, "event 'cycles' is not supported on this machine "
+				 "(no hardware PMU, e.g. in a VM); use -e cpu-clock");
+		else
+			snprintf(err, errsz, "perf_event_open on CPU %d: %s", cpu, strerror(-fd));
+		return fd;
+	}
+	l = bpf_program__attach_perf_event(s->skel->progs.sa_on_cpu_sample, fd);
+	if (!l) {
+		e = -errno;
+		close(fd);
+		snprintf(err, errsz, "attach to CPU %d: %s", cpu, strerror(-e));
+		return e;
+	}
+	s->links[s->nlinks++] = l; /* the link owns fd now */
+	return 0;
+}
+
+static int attach_all(struct rec_session *s, const struct rec_opts *o, char *err, size_t errsz)
+{
+	int cpu, i, e;
+
+	s->links = calloc(s->ncpus_possible, sizeof(*s->links));
+	if (!s->links)
+		return -ENOMEM;
+	e = sa__attach(s->skel); /* the tp_btf programs */
+	if (e) {
+		snprintf(err, errsz, "attach tracepoints: %s", strerror(-e));
+		return e;
+	}
+	for (i = 0; i < (o->cpus ? o->ncpus : s->ncpus_possible); i++) {
+		cpu = o->cpus ? o->cpus[i] : i;
+		if (cpu < 0 || cpu >= s->ncpus_possible) {
+			snprintf(err, errsz, "CPU %d does not exist", cpu);
+			return -EINVAL;
+		}
+		e = attach_cpu(s, o, cpu, err, errsz);
+		if (e)
+			return e;
+	}
+	if (!s->nlinks) {
+		snprintf(err, errsz, "no online CPU to sample");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void load_error(int e, char *err, size_t errsz)
+{
+	if (e == -EPERM || (e == -EACCES && geteuid() != 0))
+		snprintf(err, errsz, "loading BPF: permission denied: run as root "
+			 "(CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN are needed)");
+	else
+		snprintf(err, errsz, "loading BPF: %s (BTF and BPF support needed; "
+			 "SA_DEBUG_BPF=1 shows the verifier log)", strerror(-e));
+}
+
+/**
+ * rec_session__open() - load sa.bpf.c configured by @o, fill the target map
+ * (with @child for `-- CMD`, when > 0), open and attach one perf event per
+ * CPU. Sampling has started when it returns.
+ * @err: gets a one-line reason on failure.
+ * @return a session released with rec_session__free(), or NULL with errno.
+ */
+struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, char *err,
+				      size_t errsz)
+{
+	struct rec_session *s = NULL;
+	int e, ncpus;
+
+	if (!getenv("SA_DEBUG_BPF"))
+		libbpf_set_print(NULL);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->cgroup_fd = -1;
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		e = ncpus ? ncpus : -EINVAL;
+		goto cleanup;
+	}
+	s->ncpus_possible = ncpus;
+	s->percpu = calloc(ncpus, sizeof(*s->percpu));
+	s->skel = sa__open();
+	if (!s->percpu || !s->skel) {
+		e = -errno;
+		snprintf(err, errsz, "opening BPF object: %s", strerror(-e));
+		goto cleanup;
+	}
+	if (o->cgroup) {
+		s->cgroup_fd = rec_cgroup_open(o->cgroup, NULL, 0);
+		if (s->cgroup_fd < 0) {
+			e = s->cgroup_fd;
+			snprintf(err, errsz, "cgroup %s: %s", o->cgroup, strerror(-e));
+			goto cleanup;
+		}
+	}
+	e = configure(s, o, o->cpus ? o->ncpus : ncpus);
+	if (!e)
+		e = sa__load(s->skel);
+	if (e) {
+		load_error(e, err, errsz);
+		goto cleanup;
+	}
+	e = fill_targets(s, o, child);
+	if (e) {
+		snprintf(err, errsz, "filling target map: %s", strerror(-e));
+		goto cleanup;
+	}
+	e = attach_all(s, o, err, errsz);
+	if (e)
+		goto cleanup;
+	return s;
+cleanup:
+	rec_session__free(s);
+	errno = -e;
+	return NULL;
+}
+
+/**
+ * rec_session__flip() - make BPF count into the other map set from now on.
+ * @old_epoch: gets the epoch that ended; its set is (old_epoch & 1) and may
+ * be drained once every program run that read it has finished.
+ * @return 0.
+ */
+int rec_session__flip(struct rec_session *s, __u32 *old_epoch)
+{
+	__u32 e = s->skel->bss->sa_epoch;
+
+	*old_epoch = e;
+	__atomic_store_n(&s->skel->bss->sa_epoch, e + 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/**
+ * rec_session__take_ctrs() - sum the per-CPU counters of map set @set into
+ * @out and reset them. Call only on the set BPF is not writing.
+ * @return 0 or a negative errno.
+ */
+int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *out)
+{
+	int fd = bpf_map__fd(s->skel->maps.ctrs);
+	int i, j, err;
+
+	memset(out, 0, sizeof(*out));
+	err = bpf_map_lookup_elem(fd, &set, s->percpu);
+	if (err)
+		return err;
+	for (i = 0; i < s->ncpus_possible; i++)
+		for (j = 0; j < SA_CTR__NR; j++)
+			out->v[j] += s->percpu[i].v[j];
+	memset(s->percpu, 0, s->ncpus_possible * sizeof(*s->percpu));
+	return bpf_map_update_elem(fd, &set, s->percpu, BPF_ANY);
+}
+
+/** rec_session__stack_fd() - fd of set @set's stack map, borrowed. */
+int rec_session__stack_fd(const struct rec_session *s, __u32 set)
+{
+	return bpf_map__fd(set ? s->skel->maps.stacks1 : s->skel->maps.stacks0);
+}
+
+/** rec_session__counts_fd() - fd of set @set's counts map, borrowed. */
+int rec_session__counts_fd(const struct rec_session *s, __u32 set)
+{
+	return bpf_map__fd(set ? s->skel->maps.counts1 : s->skel->maps.counts0);
+}
+
+/** rec_session__counts_size() - max entries of one counts map. */
+__u32 rec_session__counts_size(const struct rec_session *s)
+{
+	return s->counts_entries;
+}
+
+/** rec_session__gen() - current exec generation of @tgid (0 if none). */
+__u32 rec_session__gen(const struct rec_session *s, __u32 tgid)
+{
+	__u32 gen = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.gens), &tgid, &gen);
+	return gen;
+}
+
+/** rec_session__ringbuf() - the recovery ring buffer map, borrowed. */
+struct bpf_map *rec_session__ringbuf(const struct rec_session *s)
+{
+	return s->skel->maps.rb;
+}
+
+/** rec_session__ncpus() - number of CPUs sampled. */
+int rec_session__ncpus(const struct rec_session *s)
+{
+	return s->nlinks;
+}
+
+/**
+ * rec_session__kernel_bytes() - approximate preallocated kernel memory of
+ * the sampling maps: ~1040 B per stack slot (KERNEL-NOTES), ~100 B per
+ * counts entry, the ring buffer.
+ */
+uint64_t rec_session__kernel_bytes(const struct rec_session *s)
+{
+	return 2 * ((uint64_t)s->stack_entries * 1040 + (uint64_t)s->counts_entries * 100) +
+	       s->rb_bytes;
+}
+
+/** rec_session__free() - detach and unload. Accepts NULL. */
+void rec_session__free(struct rec_session *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nlinks; i++)
+		bpf_link__destroy(s->links[i]);
+	free(s->links);
+	sa__destroy(s->skel);
+	if (s->cgroup_fd >= 0)
+		close(s->cgroup_fd);
+	free(s->percpu);
+	free(s);
+}

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * drain.c - takes one interval out of the kernel and into the file: flips
+ * the map set, waits out the grace period, consumes the recovery ring
+ * buffer, batch-drains the counts map, resolves and deletes the stack map
+ * entries, then writes INTERVAL, COUNT and LOSS records (docs/format.md
+ * "Samples chunk"). docs/recording.md explains why.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "htab.h"
+#include "record.h"
+#include "selfcontained.h"
+
+struct agg_key {
+	__u32 tgid, tid, gen, ufid, kfid;
+};
+
+struct agg_val {
+	__u64 count;
+	char comm[SA_COMM_LEN];
+};
+
+struct kid_key {
+	__s32 kid;
+	__u32 kind;
+};
+
+struct rec_drain {
+	struct rec_session *s;
+	struct saf_writer *w;
+	struct rec_procs *procs;
+	struct rec_stackdb *db;
+	struct ring_buffer *rb;
+	struct rec_htab *agg[SA_NSETS];	  /* agg_key -> agg_val, per set */
+	__u64 lost_us[SA_NSETS];	  /* samples sa-record itself dropped */
+	struct rec_htab *kid2fid;	  /* kid_key -> file id, per drain */
+	struct sa_count_key *keys;
+	struct sa_count_val *vals;
+	__u32 batch;
+	__u32 *stack_keys;
+	size_t stack_keys_cap;
+	__u64 ips[SA_MAX_DEPTH];
+	struct rec_totals tot;
+	int err; /* sticky write error seen in the ring buffer callback */
+	struct rec_sc *sc; /* NULL, or symbols and mappings to capture */
+};
+
+static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u64 count,
+		   const char *comm)
+{
+	struct agg_val *v = rec_htab__put(d->agg[set], k, NULL);
+
+	if (!v)
+		return -ENOMEM;
+	if (!v->count)
+		memcpy(v->comm, comm, SA_COMM_LEN);
+	v->count += count;
+	return 0;
+}
+
+static int on_rb_sample(void *ctx, void *data, size_t len)
+{
+	struct rec_drain *d = ctx;
+	const struct sa_rb_sample *r = data;
+	struct agg_key k;
+	__u32 set;
+	int err = 0;
+
+	if (len < sizeof(*r))
+		return 0;
+	set = r->epoch & 1;
+	k = (struct agg_key){ .tgid = r->tgid, .tid = r->tid, .gen = r->gen };
+	k.ufid = rec_stackdb__intern(d->db, SAF_STACK_USER, r->ips, r->ubytes / 8, d->w, &err);
+	if (!err)
+		k.kfid = rec_stackdb__intern(d->db, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH],
+					     r->kbytes / 8, d->w, &err);
+	if (!err)
+		err = agg_add(d, set, &k, 1, r->comm);
+	if (err == -ENOMEM) {
+		d->lost_us[set]++;
+		err = 0;
+	}
+	if (err && !d->err)
+		d->err = err;
+	return 0;
+}
+
+/**
+ * rec_drain__new() - drain state for session @s writing to @w and noting
+ * processes in @procs (all borrowed; they must outlive the drain).
+ * @return a drain released with rec_drain__free(), or NULL with errno.
+ */
+struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
+				 struct rec_procs *procs)
+{
+	struct rec_drain *d = calloc(1, sizeof(*d));
+	int i;
+
+	if (!d)
+		return NULL;
+	d->s = s;
+	d->w = w;
+	d->procs = procs;
+	d->batch = rec_session__counts_size(s) < 4096 ? rec_session__counts_size(s) : 4096;
+	d->keys = calloc(d->batch, sizeof(*d->keys));
+	d->vals = calloc(d->batch, sizeof(*d->vals));
+	d->db = rec_stackdb__new();
+	d->kid2fid = rec_htab__new(sizeof(struct kid_key), sizeof(__u32));
+	for (i = 0; i < SA_NSETS; i++)
+		d->agg[i] = rec_htab__new(sizeof(struct agg_key), sizeof(struct agg_val));
+	d->rb = ring_buffer__new(bpf_map__fd(rec_session__ringbuf(s)), on_rb_sample, d, NULL);
+	if (!d->keys || !d->vals || !d->db || !d->kid2fid || !d->agg[0] || !d->agg[1] || !d->rb) {
+		rec_drain__free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+/**
+ * rec_drain__poll() - wait up to @timeout_ms for the ring buffer to pass its
+ * wake-up threshold, then consume what it holds.
+ * @return 0 or a negative errno (-EINTR is not an error: returns 0).
+ */
+int rec_drain__poll(struct rec_drain *d, int timeout_ms)
+{
+	int n = ring_buffer__poll(d->rb, timeout_ms);
+
+	if (n == -EINTR)
+		n = 0;
+	if (n >= 0)
+		n = ring_buffer__consume(d->rb);
+	if (n == -EINTR)
+		n = 0;
+	return d->err ? d->err : n < 0 ? n : 0;
+}
+
+/* kernel stack id -> file stack id, reading the stack map on first use */
+static __u32 resolve(struct rec_drain *d, int stack_fd, __s32 kid, __u32 kind, int *err)
+{
+	struct kid_key k = { .kid = kid, .kind = kind };
+	__u32 *fid, n;
+	bool is_new;
+
+	*err = 0;
+	if (kid < 0)
+		return 0;
+	fid = rec_htab__put(d->kid2fid, &k, &is_new);
+	if (!fid) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	if (!is_new)
+		return *fid;
+	if (bpf_map_lookup_elem(stack_fd, &kid, d->ips)) {
+		*err = -ENOENT;
+		return 0;
+	}
+	for (n = 0; n < SA_MAX_DEPTH && d->ips[n]; n++)
+		;
+	*fid = rec_stackdb__intern(d->db, kind, d->ips, n, d->w, err);
+	if (!*err && *fid && d->sc)
+		*err = rec_sc__stack(d->sc, kind, *fid, (const uint64_t *)d->ips, n);
+	return *fid;
+}
+
+static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *ck,
+		     const struct sa_count_val *cv)
+{
+	int stack_fd = rec_session__stack_fd(d->s, set);
+	struct agg_key k = { .tgid = ck->tgid, .tid = ck->tid, .gen = ck->gen };
+	int err;
+
+	k.ufid = resolve(d, stack_fd, ck->ustack, SAF_STACK_USER, &err);
+	if (!err)
+		k.kfid = resolve(d, stack_fd, ck->kstack, SAF_STACK_KERNEL, &err);
+	if (!err)
+		err = agg_add(d, set, &k, cv->count, cv->comm);
+	if (err == -ENOENT || err == -ENOMEM) {
+		d->lost_us[set] += cv->count;
+		return 0;
+	}
+	return err;
+}
+
+/* lookup_and_delete_batch; kernels without it get get_next_key + delete */
+static int drain_counts(struct rec_drain *d, __u32 set)
+{
+	int fd = rec_session__counts_fd(d->s, set);
+	__u64 in = 0, out = 0;
+	__u32 i, n;
+	int err, err2;
+
+	for (bool first = true;; first = false) {
+		n = d->batch;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, d->keys,
+						      d->vals, &n, NULL);
+		if (err && err != -ENOENT) {
+			if (first && (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */))
+				break;
+			return err;
+		}
+		for (i = 0; i < n; i++) {
+			err2 = add_count(d, set, &d->keys[i], &d->vals[i]);
+			if (err2)
+				return err2;
+		}
+		if (err == -ENOENT)
+			return 0;
+		in = out;
+	}
+	while (!bpf_map_get_next_key(fd, NULL, &d->keys[0])) {
+		if (bpf_map_lookup_and_delete_elem(fd, &d->keys[0], &d->vals[0]))
+			return -errno;
+		err = add_count(d, set, &d->keys[0], &d->vals[0]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Delete every entry of the set's stack map, referenced or not (a sample
+ * recovered through the ring buffer can leave one of its stacks behind).
+ * Keys are collected first: get_next_key on a deleted id restarts at 0.
+ */
+static int clear_stacks(struct rec_drain *d, __u32 set)
+{
+	int fd = rec_session__stack_fd(d->s, set);
+	size_t n = 0, i;
+	__u32 key, *p;
+
+	for (__u32 *prev = NULL; !bpf_map_get_next_key(fd, prev, &key); prev = &d->stack_keys[n - 1]) {
+		if (n == d->stack_keys_cap) {
+			size_t cap = n ? 2 * n : 1024;
+
+			p = realloc(d->stack_keys, cap * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			d->stack_keys = p;
+			d->stack_keys_cap = cap;
+		}
+		d->stack_keys[n++] = key;
+	}
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &d->stack_keys[i]);
+	return 0;
+}
+
+static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated,
+		      __u64 lost_us)
+{
+	static const struct {
+		__u32 id;
+		int idx;
+	} map[] = {
+		{ SAF_CTR_RUNS, SA_CTR_RUNS },
+		{ SAF_CTR_KEPT, SA_CTR_KEPT },
+		{ SAF_CTR_FILTERED, SA_CTR_FILTERED },
+		{ SAF_CTR_LOST_USTACK, SA_CTR_LOST_USTACK },
+		{ SAF_CTR_LOST_KSTACK, SA_CTR_LOST_KSTACK },
+		{ SAF_CTR_LOST_RINGBUF, SA_CTR_LOST_RINGBUF },
+		{ SAF_CTR_LOST_MAPFULL, SA_CTR_LOST_MAPFULL },
+		{ SAF_CTR_LOST_OTHER, SA_CTR_LOST_OTHER },
+		{ SAF_CTR_COLLISIONS, SA_CTR_COLLISIONS },
+	};
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		l->ids[i] = map[i].id;
+		l->values[i] = c->v[map[i].idx];
+	}
+	/* samples sa-record dropped move from kept to their own cause */
+	l->values[1] -= lost_us < l->values[1] ? lost_us : l->values[1];
+	l->ids[i] = SAF_CTR_TRUNCATED;
+	l->values[i++] = truncated;
+	l->ids[i] = SAF_CTR_LOST_USERSPACE;
+	l->values[i++] = lost_us;
+	l->ncounters = i;
+}
+
+static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
+{
+	struct saf_record rec = { .kind = SAF_REC_COUNT };
+	const struct agg_key *k;
+	struct agg_val *v;
+	size_t it = 0;
+	int err;
+
+	*truncated = 0;
+	while ((k = rec_htab__next(d->agg[set], &it, (void **)&v))) {
+		err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);
+		if (!err && d->sc)
+			err = rec_sc__count(d->sc, k->tgid, k->gen, k->ufid);
+		if (err)
+			return err;
+		rec.count = (struct saf_count){ .pid = k->tgid, .tid = k->tid, .gen = k->gen,
+						.ustack = k->ufid, .kstack = k->kfid,
+						.count = v->count };
+		rec.count.comm.str = v->comm;
+		rec.count.comm.len = strnlen(v->comm, SA_COMM_LEN);
+		err = saf_writer__add(d->w, &rec);
+		if (err)
+			return err;
+		if (rec_stackdb__nframes(d->db, k->ufid) >= SA_MAX_DEPTH ||
+		    rec_stackdb__nframes(d->db, k->kfid) >= SA_MAX_DEPTH)
+			*truncated += v->count;
+	}
+	return 0;
+}
+
+static void add_totals(struct rec_totals *t, const struct saf_loss *l)
+{
+	__u32 i;
+
+	t->intervals++;
+	for (i = 0; i < l->ncounters; i++) {
+		switch (l->ids[i]) {
+		case SAF_CTR_RUNS: t->runs += l->values[i]; break;
+		case SAF_CTR_KEPT: t->kept += l->values[i]; break;
+		case SAF_CTR_FILTERED: t->filtered += l->values[i]; break;
+		case SAF_CTR_TRUNCATED: t->truncated += l->values[i]; break;
+		case SAF_CTR_COLLISIONS: t->collisions += l->values[i]; break;
+		default: t->lost += l->values[i]; break;
+		}
+	}
+}
+
+static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
+{
+	uint64_t until = rec_now_ns(CLOCK_MONOTONIC) + grace_ns, now;
+
+	while ((now = rec_now_ns(CLOCK_MONOTONIC)) < until)
+		rec_drain__poll(d, (int)((until - now) / 1000000) + 1);
+}
+
+/**
+ * rec_drain__interval() - end the current interval (begun at @start_ns) and
+ * write it: flip the map set, wait @grace_ns (longer than one sample period,
+ * so that every program run that read the old epoch has finished), then
+ * drain the old set and write INTERVAL, COUNTs and LOSS.
+ * @end_ns: gets the time of the flip, which ends this interval and starts
+ * the next.
+ * @return 0 or a negative errno (a write error or a map error).
+ */
+int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns,
+			uint64_t *end_ns)
+{
+	struct saf_interval iv = { .start_ns = start_ns };
+	struct rec_ctrs c;
+	struct saf_loss loss;
+	__u64 truncated;
+	__u32 epoch, set;
+	int err;
+
+	if (d->sc && (err = rec_sc__poll(d->sc)))
+		return err;
+	rec_session__flip(d->s, &epoch);
+	iv.end_ns = rec_now_ns(CLOCK_MONOTONIC);
+	*end_ns = iv.end_ns;
+	iv.seq = epoch;
+	set = epoch & 1;
+	wait_grace(d, grace_ns);
+	err = ring_buffer__consume(d->rb);
+	if (err < 0 && err != -EINTR)
+		return err;
+	if (d->err)
+		return d->err;
+	err = rec_session__take_ctrs(d->s, set, &c);
+	if (!err)
+		err = drain_counts(d, set);
+	if (!err)
+		err = clear_stacks(d, set);
+	rec_htab__clear(d->kid2fid);
+	if (!err)
+		err = saf_writer__interval(d->w, &iv);
+	if (!err)
+		err = write_counts(d, set, &truncated);
+	if (err)
+		return err;
+	fill_loss(&loss, &c, truncated, d->lost_us[set]);
+	add_totals(&d->tot, &loss);
+	rec_htab__clear(d->agg[set]);
+	d->lost_us[set] = 0;
+	if (d->sc && (err = rec_sc__interval_end(d->sc)))
+		return err;
+	return saf_writer__interval_end(d->w, &loss);
+}
+
+/** rec_drain__set_sc() - capture symbols and mappings through @sc (borrowed). */
+void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc)
+{
+	d->sc = sc;
+}
+
+/** rec_drain__totals() - counters summed over every interval written; borrowed. */
+const struct rec_totals *rec_drain__totals(const struct rec_drain *d)
+{
+	return &d->tot;
+}
+
+/** rec_drain__unique_stacks() - stacks written to the file so far. */
+size_t rec_drain__unique_stacks(const struct rec_drain *d)
+{
+	return rec_stackdb__count(d->db);
+}
+
+/** rec_drain__free() - release the drain state. Accepts NULL. */
+void rec_drain__free(struct rec_drain *d)
+{
+	int i;
+
+	if (!d)
+		return;
+	ring_buffer__free(d->rb);
+	for (i = 0; i < SA_NSETS; i++)
+		rec_htab__free(d->agg[i]);
+	rec_htab__free(d->kid2fid);
+	rec_stackdb__free(d->db);
+	free(d->stack_keys);
+	free(d->keys);
+	free(d->vals);
+	free(d);
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * elfread.c - the ELF side of symbol embedding: build-id notes, and function
+ * symbols converted from virtual addresses to file offsets through the
+ * PT_LOAD segment that holds them (off = st_value - p_vaddr + p_offset),
+ * the key sa-report looks symbols up by ("USYM record").
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include "elfread.h"
+
+#define NOTE_GNU_BUILD_ID 3
+
+static Elf *elf_open(int fd)
+{
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		return NULL;
+	}
+	return e;
+}
+
+static int note_build_id(Elf_Data *d, uint8_t *buf, size_t cap)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NOTE_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)d->d_buf + name_off, "GNU", 4))
+			continue;
+		if (nh.n_descsz == 0)
+			continue;
+		if (nh.n_descsz > cap)
+			return -ENOSPC;
+		memcpy(buf, (char *)d->d_buf + desc_off, nh.n_descsz);
+		return (int)nh.n_descsz;
+	}
+	return -ENOENT;
+}
+
+/* Sections first (cheap with a section table), then PT_NOTE segments. */
+static int elf_build_id(Elf *e, uint8_t *buf, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, n;
+	int ret;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		ret = note_build_id(elf_getdata(scn, NULL), buf, cap);
+		if (ret != -ENOENT)
+			return ret;
+	}
+	if (elf_getphdrnum(e, &n))
+		return -ENOENT;
+	for (i = 0; i < n; i++) {
+		Elf_Data *d;
+
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		if (!d)
+			continue;
+		ret = note_build_id(d, buf, cap);
+		if (ret != -ENOENT)
+			return ret;
+	}
+	return -ENOENT;
+}
+
+int rec_elf__build_id_fd(int fd, uint8_t *buf, size_t cap)
+{
+	Elf *e = elf_open(fd);
+	int ret;
+
+	if (!e)
+		return -ENOEXEC;
+	ret = elf_build_id(e, buf, cap);
+	elf_end(e);
+	return ret;
+}
+
+/* Function symbols live in a PT_LOAD segment; map st_value to a file offset. */
+static int vaddr_to_off(const GElf_Phdr *loads, size_t nloads, uint64_t va, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < nloads; i++) {
+		if (va >= loads[i].p_vaddr && va < loads[i].p_vaddr + loads[i].p_filesz) {
+			*off = va - loads[i].p_vaddr + loads[i].p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int read_loads(Elf *e, GElf_Phdr **out, size_t *nout)
+{
+	GElf_Phdr *loads;
+	size_t i, n, k = 0;
+
+	if (elf_getphdrnum(e, &n) || !n)
+		return -ENOEXEC;
+	loads = calloc(n, sizeof(*loads));
+	if (!loads)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(e, i, &loads[k]) && loads[k].p_type == PT_LOAD)
+			k++;
+	*out = loads;
+	*nout = k;
+	return 0;
+}
+
+static Elf_Scn *find_symtab(Elf *e, int *from_dynsym)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && sh.sh_size)
+			return *from_dynsym = 0, scn;
+		if (sh.sh_type == SHT_DYNSYM && sh.sh_size)
+			dyn = scn;
+	}
+	*from_dynsym = 1;
+	return dyn;
+}
+
+/* Among symbols at one offset, keep the sized, then the global one. */
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct rec_elfsym *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+static void sort_and_dedup(struct rec_elftab *t)
+{
+	size_t i, k = 0;
+
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
+	for (i = 0; i < t->nsyms; i++)
+		if (!k || t->syms[k - 1].off != t->syms[i].off)
+			t->syms[k++] = t->syms[i];
+	t->nsyms = k;
+	for (i = 0; i < k; i++)
+		if (!t->syms[i].size && i + 1 < k)
+			t->syms[i].size = t->syms[i + 1].off - t->syms[i].off;
+}
+
+static int collect(Elf *e, Elf_Scn *scn, const GElf_Phdr *loads, size_t nloads,
+		   struct rec_elftab *t)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	size_t i, n;
+	Elf_Scn *str;
+	Elf_Data *sd;
+
+	if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return -ENOENT;
+	str = elf_getscn(e, sh.sh_link);
+	sd = str ? elf_getdata(str, NULL) : NULL;
+	if (!sd || !sd->d_size)
+		return -ENOENT;
+	n = sh.sh_size / sh.sh_entsize;
+	t->syms = calloc(n ? n : 1, sizeof(*t->syms));
+	t->names = malloc(sd->d_size + 1);
+	if (!t->syms || !t->names)
+		return -ENOMEM;
+	memcpy(t->names, sd->d_buf, sd->d_size);
+	t->names[sd->d_size] = '\0';
+	t->names_len = sd->d_size;
+	for (i = 0; i < n; i++) {
+		struct rec_elfsym *s = &t->syms[t->nsyms];
+		int type;
+
+		if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_name >= sd->d_size ||
+		    !t->names[sym.st_name])
+			continue;
+		if (vaddr_to_off(loads, nloads, sym.st_value, &s->off))
+			continue;
+		s->size = sym.st_size;
+		s->name = sym.st_name;
+		t->nsyms++;
+	}
+	if (!t->nsyms)
+		return -ENOENT;
+	sort_and_dedup(t);
+	return 0;
+}
+
+int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t)
+{
+	uint8_t bid[64];
+	GElf_Phdr *loads = NULL;
+	size_t nloads = 0;
+	Elf_Scn *scn;
+	Elf *e;
+	int err, n;
+
+	memset(t, 0, sizeof(*t));
+	e = elf_open(fd);
+	if (!e)
+		return -ENOEXEC;
+	err = -ESTALE;
+	if (bid_len) {
+		n = elf_build_id(e, bid, sizeof(bid));
+		if (n < 0 || (size_t)n != bid_len || memcmp(bid, build_id, bid_len))
+			goto cleanup;
+	}
+	err = read_loads(e, &loads, &nloads);
+	if (err)
+		goto cleanup;
+	err = -ENOENT;
+	scn = find_symtab(e, &t->from_dynsym);
+	if (scn)
+		err = collect(e, scn, loads, nloads, t);
+	/* A .symtab of only local labels: fall back to .dynsym. */
+	if (err == -ENOENT && scn && !t->from_dynsym) {
+		Elf_Scn *dyn = NULL, *s = NULL;
+		GElf_Shdr sh;
+
+		while ((s = elf_nextscn(e, s)))
+			if (gelf_getshdr(s, &sh) && sh.sh_type == SHT_DYNSYM)
+				dyn = s;
+		rec_elftab__release(t);
+		t->from_dynsym = 1;
+		if (dyn)
+			err = collect(e, dyn, loads, nloads, t);
+	}
+cleanup:
+	if (err)
+		rec_elftab__release(t);
+	free(loads);
+	elf_end(e);
+	return err;
+}
+
+long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off)
+{
+	size_t lo = 0, hi = t->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || off >= t->syms[lo - 1].off + t->syms[lo - 1].size)
+		return -1;
+	return (long)lo - 1;
+}
+
+void rec_elftab__release(struct rec_elftab *t)
+{
+	free(t->syms);
+	free(t->names);
+	t->syms = NULL;
+	t->names = NULL;
+	t->nsyms = 0;
+	t->names_len = 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfread.h - reading one ELF file for elfsyms.c: its GNU build id, and its
+ * function symbols as (file offset, size, name), sorted by offset.
+ */
+#ifndef REC_ELFREAD_H
+#define REC_ELFREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rec_elfsym {
+	uint64_t off;  /* file offset of the first byte */
+	uint64_t size; /* bytes; a zero st_size becomes the gap to the next symbol */
+	uint32_t name; /* offset in rec_elftab.names */
+};
+
+struct rec_elftab {
+	struct rec_elfsym *syms; /* sorted by off, one symbol per offset */
+	size_t nsyms;
+	char *names;		 /* the string table, copied */
+	size_t names_len;
+	int from_dynsym;	 /* 1 when .symtab was absent */
+};
+
+/**
+ * rec_elftab__read() - read the function symbols of an ELF file.
+ * @fd: borrowed, read through libelf (mmap).
+ * @build_id, @bid_len: when @bid_len > 0, the file must have this build id.
+ * @t: filled in; release with rec_elftab__release() on success.
+ * @return 0; -ENOEXEC not ELF; -ESTALE build id differs; -ENOENT neither
+ * .symtab nor .dynsym holds a function; -ENOMEM.
+ */
+int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t);
+
+/**
+ * rec_elftab__lookup() - index of the symbol covering file offset @off,
+ * or -1 when none does.
+ */
+long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off);
+
+/** rec_elftab__release() - free what rec_elftab__read() filled. Accepts zeroes. */
+void rec_elftab__release(struct rec_elftab *t);
+
+/**
+ * rec_elf__build_id_fd() - the GNU build id of the ELF file on @fd (borrowed).
+ * @return its length, -ENOENT without one, -ENOEXEC not ELF, -ENOSPC.
+ */
+int rec_elf__build_id_fd(int fd, uint8_t *buf, size_t cap);
+
+#endif /* REC_ELFREAD_H */

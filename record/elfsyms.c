@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * elfsyms.c - the registry of executable files by build id, with an open fd
+ * kept for each file not read yet (so a deleted file, or one only reachable
+ * through /proc/PID/map_files, can still be read once a sample needs it),
+ * the symbols wanted by sampled offsets, and their SYMTAB + USYM records.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "elfread.h"
+#include "elfsyms.h"
+
+#define SYM_WANTED 1
+#define SYM_EMITTED 2
+
+struct efile {
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	size_t bid_len;
+	char *path;
+	int fd;
+	int state; /* 0 not read yet, 1 read, < 0 the negative errno of reading */
+	struct rec_elftab tab;
+	uint8_t *flags;	   /* per symbol: SYM_* */
+	uint32_t *pending; /* symbols wanted, not emitted */
+	size_t npending, pending_cap;
+	int dirty;	   /* on the dirty list */
+};
+
+struct rec_elfsyms {
+	struct efile *files;
+	size_t nfiles, cap;
+	int *hash; /* open addressing over file ids, -1 empty */
+	size_t hash_cap;
+	int *dirty;
+	size_t ndirty, dirty_cap;
+	size_t max_fds;
+	struct rec_elfsyms_stats st;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static size_t bid_hash(const uint8_t *b, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static size_t default_max_fds(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 256;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur / 2;
+}
+
+struct rec_elfsyms *rec_elfsyms__new(size_t max_fds)
+{
+	struct rec_elfsyms *es = calloc(1, sizeof(*es));
+
+	if (!es)
+		return NULL;
+	es->max_fds = max_fds ? max_fds : default_max_fds();
+	return es;
+}
+
+static int find(const struct rec_elfsyms *es, const uint8_t *bid, size_t len)
+{
+	size_t i;
+
+	if (!es->hash_cap)
+		return -1;
+	for (i = bid_hash(bid, len) & (es->hash_cap - 1); es->hash[i] >= 0;
+	     i = (i + 1) & (es->hash_cap - 1)) {
+		const struct efile *f = &es->files[es->hash[i]];
+
+		if (f->bid_len == len && !memcmp(f->bid, bid, len))
+			return es->hash[i];
+	}
+	return -1;
+}
+
+static void hash_put(struct rec_elfsyms *es, int id)
+{
+	const struct efile *f = &es->files[id];
+	size_t i = bid_hash(f->bid, f->bid_len) & (es->hash_cap - 1);
+
+	while (es->hash[i] >= 0)
+		i = (i + 1) & (es->hash_cap - 1);
+	es->hash[i] = id;
+}
+
+static int grow(struct rec_elfsyms *es)
+{
+	size_t cap, i;
+	void *p;
+
+	if (es->nfiles == es->cap) {
+		cap = es->cap ? es->cap * 2 : 64;
+		p = realloc(es->files, cap * sizeof(*es->files));
+		if (!p)
+			return -ENOMEM;
+		es->files = p;
+		es->cap = cap;
+	}
+	if ((es->nfiles + 1) * 2 <= es->hash_cap)
+		return 0;
+	cap = es->hash_cap ? es->hash_cap * 2 : 128;
+	p = malloc(cap * sizeof(*es->hash));
+	if (!p)
+		return -ENOMEM;
+	free(es->hash);
+	es->hash = p;
+	es->hash_cap = cap;
+	memset(es->hash, 0xff, cap * sizeof(*es->hash));
+	for (i = 0; i < es->nfiles; i++)
+		hash_put(es, (int)i);
+	return 0;
+}
+
+int rec_elfsyms__file(struct rec_elfsyms *es, const uint8_t *build_id, size_t bid_len,
+		      const char *path, int fd)
+{
+	struct efile *f;
+	int id, err;
+
+	err = -EINVAL;
+	if (!bid_len || bid_len > SAF_MAX_BUILD_ID || !path)
+		goto cleanup;
+	id = find(es, build_id, bid_len);
+	if (id >= 0) {
+		f = &es->files[id];
+		/* A later mapping may give a way in that the first lacked. */
+		if (f->fd < 0 && !f->state && fd >= 0 && es->st.fds_held < es->max_fds) {
+			f->fd = fd;
+			es->st.fds_held++;
+			fd = -1;
+		}
+		err = id;
+		goto cleanup;
+	}
+	err = grow(es);
+	if (err)
+		goto cleanup;
+	f = &es->files[es->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	memcpy(f->bid, build_id, bid_len);
+	f->bid_len = bid_len;
+	f->fd = -1;
+	if (fd >= 0 && es->st.fds_held < es->max_fds) {
+		f->fd = fd;
+		es->st.fds_held++;
+		fd = -1;
+	}
+	id = (int)es->nfiles++;
+	hash_put(es, id);
+	es->st.files++;
+	err = id;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static void load(struct rec_elfsyms *es, struct efile *f)
+{
+	uint64_t t0 = now_ns();
+	int fd = f->fd, err;
+
+	if (fd < 0)
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		err = rec_elftab__read(fd, f->bid, f->bid_len, &f->tab);
+		if (!err) {
+			f->flags = calloc(f->tab.nsyms, 1);
+			if (!f->flags) {
+				rec_elftab__release(&f->tab);
+				err = -ENOMEM;
+			}
+		}
+		close(fd);
+	}
+	if (f->fd >= 0)
+		es->st.fds_held--;
+	f->fd = -1;
+	f->state = err ? err : 1;
+	if (err == -ENOENT && fd >= 0)
+		es->st.no_symbols++;
+	else if (err)
+		es->st.failed++;
+	else
+		es->st.loaded++;
+	es->st.load_ns += now_ns() - t0;
+}
+
+static int push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v)
+{
+	void *p;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+
+		p = realloc(*arr, c * elem);
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = c;
+	}
+	memcpy((char *)*arr + *n * elem, v, elem);
+	(*n)++;
+	return 0;
+}
+
+int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off)
+{
+	struct efile *f;
+	uint32_t idx;
+	long i;
+
+	if (file < 0 || (size_t)file >= es->nfiles)
+		return -EINVAL;
+	f = &es->files[file];
+	if (!f->state)
+		load(es, f);
+	if (f->state < 0)
+		return 0;
+	i = rec_elftab__lookup(&f->tab, off);
+	if (i < 0 || f->flags[i])
+		return 0;
+	idx = (uint32_t)i;
+	if (push((void **)&f->pending, &f->npending, &f->pending_cap, sizeof(idx), &idx))
+		return -ENOMEM;
+	if (!f->dirty) {
+		if (push((void **)&es->dirty, &es->ndirty, &es->dirty_cap, sizeof(file), &file)) {
+			f->npending--;
+			return -ENOMEM;
+		}
+		f->dirty = 1;
+	}
+	f->flags[i] = SYM_WANTED;
+	return 1;
+}
+
+static int flush_file(struct rec_elfsyms *es, struct efile *f, const struct rec_sink *sink)
+{
+	struct saf_record rec = { .kind = SAF_REC_SYMTAB };
+	int err, n = 0;
+
+	rec.symtab.build_id.data = f->bid;
+	rec.symtab.build_id.len = (uint32_t)f->bid_len;
+	rec.symtab.path = rec_str(f->path);
+	err = rec_sink__emit(sink, &rec);
+	if (err)
+		return err;
+	es->st.symtabs++;
+	while (f->npending) {
+		uint32_t i = f->pending[f->npending - 1];
+		const struct rec_elfsym *s = &f->tab.syms[i];
+
+		rec.kind = SAF_REC_USYM;
+		rec.usym.offset = s->off;
+		rec.usym.size = s->size;
+		rec.usym.name = rec_str(f->tab.names + s->name);
+		err = rec_sink__emit(sink, &rec);
+		if (err)
+			return err;
+		f->flags[i] = SYM_EMITTED;
+		f->npending--;
+		es->st.usyms++;
+		es->st.name_bytes += rec.usym.name.len;
+		n++;
+	}
+	return n;
+}
+
+int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink)
+{
+	int total = 0, n;
+
+	while (es->ndirty) {
+		struct efile *f = &es->files[es->dirty[es->ndirty - 1]];
+
+		n = flush_file(es, f, sink);
+		if (n < 0)
+			return n;
+		total += n;
+		f->dirty = 0;
+		es->ndirty--;
+	}
+	return total;
+}
+
+void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st)
+{
+	*st = es->st;
+}
+
+int rec_elfsyms__read_build_id(int fd, uint8_t *buf, size_t cap)
+{
+	return rec_elf__build_id_fd(fd, buf, cap);
+}
+
+void rec_elfsyms__free(struct rec_elfsyms *es)
+{
+	size_t i;
+
+	if (!es)
+		return;
+	for (i = 0; i < es->nfiles; i++) {
+		struct efile *f = &es->files[i];
+
+		if (f->fd >= 0)
+			close(f->fd);
+		rec_elftab__release(&f->tab);
+		free(f->flags);
+		free(f->pending);
+		free(f->path);
+	}
+	free(es->files);
+	free(es->hash);
+	free(es->dirty);
+	free(es);
+}

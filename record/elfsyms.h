@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfsyms.h - ELF symbols embedded in the recording: a registry of the
+ * executable files mapped by recorded processes (by build id), the file
+ * offsets sampled in each, and the SYMTAB + USYM records of the symbols
+ * that cover them, each symbol written once per recording.
+ */
+#ifndef REC_ELFSYMS_H
+#define REC_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "rec_sink.h"
+
+struct rec_elfsyms;
+
+/* Costs and outcomes, for the summary and docs/self-contained.md. */
+struct rec_elfsyms_stats {
+	uint64_t files;	      /* distinct build ids registered */
+	uint64_t loaded;      /* files whose symbol table was read */
+	uint64_t failed;      /* files that could not be read or did not match */
+	uint64_t no_symbols;  /* files with neither .symtab nor .dynsym */
+	uint64_t fds_held;    /* open fds kept for files not read yet */
+	uint64_t symtabs;     /* SYMTAB records emitted */
+	uint64_t usyms;	      /* USYM records emitted */
+	uint64_t name_bytes;  /* bytes of names in those USYM records */
+	uint64_t load_ns;     /* CLOCK_MONOTONIC time spent reading ELF files */
+};
+
+/**
+ * rec_elfsyms__new() - an empty registry.
+ * @max_fds: how many not-yet-read files to keep open (a kept fd lets a
+ *           deleted file or one in another mount namespace be read later);
+ *           0 picks half of RLIMIT_NOFILE's soft limit, after raising it
+ *           to the hard limit.
+ * @return a registry released with rec_elfsyms__free(), or NULL with errno.
+ * Not thread-safe.
+ */
+struct rec_elfsyms *rec_elfsyms__new(size_t max_fds);
+
+/**
+ * rec_elfsyms__file() - register an executable file and get its id.
+ * @build_id, @bid_len: the build id (1 to SAF_MAX_BUILD_ID bytes); files
+ *           without one are not embedded (-EINVAL).
+ * @path: the path recorded in its MAP record; copied.
+ * @fd: -1, or an open read-only fd of the file, which the registry owns
+ *      from now on (it is closed at once if the file is known or the fd
+ *      budget is spent). With -1, @path is opened when symbols are needed.
+ *
+ * A file opened later is used only if its build id matches.
+ * @return the file id (>= 0), or a negative errno; @fd is owned by the
+ * registry even on failure.
+ */
+int rec_elfsyms__file(struct rec_elfsyms *es, const uint8_t *build_id, size_t bid_len,
+		      const char *path, int fd);
+
+/**
+ * rec_elfsyms__note() - a sample hit file offset @off of file @file.
+ *
+ * Reads the file's symbol table the first time it is needed (.symtab,
+ * else .dynsym), then marks the symbol covering @off for the next flush.
+ * An offset no symbol covers is left out: the report then shows the
+ * module name, never a neighbour's name.
+ * @return 1 when a symbol became wanted, 0 when none did (already wanted,
+ * not covered, file unreadable), or -ENOMEM / -EINVAL for a bad id.
+ */
+int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off);
+
+/**
+ * rec_elfsyms__flush() - emit, per file with newly wanted symbols, one
+ * SYMTAB record then its USYM records ("SYMTAB record", "USYM record" in
+ * docs/format.md).
+ * @return the number of USYM records emitted, or the sink's negative errno
+ * (records not emitted stay wanted and go in the next flush).
+ */
+int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
+
+/** rec_elfsyms__stats() - copy the counters into @st. */
+void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st);
+
+/**
+ * rec_elfsyms__read_build_id() - the GNU build id of an ELF file.
+ * @fd: borrowed; read with pread, its offset is not used.
+ * @buf, @cap: out buffer; SAF_MAX_BUILD_ID bytes is always enough.
+ * @return the build id length (> 0), -ENOENT when the file has none,
+ * -ENOEXEC when it is not ELF, -ENOSPC when @cap is too small.
+ */
+int rec_elfsyms__read_build_id(int fd, uint8_t *buf, size_t cap);
+
+/** rec_elfsyms__free() - close every fd, free everything. Accepts NULL. */
+void rec_elfsyms__free(struct rec_elfsyms *es);
+
+#endif /* REC_ELFSYMS_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * htab.c - a small open-addressing hash table with fixed-size keys and
+ * values, used for sa-record's user-space tables (file stack ids, per
+ * interval aggregation, processes and build ids seen). Linear probing,
+ * power-of-two capacity, grows at 70% load; no deletion but clear().
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "htab.h"
+
+struct rec_htab {
+	size_t key_sz;
+	size_t val_sz;
+	size_t slot_sz; /* 1 used byte, padding, key, value */
+	size_t cap;	/* power of two */
+	size_t len;
+	unsigned char *slots;
+};
+
+#define KEY_OFF 8
+
+static inline unsigned char *slot_at(const struct rec_htab *h, size_t i)
+{
+	return h->slots + i * h->slot_sz;
+}
+
+uint64_t rec_hash_bytes(const void *p, size_t len, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ull);
+	uint64_t w;
+
+	while (len >= 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		b += 8;
+		len -= 8;
+	}
+	w = 0;
+	memcpy(&w, b, len);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+struct rec_htab *rec_htab__new(size_t key_sz, size_t val_sz)
+{
+	struct rec_htab *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->key_sz = key_sz;
+	h->val_sz = val_sz;
+	h->slot_sz = (KEY_OFF + key_sz + val_sz + 7) & ~(size_t)7;
+	h->cap = 64;
+	h->slots = calloc(h->cap, h->slot_sz);
+	if (!h->slots) {
+		free(h);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return h;
+}
+
+static size_t find(const struct rec_htab *h, const void *key, bool *found)
+{
+	size_t mask = h->cap - 1;
+	size_t i = rec_hash_bytes(key, h->key_sz, 0) & mask;
+	unsigned char *s;
+
+	for (;; i = (i + 1) & mask) {
+		s = slot_at(h, i);
+		if (!s[0]) {
+			*found = false;
+			return i;
+		}
+		if (!memcmp(s + KEY_OFF, key, h->key_sz)) {
+			*found = true;
+			return i;
+		}
+	}
+}
+
+static int grow(struct rec_htab *h)
+{
+	struct rec_htab n = *h;
+	unsigned char *s;
+	bool found;
+	size_t i;
+
+	n.cap = h->cap * 2;
+	n.slots = calloc(n.cap, n.slot_sz);
+	if (!n.slots)
+		return -ENOMEM;
+	for (i = 0; i < h->cap; i++) {
+		s = slot_at(h, i);
+		if (s[0])
+			memcpy(slot_at(&n, find(&n, s + KEY_OFF, &found)), s, h->slot_sz);
+	}
+	free(h->slots);
+	*h = n;
+	return 0;
+}
+
+void *rec_htab__get(const struct rec_htab *h, const void *key)
+{
+	bool found;
+	size_t i = find(h, key, &found);
+
+	return found ? slot_at(h, i) + KEY_OFF + h->key_sz : NULL;
+}
+
+void *rec_htab__put(struct rec_htab *h, const void *key, bool *is_new)
+{
+	unsigned char *s;
+	bool found;
+	size_t i;
+
+	if ((h->len + 1) * 10 > h->cap * 7 && grow(h)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	i = find(h, key, &found);
+	s = slot_at(h, i);
+	if (!found) {
+		s[0] = 1;
+		memcpy(s + KEY_OFF, key, h->key_sz);
+		memset(s + KEY_OFF + h->key_sz, 0, h->val_sz);
+		h->len++;
+	}
+	if (is_new)
+		*is_new = !found;
+	return s + KEY_OFF + h->key_sz;
+}
+
+size_t rec_htab__len(const struct rec_htab *h)
+{
+	return h->len;
+}
+
+const void *rec_htab__next(const struct rec_htab *h, size_t *iter, void **val)
+{
+	unsigned char *s;
+
+	for (; *iter < h->cap; (*iter)++) {
+		s = slot_at(h, *iter);
+		if (s[0]) {
+			(*iter)++;
+			if (val)
+				*val = s + KEY_OFF + h->key_sz;
+			return s + KEY_OFF;
+		}
+	}
+	return NULL;
+}
+
+void rec_htab__clear(struct rec_htab *h)
+{
+	memset(h->slots, 0, h->cap * h->slot_sz);
+	h->len = 0;
+}
+
+void rec_htab__free(struct rec_htab *h)
+{
+	if (!h)
+		return;
+	free(h->slots);
+	free(h);
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loop.c - one recording from start to END: open the output, load and
+ * attach, start the `-- CMD` child, then poll the ring buffer and drain one
+ * interval at a time until the duration, a signal, the child's exit, the
+ * targets' exit or --max-size ends it; status line and summary on stderr.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "record.h"
+#include "selfcontained.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig; /* only to interrupt poll() */
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+struct run {
+	const struct rec_opts *o;
+	int fd;
+	struct saf_writer *w;
+	struct rec_session *s;
+	struct rec_procs *procs;
+	struct rec_drain *d;
+	struct rec_sc *sc;
+	uint64_t t0, iv_start, next_iv, end_at, grace;
+	pid_t child;
+	int *child_wstatus;
+	bool child_done;
+	bool tty;
+};
+
+static __u32 cur_gen(void *ctx, __u32 tgid)
+{
+	return rec_session__gen(ctx, tgid);
+}
+
+static void human(uint64_t b, char *buf, size_t sz)
+{
+	if (b >= 10 << 20)
+		snprintf(buf, sz, "%.1f MiB", b / 1048576.0);
+	else
+		snprintf(buf, sz, "%.1f KiB", b / 1024.0);
+}
+
+static void status_line(const struct run *r, uint64_t now)
+{
+	const struct rec_totals *t = rec_drain__totals(r->d);
+	char b[32];
+
+	if (!r->tty)
+		return;
+	human(saf_writer__bytes(r->w), b, sizeof(b));
+	fprintf(stderr, "\rsa-record: %.0fs  samples %llu  stacks %zu  lost %llu  %s\033[K",
+		(now - r->t0) / 1e9, (unsigned long long)t->kept, rec_drain__unique_stacks(r->d),
+		(unsigned long long)t->lost, b);
+}
+
+static void summary(const struct run *r)
+{
+	const struct rec_totals *t = rec_drain__totals(r->d);
+	char b[32], k[32];
+
+	if (r->o->quiet)
+		return;
+	human(saf_writer__bytes(r->w), b, sizeof(b));
+	human(rec_session__kernel_bytes(r->s), k, sizeof(k));
+	fprintf(stderr, "%ssa-record: %s: %llu samples kept of %llu runs (%llu filtered, %llu lost"
+		", %llu collisions recovered, %llu truncated), %zu unique stacks, "
+		"%llu intervals, %s; kernel maps %s\n",
+		r->tty ? "\r\033[K" : "", r->o->output, (unsigned long long)t->kept,
+		(unsigned long long)t->runs, (unsigned long long)t->filtered,
+		(unsigned long long)t->lost, (unsigned long long)t->collisions,
+		(unsigned long long)t->truncated, rec_drain__unique_stacks(r->d),
+		(unsigned long long)t->intervals, b, k);
+}
+
+/* true when the recording should end after the next drain */
+static bool should_stop(struct run *r, uint64_t now)
+{
+	pid_t p;
+	int ws;
+
+	if (stop_signal)
+		return true;
+	if (r->end_at && now >= r->end_at)
+		return true;
+	if (r->child > 0 && !r->child_done) {
+		p = waitpid(r->child, &ws, WNOHANG);
+		if (p == r->child) {
+			r->child_done = true;
+			*r->child_wstatus = ws;
+		}
+	}
+	return r->child_done;
+}
+
+static int record_loop(struct run *r)
+{
+	uint64_t now;
+	bool last = false;
+	int err, timeout;
+
+	while (!last) {
+		now = rec_now_ns(CLOCK_MONOTONIC);
+		timeout = r->next_iv > now ? (int)((r->next_iv - now) / 1000000) + 1 : 0;
+		err = rec_drain__poll(r->d, timeout > 100 ? 100 : timeout);
+		if (!err)
+			err = rec_sc__poll(r->sc);
+		if (err)
+			return err;
+		now = rec_now_ns(CLOCK_MONOTONIC);
+		last = should_stop(r, now);
+		if (!last && now < r->next_iv)
+			continue;
+		err = rec_drain__interval(r->d, r->iv_start, r->grace, &r->iv_start);
+		if (err)
+			return err;
+		while (r->next_iv <= now)
+			r->next_iv += (uint64_t)(r->o->interval * 1e9);
+		status_line(r, now);
+		if (r->o->max_size && saf_writer__bytes(r->w) >= r->o->max_size)
+			last = true;
+		if (!rec_targets_alive(r->o) && !r->o->cmd)
+			last = true;
+	}
+	return 0;
+}
+
+static int capture_targets(struct run *r)
+{
+	const struct rec_opts *o = r->o;
+	int i, err;
+
+	if (o->filter != SA_FILTER_TGID)
+		return 0;
+	for (i = 0; i < o->nids; i++) {
+		err = rec_procs__capture(r->procs, o->ids[i], rec_session__gen(r->s, o->ids[i]));
+		if (err)
+			return err;
+	}
+	return saf_writer__flush(r->w);
+}
+
+static int start(struct run *r, int go, int status, char *err, size_t errsz)
+{
+	const struct rec_opts *o = r->o;
+	int e;
+
+	r->fd = rec_output_open(o->output);
+	if (r->fd < 0) {
+		snprintf(err, errsz, "cannot create %s: %s", o->output, strerror(-r->fd));
+		return r->fd;
+	}
+	r->w = saf_writer__open_fd(r->fd, NULL);
+	if (!r->w)
+		return -errno;
+	/* before the BPF program: every exec it counts is seen by the side-band */
+	r->sc = rec_sc__open(&(struct rec_sc_opts){ .sz = sizeof(struct rec_sc_opts), .w = r->w,
+		.no_embed = o->no_embed_symbols, .cpus = o->cpus, .ncpus = o->ncpus });
+	if (!r->sc) {
+		snprintf(err, errsz, "side-band perf events: %s", strerror(errno));
+		return -errno;
+	}
+	r->s = rec_session__open(o, r->child, err, errsz);
+	if (!r->s)
+		return -errno;
+	r->t0 = rec_now_ns(CLOCK_MONOTONIC);
+	e = rec_write_meta(r->w, o, rec_now_ns(CLOCK_REALTIME), r->t0, rec_session__ncpus(r->s));
+	if (e)
+		return e;
+	r->procs = rec_procs__new(r->w, cur_gen, r->s);
+	r->d = r->procs ? rec_drain__new(r->s, r->w, r->procs) : NULL;
+	if (!r->d)
+		return -ENOMEM;
+	rec_drain__set_sc(r->d, r->sc);
+	e = capture_targets(r);
+	if (e)
+		return e;
+	if (r->child > 0) {
+		/* a failed exec ends the child with 126/127; the loop sees it exit */
+		e = rec_child__start(go, status);
+		if (e)
+			fprintf(stderr, "sa-record: %s: %s\n", o->cmd[0], strerror(e));
+	}
+	return 0;
+}
+
+static int finish(struct run *r)
+{
+	const struct rec_totals *t = rec_drain__totals(r->d);
+	struct saf_end end = {
+		.end_mono_ns = rec_now_ns(CLOCK_MONOTONIC),
+		.samples = t->kept,
+		.lost = t->lost,
+		.intervals = t->intervals,
+	};
+
+	int err = rec_sc__finish(r->sc);
+
+	return err ? err : saf_writer__finish(r->w, &end);
+}
+
+static void cleanup(struct run *r)
+{
+	rec_drain__free(r->d);
+	rec_sc__free(r->sc);
+	rec_procs__free(r->procs);
+	rec_session__free(r->s);
+	saf_writer__free(r->w);
+	if (r->fd >= 0)
+		close(r->fd);
+}
+
+static int reap_child(struct run *r)
+{
+	int ws;
+
+	if (r->child <= 0)
+		return 0;
+	if (!r->child_done) {
+		kill(r->child, SIGTERM);
+		while (waitpid(r->child, &ws, 0) < 0 && errno == EINTR)
+			;
+		*r->child_wstatus = ws;
+	}
+	return rec_exit_status(*r->child_wstatus);
+}
+
+/**
+ * rec_run() - record as @o says until the end condition, then write END.
+ * @child, @go, @status: the `-- CMD` child from rec_child__spawn() (child
+ * 0 when there is none); the fds are consumed.
+ * @child_wstatus: gets the child's waitpid() status.
+ * @return the process exit code: 0, the child's status with `-- CMD`, or
+ * 1 (125 with `-- CMD`) after printing a one-line error.
+ */
+int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *child_wstatus)
+{
+	struct run r = { .o = o, .fd = -1, .child = child, .child_wstatus = child_wstatus };
+	char err[512] = "";
+	int e, fail = child > 0 ? REC_EXIT_CMD_FAIL : REC_EXIT_FAIL;
+
+	*child_wstatus = 0;
+	install_signals();
+	r.tty = isatty(STDERR_FILENO) && !o->quiet;
+	e = start(&r, go, status, err, sizeof(err));
+	if (e) {
+		if (child > 0) {
+			close(go);
+			close(status);
+			while (waitpid(child, child_wstatus, 0) < 0 && errno == EINTR)
+				;
+		}
+		fprintf(stderr, "sa-record: %s\n", err[0] ? err : strerror(-e));
+		cleanup(&r);
+		return fail;
+	}
+	r.grace = 2000000000ull / o->freq;
+	if (r.grace < 2000000)
+		r.grace = 2000000;
+	r.iv_start = r.t0;
+	r.next_iv = r.t0 + (uint64_t)(o->interval * 1e9);
+	r.end_at = o->duration > 0 ? r.t0 + (uint64_t)(o->duration * 1e9) : 0;
+	e = record_loop(&r);
+	if (!e)
+		e = finish(&r);
+	if (e)
+		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "", o->output,
+			strerror(-e));
+	else
+		summary(&r);
+	cleanup(&r);
+	if (child > 0) {
+		int code = reap_child(&r);
+
+		return e ? REC_EXIT_CMD_FAIL : code;
+	}
+	return e ? fail : 0;
+}

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - sa-record's command line: parse and check the options, spawn the
+ * `-- CMD` child, hand over to rec_run(). Exit codes: 0, 1 on failure, 2 on
+ * a usage error; with `-- CMD` its status, 125 for our failures, 126/127.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "record.h"
+
+static const char usage_text[] =
+	"Usage: sa-record [OPTIONS] [-- CMD [ARGS...]]\n"
+	"Sample on-CPU stacks with eBPF and write them to an .sa file for sa-report.\n"
+	"\n"
+	"Target (default -a):\n"
+	"  -a, --all-cpus           the whole system (with -- CMD: for as long as CMD runs)\n"
+	"  -p, --pid PID[,PID...]   these processes, all their threads\n"
+	"  -t, --tid TID[,TID...]   these threads\n"
+	"  -G, --cgroup PATH        tasks in this cgroup v2 directory and below; absolute\n"
+	"                           or relative to the cgroup2 mount\n"
+	"  -- CMD [ARGS...]         run CMD, record it and every process it starts, stop\n"
+	"                           when it exits and exit with its status\n"
+	"Sampling:\n"
+	"  -F, --freq HZ            samples per second per CPU (default 99)\n"
+	"  -e, --event EVENT        cpu-clock (default) or cycles (needs a hardware PMU)\n"
+	"  -C, --cpu LIST           only these CPUs, e.g. 0-3,6\n"
+	"  -U, --user-only          user stacks only\n"
+	"  -K, --kernel-only        kernel stacks only\n"
+	"      --idle               keep samples of the idle task (pid 0)\n"
+	"  -g                       accepted for perf's habit; stacks are always taken\n"
+	"Output:\n"
+	"  -o, --output FILE        default record.sa; an existing FILE becomes FILE.old\n"
+	"      --duration SECONDS   stop after this long (default: Ctrl-C or SIGTERM)\n"
+	"      --interval SECONDS   drain the kernel maps this often (default 1)\n"
+	"      --max-size SIZE      stop when the file reaches SIZE (k, M, G suffixes)\n"
+	"  -q, --quiet              no status line and no summary\n"
+	"Kernel memory:\n"
+	"      --stack-map-size N   stack-map slots per map set (2 sets; ~1 KiB each)\n"
+	"      --counts-map-size N  distinct (thread, stacks) keys per interval\n"
+	"      --ringbuf-size SIZE  collision-recovery ring buffer\n"
+	"  -h, --help, -V, --version\n"
+	"\n"
+	"Stacks are walked with frame pointers (bpf_get_stackid). Code built without\n"
+	"them (-fomit-frame-pointer, the default of many distributions' -O2) gives\n"
+	"truncated user stacks: often only the sampled function and one wrong caller.\n"
+	"Build what you profile with -fno-omit-frame-pointer (and\n"
+	"-mno-omit-leaf-frame-pointer); a leaf without its own frame is charged past\n"
+	"its caller. Kernel stacks are complete (ORC). Stacks deeper than 127 frames\n"
+	"are cut and counted as truncated.\n";
+
+enum {
+	OPT_IDLE = 256, OPT_DURATION, OPT_INTERVAL, OPT_MAX_SIZE, OPT_STACK_MAP,
+	OPT_COUNTS_MAP, OPT_RINGBUF, OPT_NO_EMBED,
+};
+
+static const struct option long_opts[] = {
+	{ "all-cpus", no_argument, NULL, 'a' },	  { "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },	  { "cgroup", required_argument, NULL, 'G' },
+	{ "freq", required_argument, NULL, 'F' },	  { "event", required_argument, NULL, 'e' },
+	{ "cpu", required_argument, NULL, 'C' },	  { "user-only", no_argument, NULL, 'U' },
+	{ "kernel-only", no_argument, NULL, 'K' },	  { "idle", no_argument, NULL, OPT_IDLE },
+	{ "output", required_argument, NULL, 'o' },	  { "quiet", no_argument, NULL, 'q' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP },
+	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
+	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "no-embed-symbols", no_argument, NULL, OPT_NO_EMBED },
+	{ "help", no_argument, NULL, 'h' },		  { "version", no_argument, NULL, 'V' },
+	{ 0 },
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "sa-record: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'sa-record --help'.\n");
+	return REC_EXIT_USAGE;
+}
+
+/* "64k", "10M", "1G" -> bytes; 0 on a bad value */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	uint64_t mul = 1;
+
+	if (end == s || v <= 0)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	return *end ? 0 : (uint64_t)(v * mul);
+}
+
+static double parse_seconds(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	return end == s || *end || v <= 0 || v > 1e7 ? -1 : v;
+}
+
+static long max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long v = 100000;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 100000;
+		fclose(f);
+	}
+	return v;
+}
+
+static char *join(int argc, char **argv, const char *prefix)
+{
+	size_t len = strlen(prefix) + 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	strcpy(s, prefix);
+	for (i = 0; i < argc; i++) {
+		if (s[0])
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
+{
+	char *end;
+	long v;
+
+	switch (c) {
+	case 'a': o->all = true; break;
+	case 'p': case 't':
+		if (rec_parse_id_list(arg, &o->ids, &o->nids))
+			return usage_error("bad PID list '%s'", arg);
+		o->filter = c == 'p' ? SA_FILTER_TGID : SA_FILTER_TID;
+		++*ntargets;
+		break;
+	case 'G': o->cgroup = arg; o->filter = SA_FILTER_CGROUP; ++*ntargets; break;
+	case 'F':
+		v = strtol(arg, &end, 10);
+		if (*end || end == arg || v < 1 || v > max_sample_rate())
+			return usage_error("bad frequency '%s': give 1 .. "
+					   "kernel.perf_event_max_sample_rate Hz", arg);
+		o->freq = v;
+		break;
+	case 'e':
+		o->event = arg;
+		if (!strcmp(arg, "cycles") || !strcmp(arg, "cpu-cycles"))
+			o->cycles = true;
+		else if (strcmp(arg, "cpu-clock"))
+			return usage_error("unknown event '%s' (cpu-clock or cycles)", arg);
+		break;
+	case 'C':
+		if (rec_parse_cpu_list(arg, &o->cpus, &o->ncpus))
+			return usage_error("bad CPU list '%s'", arg);
+		break;
+	case 'U': o->user_only = true; break;
+	case 'K': o->kernel_only = true; break;
+	case 'g': break;
+	case 'q': o->quiet = true; break;
+	case 'o': o->output = arg; break;
+	case OPT_IDLE: o->idle = true; break;
+	case OPT_NO_EMBED: o->no_embed_symbols = true; break;
+	case OPT_DURATION:
+		if ((o->duration = parse_seconds(arg)) < 0)
+			return usage_error("bad duration '%s'", arg);
+		break;
+	case OPT_INTERVAL:
+		if ((o->interval = parse_seconds(arg)) < 0.01)
+			return usage_error("bad interval '%s' (at least 0.01 s)", arg);
+		break;
+	case OPT_MAX_SIZE:
+		if (!(o->max_size = parse_size(arg)))
+			return usage_error("bad size '%s'", arg);
+		break;
+	case OPT_STACK_MAP: case OPT_COUNTS_MAP: case OPT_RINGBUF:
+		v = c == OPT_RINGBUF ? (long)parse_size(arg) : strtol(arg, &end, 10);
+		if (v < 1 || v > (1l << 30) || (c != OPT_RINGBUF && *end))
+			return usage_error("bad size '%s'", arg);
+		*(c == OPT_STACK_MAP ? &o->stack_map_size
+		  : c == OPT_COUNTS_MAP ? &o->counts_map_size : &o->ringbuf_size) = v;
+		break;
+	default:
+		return usage_error("%s", "bad option");
+	}
+	return 0;
+}
+
+static int check(struct rec_opts *o, int ntargets)
+{
+	int i;
+
+	if (ntargets > 1 || (ntargets && o->all))
+		return usage_error("%s", "give one of -a, -p, -t, -G");
+	if (ntargets && o->cmd && o->filter != SA_FILTER_CGROUP)
+		return usage_error("%s", "-p and -t do not combine with -- CMD");
+	if (o->user_only && o->kernel_only)
+		return usage_error("%s", "-U and -K exclude each other");
+	if (!o->output[0])
+		return usage_error("%s", "empty output file name");
+	if (o->cmd && !o->all && !ntargets)
+		o->filter = SA_FILTER_TGID; /* CMD and its descendants */
+	for (i = 0; i < o->nids; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/proc/%d", o->ids[i]);
+		if (access(path, F_OK)) {
+			fprintf(stderr, "sa-record: no such %s: %d\n",
+				o->filter == SA_FILTER_TID ? "thread" : "process", o->ids[i]);
+			return REC_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+static int parse(struct rec_opts *o, int argc, char **argv)
+{
+	int c, err, ntargets = 0;
+
+	while ((c = getopt_long(argc, argv, "+ap:t:G:F:e:C:UKgqo:hV", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			exit(0);
+		}
+		if (c == 'V') {
+			printf("sa-record %s\n", SA_VERSION);
+			exit(0);
+		}
+		if (c == '?')
+			return REC_EXIT_USAGE;
+		if ((err = parse_opt(o, c, optarg, &ntargets)))
+			return err;
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	err = check(o, ntargets);
+	if (err)
+		return err;
+	o->cmdline = join(argc, argv, "");
+	o->target_desc = o->cmd && o->filter != SA_FILTER_CGROUP
+			 ? join(argc - optind, argv + optind, o->all ? "-a --" : "--")
+			 : o->filter == SA_FILTER_ALL ? join(0, NULL, "-a")
+			 : join(1, argv + optind - 1 - (o->cmd ? 0 : 0), "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rec_opts o = {
+		.freq = 99, .event = "cpu-clock", .interval = 1.0, .output = "record.sa",
+	};
+	int go = -1, status = -1, wstatus, err;
+	pid_t child = 0;
+
+	err = parse(&o, argc, argv);
+	if (err)
+		return err;
+	if (o.cmd) {
+		child = rec_child__spawn(o.cmd, &go, &status);
+		if (child < 0) {
+			fprintf(stderr, "sa-record: fork: %s\n", strerror(-child));
+			return REC_EXIT_CMD_FAIL;
+		}
+	}
+	return rec_run(&o, child, go, status, &wstatus);
+}

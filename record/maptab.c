@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: MIT
+/*
+ * maptab.c - executable mappings per process image (pid, gen). perf has no
+ * munmap record, so an image's mappings only accumulate; a sampled address
+ * is credited to every mapping of the image that covers it (over-embedding
+ * a symbol is harmless, a missing one is not). Build ids the kernel did not
+ * give are read from the file and cached by (dev, inode).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "maptab.h"
+
+#define EXIT_DRAINS 2
+
+struct mapent {
+	struct saf_map m; /* path.str and build_id.data point into this entry */
+	int file;	  /* elfsyms id, -1 none */
+	char *path;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+};
+
+struct image {
+	uint32_t pid, gen;
+	int expire; /* drains left before removal; 0 = alive */
+	struct mapent *maps;
+	size_t n, cap;
+};
+
+struct devino {
+	uint64_t dev, ino;
+	int bid_len; /* < 0: no build id readable */
+	uint8_t bid[SAF_MAX_BUILD_ID];
+};
+
+struct rec_maptab {
+	struct rec_elfsyms *es;
+	struct image *imgs;
+	size_t nimgs, cap;
+	int *hash; /* image indices, -1 empty */
+	size_t hash_cap;
+	struct devino *dis;
+	size_t ndis, dis_cap;
+};
+
+static size_t key_hash(uint32_t pid, uint32_t gen)
+{
+	uint64_t k = ((uint64_t)pid << 32 | gen) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(k >> 17);
+}
+
+static long find_img(const struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+{
+	size_t i, mask = mt->hash_cap - 1;
+
+	if (!mt->hash_cap)
+		return -1;
+	for (i = key_hash(pid, gen) & mask; mt->hash[i] >= 0; i = (i + 1) & mask) {
+		const struct image *im = &mt->imgs[mt->hash[i]];
+
+		if (im->pid == pid && im->gen == gen)
+			return mt->hash[i];
+	}
+	return -1;
+}
+
+static int rehash(struct rec_maptab *mt, size_t cap)
+{
+	int *h = malloc(cap * sizeof(*h));
+	size_t i, j;
+
+	if (!h)
+		return -ENOMEM;
+	memset(h, 0xff, cap * sizeof(*h));
+	for (i = 0; i < mt->nimgs; i++) {
+		j = key_hash(mt->imgs[i].pid, mt->imgs[i].gen) & (cap - 1);
+		while (h[j] >= 0)
+			j = (j + 1) & (cap - 1);
+		h[j] = (int)i;
+	}
+	free(mt->hash);
+	mt->hash = h;
+	mt->hash_cap = cap;
+	return 0;
+}
+
+/* The image (pid, gen), created empty if absent; NULL on -ENOMEM. */
+static struct image *get_img(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+{
+	long i = find_img(mt, pid, gen);
+	struct image *im;
+
+	if (i >= 0)
+		return &mt->imgs[i];
+	if (mt->nimgs == mt->cap) {
+		size_t cap = mt->cap ? mt->cap * 2 : 256;
+
+		im = realloc(mt->imgs, cap * sizeof(*im));
+		if (!im)
+			return NULL;
+		mt->imgs = im;
+		mt->cap = cap;
+	}
+	im = &mt->imgs[mt->nimgs++];
+	memset(im, 0, sizeof(*im));
+	im->pid = pid;
+	im->gen = gen;
+	if (mt->nimgs * 2 > mt->hash_cap) {
+		if (rehash(mt, mt->hash_cap ? mt->hash_cap * 2 : 512)) {
+			mt->nimgs--;
+			return NULL;
+		}
+	} else {
+		size_t j, mask = mt->hash_cap - 1;
+
+		for (j = key_hash(pid, gen) & mask; mt->hash[j] >= 0; j = (j + 1) & mask)
+			;
+		mt->hash[j] = (int)(mt->nimgs - 1);
+	}
+	return im;
+}
+
+struct rec_maptab *rec_maptab__new(struct rec_elfsyms *es)
+{
+	struct rec_maptab *mt = calloc(1, sizeof(*mt));
+
+	if (mt)
+		mt->es = es;
+	return mt;
+}
+
+static struct devino *devino_get(struct rec_maptab *mt, uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = mt->ndis; i-- > 0;)
+		if (mt->dis[i].dev == dev && mt->dis[i].ino == ino)
+			return &mt->dis[i];
+	return NULL;
+}
+
+/* Fill in a missing build id from @fd or the path, cached by (dev, inode). */
+static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
+{
+	struct devino *di = NULL, tmp = { .dev = e->m.dev, .ino = e->m.inode };
+	int own = -1;
+
+	if (e->m.inode)
+		di = devino_get(mt, e->m.dev, e->m.inode);
+	if (!di) {
+		if (fd < 0)
+			fd = own = open(e->path, O_RDONLY | O_CLOEXEC);
+		tmp.bid_len = fd < 0 ? -ENOENT : rec_elfsyms__read_build_id(fd, tmp.bid,
+									     sizeof(tmp.bid));
+		if (own >= 0)
+			close(own);
+		di = &tmp;
+		if (e->m.inode && mt->ndis < 65536) {
+			void *p = mt->ndis < mt->dis_cap ? mt->dis :
+				  realloc(mt->dis, (mt->dis_cap = mt->dis_cap * 2 + 64) *
+							   sizeof(*mt->dis));
+			if (p) {
+				mt->dis = p;
+				mt->dis[mt->ndis++] = tmp;
+			}
+		}
+	}
+	if (di->bid_len > 0) {
+		memcpy(e->bid, di->bid, di->bid_len);
+		e->m.build_id.len = di->bid_len;
+	}
+}
+
+static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_map *m, int fd)
+{
+	struct mapent *e;
+
+	if (im->n == im->cap) {
+		size_t cap = im->cap ? im->cap * 2 : 16;
+
+		e = realloc(im->maps, cap * sizeof(*e));
+		if (!e)
+			goto nomem;
+		im->maps = e;
+		im->cap = cap;
+	}
+	e = &im->maps[im->n];
+	e->m = *m;
+	e->file = -1;
+	e->path = strndup(m->path.str ? m->path.str : "", m->path.len);
+	if (!e->path)
+		goto nomem;
+	e->m.path = rec_str(e->path);
+	e->m.build_id.len = m->build_id.len > SAF_MAX_BUILD_ID ? 0 : m->build_id.len;
+	if (e->m.build_id.len)
+		memcpy(e->bid, m->build_id.data, e->m.build_id.len);
+	else if (!(m->flags & SAF_MAP_ANON))
+		fill_build_id(mt, e, fd);
+	e->m.build_id.data = e->bid;
+	im->n++;
+	if (mt->es && e->m.build_id.len) {
+		e->file = rec_elfsyms__file(mt->es, e->bid, e->m.build_id.len, e->path, fd);
+		fd = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+nomem:
+	if (fd >= 0)
+		close(fd);
+	return -ENOMEM;
+}
+
+int rec_maptab__add(struct rec_maptab *mt, const struct saf_map *m, int fd,
+		    const struct rec_sink *sink)
+{
+	struct image *im = get_img(mt, m->pid, m->gen);
+	struct saf_record rec = { .kind = SAF_REC_MAP };
+	int err;
+
+	if (!im) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	err = add_entry(mt, im, m, fd);
+	if (err)
+		return err;
+	rec.map = im->maps[im->n - 1].m;
+	return rec_sink__emit(sink, &rec);
+}
+
+/* "7f00-7f10 r-xp 00001000 08:01 1234   /usr/lib/x.so (deleted)" */
+static int parse_maps_line(char *line, struct saf_map *m, char *range, size_t range_sz)
+{
+	unsigned long long lo, hi, off, ino;
+	unsigned int maj, min;
+	char perm[8];
+	int pos = 0;
+	char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perm, &off, &maj, &min,
+		   &ino, &pos) < 7 || perm[2] != 'x')
+		return -EINVAL;
+	path = line + pos;
+	path[strcspn(path, "\n")] = '\0';
+	len = strlen(path);
+	m->start = lo;
+	m->end = hi;
+	m->pgoff = off;
+	m->dev = makedev(maj, min);
+	m->inode = ino;
+	m->flags = SAF_MAP_EXEC;
+	if (!ino || path[0] != '/')
+		m->flags |= SAF_MAP_ANON;
+	if (len > 10 && !strcmp(path + len - 10, " (deleted)")) {
+		path[len - 10] = '\0';
+		m->flags |= SAF_MAP_DELETED;
+	}
+	m->path = rec_str(path);
+	snprintf(range, range_sz, "%llx-%llx", lo, hi);
+	return 0;
+}
+
+int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+{
+	char path[96], range[48], *line = NULL;
+	struct saf_map m = { .pid = pid, .gen = gen };
+	struct image *im;
+	size_t cap = 0;
+	FILE *f = NULL;
+	int err = 0, fd;
+
+	if (find_img(mt, pid, gen) >= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	im = get_img(mt, pid, gen);
+	if (!im) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (parse_maps_line(line, &m, range, sizeof(range)))
+			continue;
+		fd = -1;
+		if (mt->es && !(m.flags & SAF_MAP_ANON)) {
+			snprintf(path, sizeof(path), "/proc/%u/map_files/%s", pid, range);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		err = add_entry(mt, im, &m, fd);
+		if (err)
+			break;
+	}
+cleanup:
+	free(line);
+	fclose(f);
+	return err;
+}
+
+int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uint32_t gen,
+		     uint64_t time_ns, const struct rec_sink *sink)
+{
+	struct saf_record rec = { .kind = SAF_REC_MAP };
+	struct image *pim, *cim;
+	long pi, ci;
+	size_t i;
+	int err;
+
+	if (find_img(mt, parent, gen) < 0)
+		rec_maptab__load_proc(mt, parent, gen);
+	if (!get_img(mt, child, gen))
+		return -ENOMEM;
+	pi = find_img(mt, parent, gen);
+	ci = find_img(mt, child, gen);
+	if (pi < 0 || pi == ci)
+		return 0;
+	cim = &mt->imgs[ci];
+	cim->expire = 0;
+	for (i = 0; i < mt->imgs[pi].n; i++) {
+		pim = &mt->imgs[pi]; /* add_entry may not move images, but stay safe */
+		rec.map = pim->maps[i].m;
+		rec.map.pid = child;
+		rec.map.time_ns = time_ns;
+		err = rec_sink__emit(sink, &rec);
+		if (err)
+			return err;
+		err = add_entry(mt, cim, &rec.map, -1);
+		if (err)
+			return err;
+	}
+	return (int)mt->imgs[pi].n;
+}
+
+int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen,
+			   const uint64_t *ips, size_t n)
+{
+	const struct image *im;
+	size_t i, j;
+	long k;
+	int ret, total = 0;
+
+	if (!mt->es)
+		return 0;
+	k = find_img(mt, pid, gen);
+	if (k < 0) {
+		/* Running since before the recording: read it once, or remember
+		 * that it could not be read (an empty image). */
+		if (rec_maptab__load_proc(mt, pid, gen) && !get_img(mt, pid, gen))
+			return -ENOMEM;
+		k = find_img(mt, pid, gen);
+	}
+	im = &mt->imgs[k];
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < im->n; j++) {
+			const struct mapent *e = &im->maps[j];
+
+			if (ips[i] < e->m.start || ips[i] >= e->m.end || e->file < 0)
+				continue;
+			ret = rec_elfsyms__note(mt->es, e->file, ips[i] - e->m.start + e->m.pgoff);
+			if (ret < 0)
+				return ret;
+			total += ret;
+		}
+	}
+	return total;
+}
+
+void rec_maptab__exit(struct rec_maptab *mt, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < mt->nimgs; i++)
+		if (mt->imgs[i].pid == pid && !mt->imgs[i].expire)
+			mt->imgs[i].expire = EXIT_DRAINS;
+}
+
+static void free_img(struct image *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->n; i++)
+		free(im->maps[i].path);
+	free(im->maps);
+}
+
+void rec_maptab__drained(struct rec_maptab *mt)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < mt->nimgs; i++) {
+		struct image *im = &mt->imgs[i];
+
+		if (im->expire && --im->expire == 0) {
+			free_img(im);
+			continue;
+		}
+		mt->imgs[k++] = *im;
+	}
+	if (k != mt->nimgs) {
+		mt->nimgs = k;
+		/* Same capacity: cannot fail with the table already allocated. */
+		if (rehash(mt, mt->hash_cap))
+			mt->hash_cap = 0;
+	}
+}
+
+size_t rec_maptab__images(const struct rec_maptab *mt)
+{
+	return mt->nimgs;
+}
+
+void rec_maptab__free(struct rec_maptab *mt)
+{
+	size_t i;
+
+	if (!mt)
+		return;
+	for (i = 0; i < mt->nimgs; i++)
+		free_img(&mt->imgs[i]);
+	free(mt->imgs);
+	free(mt->hash);
+	free(mt->dis);
+	free(mt);
+}

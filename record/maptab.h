@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maptab.h - the executable mappings of each recorded process image
+ * (pid, exec generation), as learned from side-band MMAP2 records, forks
+ * and /proc/PID/maps, used to turn sampled user addresses into (file,
+ * offset) pairs for symbol embedding (elfsyms.h).
+ */
+#ifndef REC_MAPTAB_H
+#define REC_MAPTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "elfsyms.h"
+#include "rec_sink.h"
+
+struct rec_maptab;
+
+/**
+ * rec_maptab__new() - an empty table feeding @es.
+ * @es: borrowed, must outlive the table; NULL when symbols are not
+ *      embedded (--no-embed-symbols): mappings are still tracked for forks.
+ * @return a table released with rec_maptab__free(), or NULL with errno.
+ */
+struct rec_maptab *rec_maptab__new(struct rec_elfsyms *es);
+
+/**
+ * rec_maptab__add() - a mapping of (m->pid, m->gen) from m->time_ns on.
+ * @m: copied (path and build id included).
+ * @fd: -1, or an open fd of the mapped file, owned by the table from now
+ *      on (handed to the elfsyms registry, or closed).
+ * @sink: gets the MAP record, with the build id filled in: a mapping
+ *        without one gets it read from @fd or its path (cached by dev and
+ *        inode) when possible; those still without one are not embedded.
+ * @return 0, -ENOMEM, or the sink's negative errno.
+ */
+int rec_maptab__add(struct rec_maptab *mt, const struct saf_map *m, int fd,
+		    const struct rec_sink *sink);
+
+/**
+ * rec_maptab__fork() - process @child starts as a copy of @parent's image:
+ * emit a MAP record for (child, gen) for each mapping @parent has at
+ * generation @gen, and track them. A parent unknown to the table is read
+ * from /proc/PARENT/maps first (best effort).
+ * @return the number of MAP records emitted, or a negative errno.
+ */
+int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uint32_t gen,
+		     uint64_t time_ns, const struct rec_sink *sink);
+
+/**
+ * rec_maptab__load_proc() - track (pid, gen) from /proc/PID/maps, unless it
+ * is known. Files are opened through /proc/PID/map_files.
+ * @return 0, or a negative errno (-ENOENT gone, -EACCES refused).
+ */
+int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen);
+
+/**
+ * rec_maptab__note_stack() - tell the elfsyms registry which file offsets
+ * the user addresses @ips of (pid, gen) hit. An image unknown to the table
+ * is read from /proc first (a process running since before the recording).
+ * @return the number of symbols newly wanted, or -ENOMEM.
+ */
+int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen,
+			   const uint64_t *ips, size_t n);
+
+/**
+ * rec_maptab__exit() - process @pid exited; its images are dropped at the
+ * second rec_maptab__drained() from now, after the samples taken before
+ * the exit were drained and noted.
+ */
+void rec_maptab__exit(struct rec_maptab *mt, uint32_t pid);
+
+/** rec_maptab__drained() - a drain interval ended: drop expired images. */
+void rec_maptab__drained(struct rec_maptab *mt);
+
+/** rec_maptab__images() - images (pid, gen) tracked now. */
+size_t rec_maptab__images(const struct rec_maptab *mt);
+
+/** rec_maptab__free() - release the table (not @es). Accepts NULL. */
+void rec_maptab__free(struct rec_maptab *mt);
+
+#endif /* REC_MAPTAB_H */

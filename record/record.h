@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - sa-record's internal interfaces: options, the BPF session,
+ * the drain, process metadata, targets and output. Only record/ includes it.
+ */
+#ifndef REC_RECORD_H
+#define REC_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "sa_shared.h"
+#include "saf.h"
+
+_Static_assert(sizeof(struct sa_count_key) == 20, "sa_count_key layout");
+_Static_assert(sizeof(struct sa_count_val) == 24, "sa_count_val layout");
+_Static_assert(sizeof(struct sa_rb_sample) == 48 + 2 * SA_MAX_DEPTH * 8, "sa_rb_sample layout");
+_Static_assert(sizeof(struct sa_ctrs) == SA_CTR__NR * 8, "sa_ctrs layout");
+
+/* Exit codes (STYLE.md "Errors"). */
+#define REC_EXIT_FAIL 1
+#define REC_EXIT_USAGE 2
+#define REC_EXIT_CMD_FAIL 125
+#define REC_EXIT_CMD_NOEXEC 126
+#define REC_EXIT_CMD_NOTFOUND 127
+
+struct rec_opts {
+	unsigned int freq;	   /* -F */
+	bool cycles;		   /* -e cycles */
+	const char *event;	   /* event name as given */
+	double duration;	   /* seconds, 0 = until stopped */
+	double interval;	   /* seconds between drains */
+	const char *output;
+	enum sa_filter_mode filter;
+	bool all;		   /* -a given */
+	pid_t *ids;		   /* -p / -t list */
+	int nids;
+	const char *cgroup;	   /* -G */
+	char **cmd;		   /* -- CMD ARGS, NULL-terminated */
+	int *cpus;		   /* -C, NULL = every online CPU */
+	int ncpus;
+	bool idle, user_only, kernel_only, quiet;
+	bool no_embed_symbols;	   /* --no-embed-symbols */
+	__u32 stack_map_size;	   /* 0 = default */
+	__u32 counts_map_size;
+	__u32 ringbuf_size;
+	uint64_t max_size;	   /* bytes, 0 = none */
+	char *cmdline;		   /* argv joined, for META */
+	char *target_desc;
+};
+
+/* ---- bpf_session.c ---- */
+struct rec_session;
+
+/** Sum over CPUs of one map set's counters. */
+struct rec_ctrs {
+	__u64 v[SA_CTR__NR];
+};
+
+struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, char *err,
+				      size_t errsz);
+int rec_session__flip(struct rec_session *s, __u32 *old_epoch);
+int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *out);
+int rec_session__stack_fd(const struct rec_session *s, __u32 set);
+int rec_session__counts_fd(const struct rec_session *s, __u32 set);
+__u32 rec_session__counts_size(const struct rec_session *s);
+__u32 rec_session__gen(const struct rec_session *s, __u32 tgid);
+struct bpf_map *rec_session__ringbuf(const struct rec_session *s);
+int rec_session__ncpus(const struct rec_session *s);
+uint64_t rec_session__kernel_bytes(const struct rec_session *s);
+void rec_session__free(struct rec_session *s);
+
+/* ---- stackdb.c ---- */
+struct rec_stackdb;
+
+struct rec_stackdb *rec_stackdb__new(void);
+__u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, __u32 n,
+			  struct saf_writer *w, int *err);
+__u32 rec_stackdb__nframes(const struct rec_stackdb *db, __u32 id);
+size_t rec_stackdb__count(const struct rec_stackdb *db);
+void rec_stackdb__free(struct rec_stackdb *db);
+
+/* ---- procmaps.c ---- */
+struct rec_procs;
+
+typedef __u32 (*rec_cur_gen_fn)(void *ctx, __u32 tgid);
+
+struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, void *ctx);
+int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const char *comm);
+int rec_procs__capture(struct rec_procs *p, __u32 tgid, __u32 gen);
+void rec_procs__free(struct rec_procs *p);
+
+/* ---- buildid.c ---- */
+struct rec_buildids;
+
+struct rec_buildids *rec_buildids__new(void);
+int rec_buildids__get(struct rec_buildids *c, const char *path, const char *alt_path,
+		      uint64_t dev, uint64_t ino, const uint8_t **id);
+void rec_buildids__free(struct rec_buildids *c);
+int rec_buildid_read_fd(int fd, uint8_t *out, size_t cap);
+
+/* ---- drain.c ---- */
+struct rec_drain;
+
+/** Totals over the whole recording, for the status line and END. */
+struct rec_totals {
+	uint64_t runs, kept, filtered, lost, collisions, truncated, intervals;
+};
+
+struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
+				 struct rec_procs *procs);
+int rec_drain__poll(struct rec_drain *d, int timeout_ms);
+int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns,
+			uint64_t *end_ns);
+struct rec_sc;
+void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc);
+const struct rec_totals *rec_drain__totals(const struct rec_drain *d);
+size_t rec_drain__unique_stacks(const struct rec_drain *d);
+void rec_drain__free(struct rec_drain *d);
+
+/* ---- target.c ---- */
+int rec_parse_id_list(const char *s, pid_t **out, int *n);
+int rec_parse_cpu_list(const char *s, int **out, int *n);
+int rec_cgroup_open(const char *path, char *resolved, size_t sz);
+int rec_targets_alive(const struct rec_opts *o);
+pid_t rec_child__spawn(char **argv, int *go_fd, int *status_fd);
+int rec_child__start(int go_fd, int status_fd);
+int rec_exit_status(int wstatus);
+
+/* ---- output.c ---- */
+int rec_output_open(const char *path);
+int rec_write_meta(struct saf_writer *w, const struct rec_opts *o, uint64_t real_ns,
+		   uint64_t mono_ns, int ncpus);
+uint64_t rec_now_ns(int clock);
+
+/* ---- loop.c ---- */
+int rec_run(const struct rec_opts *o, pid_t child, int child_go, int child_status,
+	    int *child_wstatus);
+
+#endif /* REC_RECORD_H */

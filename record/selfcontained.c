@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/*
+ * selfcontained.c - wires sideband, maptab, ksyms, elfsyms and jitmap to the
+ * writer, and keeps the frames of each user stack by file id (the drain
+ * only has them when a stack is first seen; counts refer to them later).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "jitmap.h"
+#include "ksyms.h"
+#include "maptab.h"
+#include "selfcontained.h"
+
+struct ustack {
+	uint64_t off; /* into ips */
+	uint32_t n;
+	uint32_t set; /* 1 once stored */
+};
+
+struct rec_sc {
+	struct rec_sink sink;
+	struct rec_ksyms *ks;
+	struct rec_elfsyms *es;
+	struct rec_maptab *mt;
+	struct rec_jitmap *jm;
+	struct rec_sideband *sb;
+	struct ustack *us; /* by file stack id */
+	size_t nus;
+	uint64_t *ips;
+	size_t nips, ips_cap;
+	uint64_t note_ns;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
+{
+	struct rec_sideband_opts sbo = { .sz = sizeof(sbo) };
+	struct rec_sc *sc;
+	int err = -ENOMEM;
+
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		goto cleanup;
+	sc->sink = (struct rec_sink){ rec_sink__writer_emit, o->w };
+	sc->ks = rec_ksyms__load(o->kallsyms); /* NULL: kernel frames unnamed */
+	if (!o->no_embed && !(sc->es = rec_elfsyms__new(0)))
+		goto cleanup;
+	sc->mt = rec_maptab__new(sc->es);
+	sc->jm = rec_jitmap__new(NULL);
+	if (!sc->mt || !sc->jm)
+		goto cleanup;
+	err = 0;
+	if (o->no_sideband)
+		goto cleanup;
+	sbo.cpus = o->cpus;
+	sbo.ncpus = o->ncpus;
+	sbo.sink = sc->sink;
+	sbo.maptab = sc->mt;
+	sbo.jitmap = sc->jm;
+	sc->sb = rec_sideband__open(&sbo);
+	if (!sc->sb)
+		err = -errno;
+cleanup:
+	if (err) {
+		rec_sc__free(sc);
+		errno = -err;
+		return NULL;
+	}
+	return sc;
+}
+
+int rec_sc__poll(struct rec_sc *sc)
+{
+	int ret = sc->sb ? rec_sideband__poll(sc->sb, false) : 0;
+
+	return ret < 0 ? ret : 0;
+}
+
+static int keep_ustack(struct rec_sc *sc, uint32_t fid, const uint64_t *ips, uint32_t n)
+{
+	void *p;
+
+	if (fid >= sc->nus) {
+		size_t cap = sc->nus ? sc->nus : 1024;
+
+		while (cap <= fid)
+			cap *= 2;
+		p = realloc(sc->us, cap * sizeof(*sc->us));
+		if (!p)
+			return -ENOMEM;
+		sc->us = p;
+		memset(sc->us + sc->nus, 0, (cap - sc->nus) * sizeof(*sc->us));
+		sc->nus = cap;
+	}
+	if (sc->us[fid].set)
+		return 0;
+	if (sc->nips + n > sc->ips_cap) {
+		size_t cap = sc->ips_cap ? sc->ips_cap * 2 : 65536;
+
+		while (cap < sc->nips + n)
+			cap *= 2;
+		p = realloc(sc->ips, cap * sizeof(*sc->ips));
+		if (!p)
+			return -ENOMEM;
+		sc->ips = p;
+		sc->ips_cap = cap;
+	}
+	memcpy(sc->ips + sc->nips, ips, n * sizeof(*ips));
+	sc->us[fid] = (struct ustack){ .off = sc->nips, .n = n, .set = 1 };
+	sc->nips += n;
+	return 0;
+}
+
+int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips,
+		  uint32_t n)
+{
+	uint64_t t0 = mono_ns();
+	int ret = 0;
+
+	if (kind == SAF_STACK_KERNEL && sc->ks)
+		ret = rec_ksyms__note(sc->ks, ips, n, &sc->sink);
+	else if (kind == SAF_STACK_USER && sc->es && fid)
+		ret = keep_ustack(sc, fid, ips, n);
+	sc->note_ns += mono_ns() - t0;
+	return ret < 0 ? ret : 0;
+}
+
+int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
+{
+	uint64_t t0 = mono_ns();
+	int ret = rec_jitmap__note(sc->jm, pid);
+
+	if (!ret && sc->es && ufid && ufid < sc->nus && sc->us[ufid].set)
+		ret = rec_maptab__note_stack(sc->mt, pid, gen, sc->ips + sc->us[ufid].off,
+					     sc->us[ufid].n);
+	sc->note_ns += mono_ns() - t0;
+	return ret < 0 ? ret : 0;
+}
+
+int rec_sc__interval_end(struct rec_sc *sc)
+{
+	uint64_t t0 = mono_ns();
+	int ret = 0;
+
+	if (sc->es)
+		ret = rec_elfsyms__flush(sc->es, &sc->sink);
+	if (ret >= 0)
+		ret = rec_jitmap__poll(sc->jm, &sc->sink);
+	rec_maptab__drained(sc->mt);
+	sc->note_ns += mono_ns() - t0;
+	return ret < 0 ? ret : 0;
+}
+
+int rec_sc__finish(struct rec_sc *sc)
+{
+	int ret = sc->sb ? rec_sideband__poll(sc->sb, true) : 0;
+
+	if (ret < 0)
+		return ret;
+	return rec_sc__interval_end(sc);
+}
+
+void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (sc->sb)
+		rec_sideband__stats(sc->sb, &st->sb);
+	if (sc->es)
+		rec_elfsyms__stats(sc->es, &st->es);
+	if (sc->ks) {
+		st->ksyms_total = rec_ksyms__count(sc->ks);
+		st->ksyms_emitted = rec_ksyms__emitted(sc->ks);
+	}
+	st->jit_bytes = rec_jitmap__bytes(sc->jm);
+	st->note_ns = sc->note_ns;
+}
+
+void rec_sc__free(struct rec_sc *sc)
+{
+	if (!sc)
+		return;
+	rec_sideband__free(sc->sb);
+	rec_jitmap__free(sc->jm);
+	rec_maptab__free(sc->mt);
+	rec_elfsyms__free(sc->es);
+	rec_ksyms__free(sc->ks);
+	free(sc->us);
+	free(sc->ips);
+	free(sc);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selfcontained.h - one handle over everything that makes a recording
+ * readable off the host: side-band mappings (sideband.h, maptab.h),
+ * kernel symbols (ksyms.h), embedded ELF symbols (elfsyms.h) and JIT maps
+ * (jitmap.h). The drain calls it with each new stack and each count.
+ */
+#ifndef REC_SELFCONTAINED_H
+#define REC_SELFCONTAINED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "elfsyms.h"
+#include "sideband.h"
+
+struct rec_sc;
+
+struct rec_sc_opts {
+	size_t sz;		 /* sizeof(struct rec_sc_opts) */
+	struct saf_writer *w;	 /* borrowed; gets every record */
+	bool no_embed;		 /* --no-embed-symbols: no SYMTAB/USYM records */
+	bool no_sideband;	 /* tests: no perf events */
+	const int *cpus;	 /* NULL = every CPU */
+	int ncpus;
+	const char *kallsyms;	 /* NULL = /proc/kallsyms */
+};
+
+struct rec_sc_stats {
+	struct rec_sideband_stats sb;
+	struct rec_elfsyms_stats es;
+	uint64_t ksyms_total, ksyms_emitted;
+	uint64_t jit_bytes;
+	uint64_t note_ns; /* time spent noting stacks and flushing symbols */
+};
+
+/**
+ * rec_sc__open() - load kallsyms and open the side-band events. Call it
+ * before the BPF program is attached (see rec_sideband__open()).
+ * A kallsyms that cannot be read (kptr_restrict) is not fatal: kernel
+ * frames then stay unnamed.
+ * @return a handle released with rec_sc__free(), or NULL with errno.
+ */
+struct rec_sc *rec_sc__open(const struct rec_sc_opts *opts);
+
+/**
+ * rec_sc__poll() - handle the side-band records queued so far. Call it at
+ * each turn of the main loop and at the start of each drain.
+ * @return 0 or a negative errno (a write error).
+ */
+int rec_sc__poll(struct rec_sc *sc);
+
+/**
+ * rec_sc__stack() - a stack got file id @fid: kernel stacks get their
+ * KSYM records now; user stacks are kept for rec_sc__count().
+ * @ips, @n: borrowed for the call. Calling again for a known @fid is cheap.
+ * @return 0 or a negative errno.
+ */
+int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips,
+		  uint32_t n);
+
+/**
+ * rec_sc__count() - samples of (pid, gen) with user stack @ufid (0 = none):
+ * note the file offsets they hit and track the pid's JIT map.
+ * @return 0 or a negative errno.
+ */
+int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid);
+
+/**
+ * rec_sc__interval_end() - before saf_writer__interval_end(): add the USYM
+ * and JITSYM records learned in this interval and expire exited processes.
+ * @return 0 or a negative errno.
+ */
+int rec_sc__interval_end(struct rec_sc *sc);
+
+/**
+ * rec_sc__finish() - before saf_writer__finish(): handle every side-band
+ * record left, then the last symbols and JIT lines.
+ * @return 0 or a negative errno.
+ */
+int rec_sc__finish(struct rec_sc *sc);
+
+/** rec_sc__stats() - copy the counters into @st. */
+void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st);
+
+/** rec_sc__free() - release everything. Accepts NULL. */
+void rec_sc__free(struct rec_sc *sc);
+
+#endif /* REC_SELFCONTAINED_H */

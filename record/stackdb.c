@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stackdb.c - file-level stack ids. Kernel stack ids are reused once a
+ * drain deletes them, so every address array is interned here: (kind,
+ * frame count, two independent 64-bit hashes) -> id, ids from 1, never
+ * reused in a file. A new stack is written as a STACK record at once
+ * (docs/format.md "STACK record"). Keeping 128 bits of hash instead of the
+ * arrays bounds memory at 32 bytes per unique stack; a false match would
+ * need a 128-bit collision.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "htab.h"
+#include "record.h"
+
+struct stack_key {
+	__u32 kind;
+	__u32 nframes;
+	__u64 h1, h2;
+};
+
+struct rec_stackdb {
+	struct rec_htab *ids; /* stack_key -> __u32 id */
+	__u8 *nframes;	      /* by id */
+	size_t cap;
+	__u32 next_id;
+};
+
+/**
+ * rec_stackdb__new() - an empty table.
+ * @return a table released with rec_stackdb__free(), or NULL with errno.
+ */
+struct rec_stackdb *rec_stackdb__new(void)
+{
+	struct rec_stackdb *db = calloc(1, sizeof(*db));
+
+	if (!db)
+		return NULL;
+	db->ids = rec_htab__new(sizeof(struct stack_key), sizeof(__u32));
+	if (!db->ids) {
+		free(db);
+		return NULL;
+	}
+	db->next_id = 1;
+	return db;
+}
+
+static int remember_nframes(struct rec_stackdb *db, __u32 id, __u32 n)
+{
+	__u8 *p;
+
+	if (id >= db->cap) {
+		size_t cap = db->cap ? db->cap * 2 : 4096;
+
+		p = realloc(db->nframes, cap);
+		if (!p)
+			return -ENOMEM;
+		db->nframes = p;
+		db->cap = cap;
+	}
+	db->nframes[id] = n > 255 ? 255 : n;
+	return 0;
+}
+
+/**
+ * rec_stackdb__intern() - the file id of the stack @ips[0..@n) of @kind
+ * (SAF_STACK_*), leaf first. A stack seen for the first time gets the next
+ * id and is added to @w as a STACK record.
+ * @err: set to a negative errno on failure (then 0 is returned), else 0.
+ * @return the id (>= 1), or 0 when @n is 0 or on error.
+ */
+__u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, __u32 n,
+			  struct saf_writer *w, int *err)
+{
+	struct stack_key k = { .kind = kind, .nframes = n };
+	struct saf_record rec = { .kind = SAF_REC_STACK };
+	bool is_new;
+	__u32 *id;
+
+	*err = 0;
+	if (!n)
+		return 0;
+	k.h1 = rec_hash_bytes(ips, n * sizeof(*ips), 0x5a5a);
+	k.h2 = rec_hash_bytes(ips, n * sizeof(*ips), 0x0123456789abcdefull);
+	id = rec_htab__put(db->ids, &k, &is_new);
+	if (!id) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	if (!is_new)
+		return *id;
+	*id = db->next_id++;
+	rec.stack.id = *id;
+	rec.stack.kind = kind;
+	rec.stack.nframes = n;
+	rec.stack.ips = (const uint64_t *)ips;
+	*err = remember_nframes(db, *id, n);
+	if (!*err)
+		*err = saf_writer__add(w, &rec);
+	return *err ? 0 : *id;
+}
+
+/** rec_stackdb__nframes() - frame count of stack @id (255 means >= 255). */
+__u32 rec_stackdb__nframes(const struct rec_stackdb *db, __u32 id)
+{
+	return id < db->cap ? db->nframes[id] : 0;
+}
+
+/** rec_stackdb__count() - unique stacks so far. */
+size_t rec_stackdb__count(const struct rec_stackdb *db)
+{
+	return db->next_id - 1;
+}
+
+/** rec_stackdb__free() - release the table. Accepts NULL. */
+void rec_stackdb__free(struct rec_stackdb *db)
+{
+	if (!db)
+		return;
+	rec_htab__free(db->ids);
+	free(db->nframes);
+	free(db);
+}

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * elfsym.c - symbolization of one ELF file with libdwfl/libdw/libelf:
+ * build ids, file offset -> address through the program headers, and
+ * address -> symbol plus DWARF inline chain and source lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+
+#include "elfsym.h"
+
+#define ELFSYM_MAX_LOADS 16
+
+struct elfsym_load {
+	uint64_t offset, vaddr, filesz;
+	bool exec;
+};
+
+struct rpt_elfsym {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	bool has_symtab, has_dwarf;
+	bool loads_exact; /* program headers from the binary, not a debug file */
+	struct elfsym_load loads[ELFSYM_MAX_LOADS];
+	int nloads;
+};
+
+static Elf *elf_open_path(const char *path, int *fd)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(*fd);
+		*fd = -1;
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return elf;
+}
+
+int rpt_elf__build_id(const char *path, uint8_t *buf, size_t cap)
+{
+	const void *id = NULL;
+	ssize_t len;
+	int fd = -1;
+	Elf *elf = elf_open_path(path, &fd);
+
+	if (!elf)
+		return -errno;
+	len = dwelf_elf_gnu_build_id(elf, &id);
+	if (len < 0)
+		len = 0;
+	if ((size_t)len > cap)
+		len = cap;
+	if (len)
+		memcpy(buf, id, len);
+	elf_end(elf);
+	close(fd);
+	return len;
+}
+
+/* Program headers and section facts of @path into @e. */
+static int elfsym_scan(struct rpt_elfsym *e, const char *path, bool loads)
+{
+	size_t nph = 0;
+	Elf_Scn *scn = NULL;
+	int fd = -1;
+	Elf *elf = elf_open_path(path, &fd);
+
+	if (!elf)
+		return -errno;
+	if (loads && !elf_getphdrnum(elf, &nph)) {
+		e->nloads = 0;
+		for (size_t i = 0; i < nph && e->nloads < ELFSYM_MAX_LOADS; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			e->loads[e->nloads++] = (struct elfsym_load){
+				ph.p_offset, ph.p_vaddr, ph.p_filesz, !!(ph.p_flags & PF_X) };
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		size_t shstrndx;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || elf_getshdrstrndx(elf, &shstrndx))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB)
+			e->has_symtab = true;
+		if (name && !strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS)
+			e->has_dwarf = true;
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
+static int no_debuginfo(Dwfl_Module *mod, void **ud, const char *modname, Dwarf_Addr base,
+			const char *file, const char *link, GElf_Word crc, char **name)
+{
+	(void)mod, (void)ud, (void)modname, (void)base, (void)file, (void)link, (void)crc;
+	(void)name;
+	return -1;
+}
+
+static const Dwfl_Callbacks elfsym_callbacks = {
+	.find_debuginfo = no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path)
+{
+	struct rpt_elfsym *e = calloc(1, sizeof(*e));
+	int err = 0;
+
+	if (!e)
+		return NULL;
+	e->loads_exact = bin_path != NULL;
+	err = elfsym_scan(e, sym_path, true);
+	if (!err && bin_path && strcmp(bin_path, sym_path)) {
+		struct rpt_elfsym tmp = { 0 };
+
+		err = elfsym_scan(&tmp, bin_path, true);
+		memcpy(e->loads, tmp.loads, sizeof(e->loads));
+		e->nloads = tmp.nloads;
+	}
+	if (err)
+		goto cleanup;
+	e->dwfl = dwfl_begin(&elfsym_callbacks);
+	if (!e->dwfl) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	e->mod = dwfl_report_elf(e->dwfl, "sym", sym_path, -1, 0, false);
+	dwfl_report_end(e->dwfl, NULL, NULL);
+	if (!e->mod) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	dwfl_module_getelf(e->mod, &e->bias);
+	return e;
+cleanup:
+	rpt_elfsym__free(e);
+	errno = -err;
+	return NULL;
+}
+
+void rpt_elfsym__free(struct rpt_elfsym *e)
+{
+	if (!e)
+		return;
+	if (e->dwfl)
+		dwfl_end(e->dwfl);
+	free(e);
+}
+
+bool rpt_elfsym__has_symtab(const struct rpt_elfsym *e)
+{
+	return e->has_symtab;
+}
+
+bool rpt_elfsym__has_dwarf(const struct rpt_elfsym *e)
+{
+	return e->has_dwarf;
+}
+
+int rpt_elfsym__vaddr(const struct rpt_elfsym *e, uint64_t off, uint64_t map_pgoff,
+		      uint64_t *vaddr)
+{
+	for (int i = 0; i < e->nloads; i++) {
+		const struct elfsym_load *l = &e->loads[i];
+
+		if (e->loads_exact) {
+			if (off >= l->offset && off - l->offset < l->filesz) {
+				*vaddr = l->vaddr + (off - l->offset);
+				return 0;
+			}
+			continue;
+		}
+		/*
+		 * A debug file keeps p_vaddr but not p_offset. The mapping's page
+		 * offset is the segment's offset rounded down to a page, and
+		 * p_offset == p_vaddr modulo the page size, which places it.
+		 */
+		if (l->exec && off >= map_pgoff) {
+			*vaddr = l->vaddr - (l->vaddr & 4095) + (off - map_pgoff);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Linkage name (mangled, qualified) when present, else the plain name. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *s;
+
+	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	return s;
+}
+
+static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word w;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &w))
+		*line = (int)w;
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &w) &&
+	    !dwarf_getsrcfiles(cu, &files, &nfiles) && w < nfiles)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+}
+
+/* Inlined frames at @addr (module address), innermost first; their lines too. */
+static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsym_frame *out,
+			 size_t cap, const char **file, int *line)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(e->mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int nscopes, n = 0;
+
+	if (!cu)
+		return 0;
+	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = 0; i < nscopes && (size_t)n + 1 < cap; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		out[n] = (struct rpt_elfsym_frame){ die_name(&scopes[i]), *file, *line, true };
+		if (!out[n].name)
+			out[n].name = "[inlined]";
+		n++;
+		/* the next outer frame is at this one's call site */
+		call_site(cu, &scopes[i], file, line);
+	}
+	free(scopes);
+	return n;
+}
+
+int rpt_elfsym__frames(struct rpt_elfsym *e, uint64_t vaddr, bool lines,
+		       struct rpt_elfsym_frame *out, size_t cap)
+{
+	Dwarf_Addr addr = vaddr + e->bias;
+	const char *file = NULL, *sym;
+	int line = 0, n = 0;
+	GElf_Off symoff;
+	GElf_Sym s;
+
+	if (!cap)
+		return 0;
+	sym = dwfl_module_addrinfo(e->mod, addr, &symoff, &s, NULL, NULL, NULL);
+	if (!sym || !*sym)
+		return 0;
+	if (lines) {
+		Dwfl_Line *l = dwfl_module_getsrc(e->mod, addr);
+
+		if (l)
+			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	}
+	if (e->has_dwarf)
+		n = inline_frames(e, addr, out, cap, &file, &line);
+	out[n++] = (struct rpt_elfsym_frame){ sym, file, line, false };
+	return n;
+}

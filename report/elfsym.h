@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfsym.h - one ELF file opened for symbolization with libdwfl: build id
+ * reading, file offset -> ELF address, and address -> function frames with
+ * DWARF inline expansion and source lines. Used only by symbolize.c.
+ */
+#ifndef SA_REPORT_ELFSYM_H
+#define SA_REPORT_ELFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rpt_elfsym;
+
+/* One frame of an address, innermost first. Strings borrowed from the file. */
+struct rpt_elfsym_frame {
+	const char *name; /* mangled when the file has a linkage name */
+	const char *file; /* NULL when unknown */
+	int line;
+	bool inlined;
+};
+
+/**
+ * rpt_elf__build_id() - read the GNU build id note of the ELF file at @path.
+ * @buf, @cap: receives the id.
+ * @return its length (0 when the file has none), or -errno (-ENOENT, and
+ * -ENOEXEC when it is not ELF).
+ */
+int rpt_elf__build_id(const char *path, uint8_t *buf, size_t cap);
+
+/**
+ * rpt_elfsym__open() - open a binary for symbolization.
+ * @sym_path: the file holding symbols and DWARF (a debug file, or the binary).
+ * @bin_path: the binary itself when available (for its program headers,
+ *            which debug files do not keep), or NULL.
+ * @return an object released with rpt_elfsym__free(), or NULL with errno.
+ */
+struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path);
+
+/** rpt_elfsym__free() - release it. Accepts NULL. */
+void rpt_elfsym__free(struct rpt_elfsym *e);
+
+/** rpt_elfsym__has_symtab() - whether a full .symtab exists (not stripped). */
+bool rpt_elfsym__has_symtab(const struct rpt_elfsym *e);
+
+/** rpt_elfsym__has_dwarf() - whether DWARF (.debug_info) exists. */
+bool rpt_elfsym__has_dwarf(const struct rpt_elfsym *e);
+
+/**
+ * rpt_elfsym__vaddr() - ELF virtual address of file offset @off. @map_pgoff
+ * is the file offset of the executable mapping holding it; it places the
+ * segment when only a debug file (whose segment offsets are rewritten) is
+ * at hand. @return 0, or -ENOENT when no loadable segment holds @off.
+ */
+int rpt_elfsym__vaddr(const struct rpt_elfsym *e, uint64_t off, uint64_t map_pgoff,
+		      uint64_t *vaddr);
+
+/**
+ * rpt_elfsym__frames() - the function at ELF address @vaddr, preceded by the
+ * functions inlined into it there (innermost first).
+ * @out, @cap: caller's buffer; strings in it stay valid until rpt_elfsym__free().
+ * @lines: also fill file and line.
+ * @return the number of frames (0 when no symbol holds @vaddr).
+ */
+int rpt_elfsym__frames(struct rpt_elfsym *e, uint64_t vaddr, bool lines,
+		       struct rpt_elfsym_frame *out, size_t cap);
+
+#endif /* SA_REPORT_ELFSYM_H */

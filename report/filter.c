@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * filter.c - profile-level filters shared by every output mode: --focus
+ * (keep stacks through a matching frame), --ignore (drop them) and
+ * --min-percent (drop stacks below a share of what is left).
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output_int.h"
+
+/* Per pool offset: whether the name was tried, and whether it matched. */
+#define M_FOCUS_DONE  0x1
+#define M_FOCUS	      0x2
+#define M_IGNORE_DONE 0x4
+#define M_IGNORE      0x8
+
+struct filter_ctx {
+	const struct rpt_profile *p;
+	regex_t focus, ignore;
+	bool has_focus, has_ignore;
+	uint8_t *memo; /* one byte per pool byte; only name starts are used */
+};
+
+static bool name_matches(struct filter_ctx *c, uint32_t name, bool focus)
+{
+	uint8_t done = focus ? M_FOCUS_DONE : M_IGNORE_DONE, hit = focus ? M_FOCUS : M_IGNORE;
+
+	if (!(c->memo[name] & done)) {
+		regex_t *re = focus ? &c->focus : &c->ignore;
+
+		c->memo[name] |= done;
+		if (!regexec(re, rpt_profile__name(c->p, name), 0, NULL, 0))
+			c->memo[name] |= hit;
+	}
+	return c->memo[name] & hit;
+}
+
+static bool keep_stack(struct filter_ctx *c, const struct rpt_stack *s)
+{
+	const struct rpt_frame *f = rpt_profile__stack_frames(c->p, s);
+	bool focused = !c->has_focus;
+
+	for (uint32_t j = 0; j < s->nframes; j++) {
+		if (c->has_ignore && name_matches(c, f[j].name, false))
+			return false;
+		if (!focused && name_matches(c, f[j].name, true))
+			focused = true;
+	}
+	return focused;
+}
+
+static int compile(regex_t *re, const char *pattern, const char *what, char *errbuf,
+		   size_t errbuf_sz)
+{
+	char msg[128];
+	int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+
+	if (!rc)
+		return 0;
+	regerror(rc, re, msg, sizeof(msg));
+	if (errbuf && errbuf_sz)
+		snprintf(errbuf, errbuf_sz, "%s regex '%s': %s", what, pattern, msg);
+	return -EINVAL;
+}
+
+/* Add stack @s of @src into @dst, names re-interned; @buf holds >= nframes. */
+static int copy_stack(struct rpt_profile *dst, const struct rpt_profile *src,
+		      const struct rpt_stack *s, struct rpt_frame *buf)
+{
+	const struct rpt_frame *f = rpt_profile__stack_frames(src, s);
+
+	for (uint32_t j = 0; j < s->nframes; j++) {
+		const char *name = rpt_profile__name(src, f[j].name);
+		int64_t off = rpt_profile__intern(dst, name, strlen(name));
+
+		if (off < 0)
+			return (int)off;
+		buf[j].name = (uint32_t)off;
+		buf[j].kind = f[j].kind;
+	}
+	return rpt_profile__add(dst, buf, s->nframes, s->count);
+}
+
+static int copy_meta(struct rpt_profile *dst, const struct rpt_profile *src)
+{
+	const char *host = rpt_profile__name(src, src->meta.host);
+	const char *title = rpt_profile__name(src, src->meta.title);
+	int64_t h = rpt_profile__intern(dst, host, strlen(host));
+	int64_t t = rpt_profile__intern(dst, title, strlen(title));
+
+	if (h < 0 || t < 0)
+		return -ENOMEM;
+	dst->meta = src->meta;
+	dst->meta.host = (uint32_t)h;
+	dst->meta.title = (uint32_t)t;
+	return 0;
+}
+
+/* Move what @keep marks from @p into a fresh profile, then swap it into @p. */
+static int rebuild(struct rpt_profile *p, const uint8_t *keep, uint64_t min_count)
+{
+	struct rpt_profile *q = rpt_profile__new(), tmp;
+	struct rpt_frame *buf = NULL;
+	uint32_t maxn = 0;
+	int err = -ENOMEM;
+
+	if (!q)
+		goto cleanup;
+	for (size_t i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].nframes > maxn)
+			maxn = p->stacks[i].nframes;
+	buf = malloc((maxn + 1) * sizeof(*buf));
+	if (!buf)
+		goto cleanup;
+	err = copy_meta(q, p);
+	for (size_t i = 0; i < p->nstacks && !err; i++)
+		if (keep[i] && p->stacks[i].count >= min_count)
+			err = copy_stack(q, p, &p->stacks[i], buf);
+	if (err)
+		goto cleanup;
+	tmp = *p;
+	*p = *q;
+	*q = tmp;
+cleanup:
+	free(buf);
+	rpt_profile__free(q);
+	return err;
+}
+
+/*
+ * --min-percent applies after --focus and --ignore, to the share of the
+ * samples they left: "what is left, minus the noise". A stack is dropped
+ * when count * 100 < min_percent * remaining total.
+ */
+int rpt_profile__filter(struct rpt_profile *p, const char *focus, const char *ignore,
+			double min_percent, char *errbuf, size_t errbuf_sz)
+{
+	struct filter_ctx c = { .p = p };
+	uint8_t *keep = NULL;
+	uint64_t left = 0, min_count = 0;
+	int err;
+
+	if (!focus && !ignore && min_percent <= 0)
+		return 0;
+	err = focus ? compile(&c.focus, focus, "--focus", errbuf, errbuf_sz) : 0;
+	if (err)
+		return err;
+	c.has_focus = focus != NULL;
+	err = ignore ? compile(&c.ignore, ignore, "--ignore", errbuf, errbuf_sz) : 0;
+	if (err)
+		goto cleanup;
+	c.has_ignore = ignore != NULL;
+	err = -ENOMEM;
+	c.memo = calloc(p->pool_len, 1);
+	keep = malloc(p->nstacks + 1);
+	if (!c.memo || !keep)
+		goto cleanup;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		keep[i] = keep_stack(&c, &p->stacks[i]);
+		if (keep[i])
+			left += p->stacks[i].count;
+	}
+	if (min_percent > 0) {
+		double m = (double)left * min_percent / 100;
+
+		min_count = (uint64_t)m + ((double)(uint64_t)m < m);
+	}
+	err = rebuild(p, keep, min_count);
+cleanup:
+	if (c.has_focus)
+		regfree(&c.focus);
+	if (c.has_ignore)
+		regfree(&c.ignore);
+	free(c.memo);
+	free(keep);
+	return err;
+}

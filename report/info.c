@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * info.c - sa-report --info: what each recording holds (host, kernel, times,
+ * target, samples, losses by cause, clean finish), then every binary with
+ * samples: where its symbols came from or why none could be used, and
+ * which binaries look like they were built without frame pointers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "session.h"
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+static void info_times(FILE *out, const struct rpt_file_stats *f)
+{
+	time_t t = f->start_realtime_ns / 1000000000ULL;
+	uint64_t start = f->has_meta ? f->start_mono_ns : f->first_ns;
+	char when[64] = "unknown";
+	struct tm tm;
+
+	if (f->start_realtime_ns && gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fprintf(out, "  start:      %s\n", when);
+	fprintf(out, "  duration:   %.3f s (%llu intervals)\n",
+		f->last_ns > start ? (f->last_ns - start) / 1e9 : 0.0,
+		(unsigned long long)f->intervals);
+}
+
+static void info_losses(FILE *out, const struct rpt_file_stats *f)
+{
+	uint64_t lost = 0;
+
+	for (uint32_t id = 1; id <= SAF_MAX_COUNTERS; id++) {
+		const char *name = saf_counter__name(id);
+
+		if (name && !strncmp(name, "lost", 4))
+			lost += f->lost[id];
+	}
+	fprintf(out, "  samples:    %llu kept, %llu after filters\n",
+		(unsigned long long)f->samples, (unsigned long long)f->samples_used);
+	fprintf(out, "  lost:       %llu (%.2f%%)", (unsigned long long)lost,
+		pct(lost, lost + f->samples));
+	for (uint32_t id = 1; id <= SAF_MAX_COUNTERS; id++) {
+		const char *name = saf_counter__name(id);
+
+		if (f->lost[id] && name && strncmp(name, "runs", 4) && strncmp(name, "kept", 4))
+			fprintf(out, " %s=%llu", name, (unsigned long long)f->lost[id]);
+	}
+	fputc('\n', out);
+}
+
+static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_stats *f)
+{
+	fprintf(out, "file: %s\n", rpt_session__str(s, f->path));
+	fprintf(out, "  host:       %s\n", rpt_session__str(s, f->host));
+	fprintf(out, "  kernel:     %s %s\n", rpt_session__str(s, f->kernel),
+		rpt_session__str(s, f->arch));
+	fprintf(out, "  recorder:   %s: %s\n", rpt_session__str(s, f->writer),
+		rpt_session__str(s, f->cmdline));
+	fprintf(out, "  target:     %s\n", rpt_session__str(s, f->target));
+	fprintf(out, "  event:      %s at %llu Hz on %llu CPUs\n", rpt_session__str(s, f->event),
+		(unsigned long long)f->freq_hz, (unsigned long long)f->ncpus);
+	info_times(out, f);
+	info_losses(out, f);
+	fprintf(out, "  finished:   %s%s%s\n", f->finished && !f->damaged ? "cleanly" : "no",
+		f->errmsg[0] ? ": " : "", f->errmsg);
+	fprintf(out, "  contents:   %llu process images, %llu stacks, %llu kernel symbols, "
+		"%llu embedded symbols, %llu JIT symbols\n", (unsigned long long)f->procs,
+		(unsigned long long)f->stacks, (unsigned long long)f->ksyms,
+		(unsigned long long)f->usyms, (unsigned long long)f->jitsyms);
+	fprintf(out, "  unresolved: %.1f%% of user frames; broken walks (frames dropped) in "
+		"%.1f%% of samples\n", pct(f->unresolved, f->user_frames),
+		pct(f->dropped_frames, f->samples_used));
+	if (f->kernel_unnamed)
+		fprintf(out, "  kernel:     %s\n", f->has_ksyms ? "some kernel addresses unnamed"
+				: "no kernel symbols in the file: kernel frames show as [kernel]");
+}
+
+static const char *src_name(enum rpt_dso_source src)
+{
+	switch (src) {
+	case RPT_SRC_DEBUG_FILE: return "debug file";
+	case RPT_SRC_BINARY: return "binary";
+	case RPT_SRC_EMBEDDED: return "embedded symbols";
+	default: return "not symbolized";
+	}
+}
+
+static int dso_cmp(const void *a, const void *b)
+{
+	const struct rpt_dso *x = *(const struct rpt_dso *const *)a;
+	const struct rpt_dso *y = *(const struct rpt_dso *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->path < y->path ? -1 : x->path > y->path;
+}
+
+static void info_dso(struct rpt_session *s, FILE *out, const struct rpt_dso *d, bool verbose)
+{
+	fprintf(out, "  %10llu  %s\n", (unsigned long long)d->samples, rpt_session__str(s, d->path));
+	fprintf(out, "              build id %s; %s", d->build_id ? rpt_session__str(s, d->build_id)
+							       : "none recorded", src_name(d->source));
+	if (d->used_path && d->source != RPT_SRC_EMBEDDED)
+		fprintf(out, " %s", rpt_session__str(s, d->used_path));
+	if (d->reason)
+		fprintf(out, " (%s)", rpt_session__str(s, d->reason));
+	fprintf(out, "; %.1f%% frames unresolved", pct(d->unresolved, d->samples));
+	if (d->outermost && (verbose || d->truncated))
+		fprintf(out, "; %.1f%% of its stacks look truncated", pct(d->truncated, d->outermost));
+	fputc('\n', out);
+}
+
+int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose)
+{
+	struct rpt_symbolizer *sym = s->sym;
+	size_t n = rpt_symbolizer__ndsos(sym), nshown = 0;
+	struct rpt_dso **v = calloc(n + 1, sizeof(*v));
+	bool header = false;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nfiles; i++)
+		info_file(s, out, &s->files[i]);
+	for (size_t i = 0; i < n; i++)
+		if (rpt_symbolizer__get(sym, i)->samples)
+			v[nshown++] = rpt_symbolizer__get(sym, i);
+	qsort(v, nshown, sizeof(*v), dso_cmp);
+	fprintf(out, "binaries with samples (samples, path, symbol source):\n");
+	for (size_t i = 0; i < nshown; i++)
+		info_dso(s, out, v[i], verbose);
+	for (size_t i = 0; i < nshown; i++) {
+		/* most walks through it end early: likely built without frame pointers */
+		if (v[i]->outermost < 10 || pct(v[i]->truncated, v[i]->outermost) < 50)
+			continue;
+		if (!header)
+			fprintf(out, "binaries that appear to lack frame pointers "
+				"(rebuild with -fno-omit-frame-pointer):\n");
+		header = true;
+		fprintf(out, "  %s\n", rpt_session__str(s, v[i]->path));
+	}
+	free(v);
+	return ferror(out) ? -EIO : 0;
+}

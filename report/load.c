@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * load.c - reads one recording through the format library: metadata,
+ * mapping timelines, stacks, carried symbols (KSYM, USYM, JITSYM), losses,
+ * and COUNT records aggregated by (pid, tid, gen, stacks, comm) with the
+ * record-level filters applied, so memory follows distinct keys, not samples.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+static int64_t intern(struct rpt_session *s, const struct saf_str *str)
+{
+	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), str->str ? str->str : "",
+				   str->str ? str->len : 0);
+}
+
+static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf_meta *m)
+{
+	struct rpt_file_stats *st = l->st;
+	const struct saf_str *strs[] = { &m->hostname, &m->kernel_release, &m->target,
+					 &m->cmdline, &m->event, &m->writer, &m->arch };
+	uint32_t *dst[] = { &st->host, &st->kernel, &st->target, &st->cmdline, &st->event,
+			    &st->writer, &st->arch };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		int64_t off = intern(s, strs[i]);
+
+		if (off < 0)
+			return -ENOMEM;
+		*dst[i] = off;
+	}
+	st->freq_hz = m->freq_hz;
+	st->ncpus = m->ncpus;
+	st->start_realtime_ns = m->start_realtime_ns;
+	st->start_mono_ns = m->start_mono_ns;
+	st->has_meta = true;
+	return 0;
+}
+
+static int on_proc(struct rpt_session *s, struct rpt_loaded *l, const struct saf_proc *p)
+{
+	struct rpt_proc *pr = rpt_maps__proc(&l->maps, p->pid, p->gen);
+	int64_t comm = intern(s, &p->comm), exe = intern(s, &p->exe);
+
+	if (!pr || comm < 0 || exe < 0)
+		return -ENOMEM;
+	if (comm)
+		pr->comm = comm;
+	if (exe)
+		pr->exe = exe;
+	pr->time_ns = p->time_ns;
+	l->st->procs++;
+	return 0;
+}
+
+/* "[libfoo.so]" for a mapping's path; anonymous code gets "[anon]". */
+static int64_t map_label(struct rpt_session *s, const struct saf_map *m)
+{
+	const char *path = m->path.len ? m->path.str : "anon";
+	const char *base = strrchr(path, '/');
+	char buf[SAF_MAX_STRING + 3];
+
+	if (path[0] == '[')
+		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), path, strlen(path));
+	snprintf(buf, sizeof(buf), "[%s]", base && base[1] ? base + 1 : path);
+	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
+}
+
+static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_map *m)
+{
+	struct rpt_map map = { m->start, m->end, m->pgoff, m->time_ns, m->flags, RPT_NO_DSO, 0 };
+	int64_t label = map_label(s, m);
+
+	if (label < 0)
+		return -ENOMEM;
+	map.label = label;
+	if (!(m->flags & SAF_MAP_ANON) && m->path.len) {
+		int d = rpt_symbolizer__dso(s->sym, m->build_id.data, m->build_id.len, m->path.str,
+					    l->file_idx);
+
+		if (d < 0)
+			return d;
+		map.dso = d;
+	}
+	return rpt_maps__add(&l->maps, m->pid, m->gen, &map);
+}
+
+static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
+{
+	struct rpt_stackref *ref;
+
+	if (l->nrefs == l->refs_cap) {
+		size_t ncap = l->refs_cap ? l->refs_cap * 2 : 1024;
+
+		ref = realloc(l->refs, ncap * sizeof(*ref));
+		if (!ref)
+			return -ENOMEM;
+		l->refs = ref;
+		l->refs_cap = ncap;
+	}
+	if (l->nips + st->nframes > l->ips_cap) {
+		size_t ncap = l->ips_cap ? l->ips_cap * 2 : 16384;
+		uint64_t *ips;
+
+		while (ncap < l->nips + st->nframes)
+			ncap *= 2;
+		ips = realloc(l->ips, ncap * sizeof(*ips));
+		if (!ips)
+			return -ENOMEM;
+		l->ips = ips;
+		l->ips_cap = ncap;
+	}
+	memcpy(l->ips + l->nips, st->ips, st->nframes * sizeof(*st->ips));
+	l->refs[l->nrefs] = (struct rpt_stackref){ l->nips, st->nframes, st->kind };
+	l->nips += st->nframes;
+	l->st->stacks++;
+	return rpt_hmap__put(&l->stacks, st->id, l->nrefs++);
+}
+
+/* --time: an interval counts when its midpoint lies in [from, to). */
+static void on_interval(struct rpt_session *s, struct rpt_loaded *l, const struct saf_interval *iv)
+{
+	struct rpt_file_stats *st = l->st;
+	uint64_t base = st->has_meta ? st->start_mono_ns : st->first_ns;
+	double mid;
+
+	if (!st->intervals || iv->start_ns < st->first_ns)
+		st->first_ns = iv->start_ns;
+	if (!st->has_meta && !st->intervals)
+		base = iv->start_ns;
+	if (iv->end_ns > st->last_ns)
+		st->last_ns = iv->end_ns;
+	st->intervals++;
+	l->iv_end = iv->end_ns;
+	mid = ((double)iv->start_ns + (double)iv->end_ns) / 2 - (double)base;
+	l->in_interval_ok = !s->o.filter.has_time ||
+			    (mid >= s->o.filter.time_from * 1e9 && mid < s->o.filter.time_to * 1e9);
+}
+
+static bool in_list(const uint32_t *v, size_t n, uint32_t x)
+{
+	if (!n)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static bool comm_ok(struct rpt_session *s, const char *comm)
+{
+	if (!s->ncomms)
+		return true;
+	for (size_t i = 0; i < s->ncomms; i++)
+		if (!strcmp(s->comms[i], comm))
+			return true;
+	return false;
+}
+
+static int counts_grow(struct rpt_loaded *l)
+{
+	size_t ncap = l->counts_cap ? l->counts_cap * 2 : 1024;
+	struct rpt_count *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->counts_cap; i++) {
+		struct rpt_count *c = &l->counts[i];
+		size_t j;
+
+		if (!c->used)
+			continue;
+		j = rpt_hash_bytes(&c->k, sizeof(c->k), 0) & (ncap - 1);
+		while (n[j].used)
+			j = (j + 1) & (ncap - 1);
+		n[j] = *c;
+	}
+	free(l->counts);
+	l->counts = n;
+	l->counts_cap = ncap;
+	return 0;
+}
+
+static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64_t count)
+{
+	size_t j;
+
+	if ((l->ncounts + 1) * 2 > l->counts_cap && counts_grow(l))
+		return -ENOMEM;
+	j = rpt_hash_bytes(k, sizeof(*k), 0) & (l->counts_cap - 1);
+	while (l->counts[j].used && memcmp(&l->counts[j].k, k, sizeof(*k)))
+		j = (j + 1) & (l->counts_cap - 1);
+	if (!l->counts[j].used) {
+		l->counts[j].used = true;
+		l->counts[j].k = *k;
+		l->ncounts++;
+	}
+	l->counts[j].count += count;
+	if (l->iv_end > l->counts[j].time_ns)
+		l->counts[j].time_ns = l->iv_end;
+	return 0;
+}
+
+static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
+{
+	struct rpt_count_key k = { c->pid, c->tid, c->gen, c->ustack, c->kstack, 0 };
+	const struct rpt_filter *f = &s->o.filter;
+	int64_t comm = intern(s, &c->comm);
+
+	if (comm < 0)
+		return -ENOMEM;
+	l->st->samples += c->count;
+	if (!l->in_interval_ok || !in_list(s->pids, s->npids, c->pid) ||
+	    !in_list(s->tids, s->ntids, c->tid))
+		return 0;
+	if (!comm) { /* no thread name: the process's */
+		struct rpt_proc *p = rpt_maps__proc(&l->maps, c->pid, c->gen);
+
+		if (!p)
+			return -ENOMEM;
+		comm = p->comm;
+	}
+	k.comm = comm;
+	if (!comm_ok(s, rpt_session__str(s, comm)))
+		return 0;
+	if (f->user_only)
+		k.kstack = 0;
+	if (f->kernel_only)
+		k.ustack = 0;
+	if ((f->user_only && !k.ustack) || (f->kernel_only && !k.kstack))
+		return 0;
+	l->st->samples_used += c->count;
+	return count_add(l, &k, c->count);
+}
+
+static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)
+{
+	struct rpt_strpool *pool = rpt_symbolizer__pool(s->sym);
+	int64_t name;
+	int d;
+
+	switch (r->kind) {
+	case SAF_REC_META:
+		return on_meta(s, l, &r->meta);
+	case SAF_REC_PROC:
+		return on_proc(s, l, &r->proc);
+	case SAF_REC_MAP:
+		return on_map(s, l, &r->map);
+	case SAF_REC_STACK:
+		return on_stack(l, &r->stack);
+	case SAF_REC_INTERVAL:
+		on_interval(s, l, &r->interval);
+		return 0;
+	case SAF_REC_COUNT:
+		return on_count(s, l, &r->count);
+	case SAF_REC_LOSS:
+		for (uint32_t i = 0; i < r->loss.ncounters && i < SAF_MAX_COUNTERS; i++)
+			if (r->loss.ids[i] <= SAF_MAX_COUNTERS)
+				l->st->lost[r->loss.ids[i]] += r->loss.values[i];
+		return 0;
+	case SAF_REC_KSYM:
+		name = intern(s, &r->ksym.name);
+		l->st->ksyms++;
+		l->st->has_ksyms = true;
+		return name < 0 ? -ENOMEM : rpt_symtab__add(&l->ksyms, 0, r->ksym.addr, 0, name);
+	case SAF_REC_SYMTAB:
+		d = rpt_symbolizer__dso(s->sym, r->symtab.build_id.data, r->symtab.build_id.len,
+					r->symtab.path.str, l->file_idx);
+		l->cur_symtab = d < 0 ? RPT_NO_DSO : (uint32_t)d;
+		return d < 0 ? d : 0;
+	case SAF_REC_USYM:
+		l->st->usyms++;
+		if (l->cur_symtab == RPT_NO_DSO)
+			return 0;
+		return rpt_symbolizer__add_usym(s->sym, l->cur_symtab, r->usym.offset, r->usym.size,
+						r->usym.name.str ? r->usym.name.str : "");
+	case SAF_REC_JITSYM:
+		name = rpt_strpool__intern(pool, r->jitsym.name.str ? r->jitsym.name.str : "",
+					   r->jitsym.name.len);
+		l->st->jitsyms++;
+		return name < 0 ? -ENOMEM :
+			rpt_symtab__add(&l->jit, r->jitsym.pid, r->jitsym.start, r->jitsym.size, name);
+	case SAF_REC_END:
+		l->st->finished = true;
+		if (r->end.end_mono_ns > l->st->last_ns)
+			l->st->last_ns = r->end.end_mono_ns;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path)
+{
+	char errbuf[256] = "";
+	struct saf_reader_opts ro = { .sz = sizeof(ro), .errbuf = errbuf, .errbuf_sz = sizeof(errbuf) };
+	struct saf_reader *r = NULL;
+	struct saf_record rec;
+	int ret, err = 0;
+
+	l->cur_symtab = RPT_NO_DSO;
+	l->in_interval_ok = !s->o.filter.has_time;
+	r = saf_reader__open(path, &ro);
+	if (!r) {
+		err = -errno;
+		snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", path,
+			 errbuf[0] ? errbuf : strerror(errno));
+		goto cleanup;
+	}
+	while ((ret = saf_reader__next(r, &rec)) == 1) {
+		err = on_record(s, l, &rec);
+		if (err)
+			goto cleanup;
+	}
+	l->st->damaged = ret < 0 || saf_reader__info(r)->damaged;
+	if (ret < 0 || !l->st->finished)
+		snprintf(l->st->errmsg, sizeof(l->st->errmsg), "%s", saf_reader__errmsg(r));
+	if (ret < 0 && !l->st->samples) {
+		err = ret;
+		snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", path, saf_reader__errmsg(r));
+	}
+cleanup:
+	if (err == -ENOMEM)
+		snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", path);
+	saf_reader__free(r);
+	return err;
+}
+
+void rpt_loaded__fini(struct rpt_loaded *l)
+{
+	rpt_maps__fini(&l->maps);
+	rpt_symtab__fini(&l->ksyms);
+	rpt_symtab__fini(&l->jit);
+	rpt_hmap__fini(&l->stacks);
+	free(l->ips);
+	free(l->refs);
+	free(l->counts);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - sa-report's command line: parses options, runs the session
+ * (read, filter, symbolize, aggregate) and calls one writer of output.h.
+ * Exit status: 0 success, 1 runtime failure, 2 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "session.h"
+
+#define MAX_INPUTS 256
+#define MAX_DEBUG_DIRS 32
+
+enum { M_FOLDED, M_TOP, M_INFO, M_SVG };
+
+struct cli {
+	struct rpt_session_opts so;
+	const char *inputs[MAX_INPUTS], *debug_dirs[MAX_DEBUG_DIRS];
+	int ninputs, nmodes, mode;
+	bool diff, verbose, quiet, annotate, sort_total, inverted, no_normalize, negate;
+	const char *out, *focus, *ignore, *title;
+	double min_percent, min_width;
+	unsigned rows, width;
+};
+
+enum {
+	O_TOP = 256, O_INFO, O_SVG, O_DIFF, O_COMM, O_PID, O_TID, O_TIME, O_FOCUS, O_IGNORE,
+	O_MINPCT, O_SHOWPID, O_SHOWTID, O_ANNOT, O_ADDRS, O_LINES, O_NODEM, O_DEBUGDIR, O_SYMFS,
+	O_SORT, O_ROWS, O_TITLE, O_WIDTH, O_MINW, O_INV, O_NONORM, O_NEGATE, O_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "top", 0, NULL, O_TOP }, { "info", 0, NULL, O_INFO }, { "svg", 0, NULL, O_SVG },
+	{ "diff", 0, NULL, O_DIFF }, { "output", 1, NULL, 'o' }, { "input", 1, NULL, 'i' },
+	{ "comm", 1, NULL, O_COMM }, { "pid", 1, NULL, O_PID }, { "tid", 1, NULL, O_TID },
+	{ "user-only", 0, NULL, 'U' }, { "kernel-only", 0, NULL, 'K' },
+	{ "time", 1, NULL, O_TIME }, { "focus", 1, NULL, O_FOCUS }, { "ignore", 1, NULL, O_IGNORE },
+	{ "min-percent", 1, NULL, O_MINPCT }, { "percent-limit", 1, NULL, O_MINPCT },
+	{ "show-pid", 0, NULL, O_SHOWPID }, { "show-tid", 0, NULL, O_SHOWTID },
+	{ "annotate-frames", 0, NULL, O_ANNOT }, { "addrs", 0, NULL, O_ADDRS },
+	{ "lines", 0, NULL, O_LINES }, { "no-demangle", 0, NULL, O_NODEM },
+	{ "debug-dir", 1, NULL, O_DEBUGDIR }, { "symfs", 1, NULL, O_SYMFS },
+	{ "sort", 1, NULL, O_SORT }, { "rows", 1, NULL, O_ROWS }, { "title", 1, NULL, O_TITLE },
+	{ "width", 1, NULL, O_WIDTH }, { "min-width", 1, NULL, O_MINW },
+	{ "minwidth", 1, NULL, O_MINW }, { "inverted", 0, NULL, O_INV },
+	{ "no-normalize", 0, NULL, O_NONORM }, { "negate", 0, NULL, O_NEGATE },
+	{ "verbose", 0, NULL, 'v' }, { "quiet", 0, NULL, 'q' }, { "version", 0, NULL, O_VERSION },
+	{ "help", 0, NULL, 'h' }, { 0 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: sa-report [MODE] [OPTIONS] FILE...\n"
+	      "modes: (default) folded stacks | --top | --info | --svg\n"
+	      "       --diff [--top|--svg] BEFORE AFTER (each .sa or folded text)\n"
+	      "  -o, --output FILE     write there instead of stdout\n"
+	      "  -i, --input FILE      an input (also positional; several are merged)\n"
+	      "  --comm LIST --pid LIST --tid LIST   keep only these (comma-separated)\n"
+	      "  -U, --user-only       user frames only    -K, --kernel-only  kernel only\n"
+	      "  --time FROM-TO        seconds from the start; an interval counts when its\n"
+	      "                        midpoint is in [FROM, TO)\n"
+	      "  --focus RE --ignore RE --min-percent P (--percent-limit P)\n"
+	      "  --show-pid --show-tid --annotate-frames --addrs --lines --no-demangle\n"
+	      "  --debug-dir DIR (repeatable)  --symfs DIR\n"
+	      "  --sort self|total --rows N      (--top)\n"
+	      "  --title T --width PX --min-width PX --inverted (--svg)\n"
+	      "  --no-normalize --negate         (--diff)\n"
+	      "  -v, --verbose  -q, --quiet  --version  -h, --help\n"
+	      "Stacks are frame-pointer walks: code built without frame pointers shows\n"
+	      "truncated stacks (--info names such binaries).\n",
+	      f);
+}
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "sa-report: invalid %s '%s'\n", what, arg);
+	return -EINVAL;
+}
+
+static int num(const char *arg, double *v, const char *what)
+{
+	char *end;
+
+	*v = strtod(arg, &end);
+	return end == arg || *end || *v < 0 ? bad(what, arg) : 0;
+}
+
+static int parse_time(struct rpt_filter *f, const char *arg)
+{
+	char *end;
+
+	f->time_from = strtod(arg, &end);
+	if (end == arg || *end != '-')
+		return bad("--time", arg);
+	f->time_to = end[1] ? strtod(end + 1, &end) : 1e18;
+	f->has_time = true;
+	return *end || f->time_to < f->time_from ? bad("--time", arg) : 0;
+}
+
+static int set_mode(struct cli *c, int mode)
+{
+	c->mode = mode;
+	c->nmodes++;
+	return 0;
+}
+
+/* One option; @return 0, -EINVAL (usage error), or 1 to exit 0 at once. */
+static int parse_opt(struct cli *c, int opt, const char *arg)
+{
+	struct rpt_filter *f = &c->so.filter;
+	double v;
+
+	switch (opt) {
+	case O_TOP: return set_mode(c, M_TOP);
+	case O_INFO: return set_mode(c, M_INFO);
+	case O_SVG: return set_mode(c, M_SVG);
+	case O_DIFF: c->diff = true; return 0;
+	case 'o': c->out = arg; return 0;
+	case 'i':
+		if (c->ninputs == MAX_INPUTS)
+			return bad("input count", arg);
+		c->inputs[c->ninputs++] = arg;
+		return 0;
+	case O_COMM: f->comm = arg; return 0;
+	case O_PID: f->pid = arg; return strspn(arg, "0123456789,") == strlen(arg) ? 0 : bad("--pid", arg);
+	case O_TID: f->tid = arg; return strspn(arg, "0123456789,") == strlen(arg) ? 0 : bad("--tid", arg);
+	case 'U': f->user_only = true; return 0;
+	case 'K': f->kernel_only = true; return 0;
+	case O_TIME: return parse_time(f, arg);
+	case O_FOCUS: c->focus = arg; return 0;
+	case O_IGNORE: c->ignore = arg; return 0;
+	case O_MINPCT: return num(arg, &c->min_percent, "--min-percent");
+	case O_SHOWPID: c->so.show_pid = true; return 0;
+	case O_SHOWTID: c->so.show_tid = true; return 0;
+	case O_ANNOT: c->annotate = true; return 0;
+	case O_ADDRS: c->so.addrs = true; return 0;
+	case O_LINES: c->so.sym.lines = true; return 0;
+	case O_NODEM: c->so.sym.no_demangle = true; return 0;
+	case O_DEBUGDIR:
+		if (c->so.sym.ndebug_dirs == MAX_DEBUG_DIRS)
+			return bad("--debug-dir count", arg);
+		c->debug_dirs[c->so.sym.ndebug_dirs++] = arg;
+		return 0;
+	case O_SYMFS: c->so.sym.symfs = arg; return 0;
+	case O_SORT:
+		c->sort_total = !strcmp(arg, "total");
+		return c->sort_total || !strcmp(arg, "self") ? 0 : bad("--sort", arg);
+	case O_ROWS: if (num(arg, &v, "--rows")) return -EINVAL; c->rows = v; return 0;
+	case O_TITLE: c->title = arg; return 0;
+	case O_WIDTH: if (num(arg, &v, "--width")) return -EINVAL; c->width = v; return 0;
+	case O_MINW: return num(arg, &c->min_width, "--min-width");
+	case O_INV: c->inverted = true; return 0;
+	case O_NONORM: c->no_normalize = true; return 0;
+	case O_NEGATE: c->negate = true; return 0;
+	case 'v': c->verbose = true; return 0;
+	case 'q': c->quiet = true; return 0;
+	case O_VERSION: printf("sa-report %s\n", SA_VERSION); return 1;
+	case 'h': usage(stdout); return 1;
+	default: usage(stderr); return -EINVAL;
+	}
+}
+
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+	int opt, err;
+
+	c->min_width = -1;
+	c->so.progress = isatty(STDERR_FILENO);
+	c->so.sym.debug_dirs = c->debug_dirs;
+	while ((opt = getopt_long(argc, argv, "o:i:UKvqh", long_opts, NULL)) != -1)
+		if ((err = parse_opt(c, opt, optarg)))
+			return err;
+	for (; optind < argc; optind++) {
+		if (c->ninputs == MAX_INPUTS)
+			return bad("input count", argv[optind]);
+		c->inputs[c->ninputs++] = argv[optind];
+	}
+	if (c->nmodes > 1 || (c->diff && c->mode == M_INFO)) {
+		fprintf(stderr, "sa-report: choose one mode (--diff may take --top or --svg)\n");
+		return -EINVAL;
+	}
+	if (!c->ninputs || (c->diff && c->ninputs != 2)) {
+		fprintf(stderr, "sa-report: %s\n", c->diff ? "--diff takes exactly two inputs"
+							   : "no input file");
+		return -EINVAL;
+	}
+	if (c->so.filter.user_only && c->so.filter.kernel_only)
+		return bad("combination", "-U -K");
+	return 0;
+}
+
+static bool is_recording(const char *path)
+{
+	char magic[SAF_MAGIC_LEN];
+	FILE *f = fopen(path, "rb");
+	bool yes = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+		   !memcmp(magic, SAF_MAGIC, SAF_MAGIC_LEN);
+
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* Load @n inputs into one new profile (a merge when n > 1). NULL on failure. */
+static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char **in, int n)
+{
+	struct rpt_profile *p = NULL;
+	char errbuf[256] = "";
+	FILE *f;
+
+	if (c->diff && !is_recording(in[0])) { /* folded text, from any tool */
+		f = fopen(in[0], "r");
+		p = f ? rpt_folded__parse(f, errbuf, sizeof(errbuf)) : NULL;
+		if (!p)
+			fprintf(stderr, "sa-report: %s: %s\n", in[0], errbuf[0] ? errbuf : strerror(errno));
+		if (f)
+			fclose(f);
+		return p;
+	}
+	p = rpt_profile__new();
+	for (int i = 0; p && i < n; i++) {
+		int err = rpt_session__add_file(s, in[i], p);
+
+		if (err) {
+			fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
+			rpt_profile__free(p);
+			return NULL;
+		}
+	}
+	if (p && rpt_profile__filter(p, c->focus, c->ignore, c->min_percent, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "sa-report: %s\n", errbuf);
+		rpt_profile__free(p);
+		return NULL;
+	}
+	if (p)
+		rpt_profile__sort(p);
+	return p;
+}
+
+static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **p, FILE *out)
+{
+	struct rpt_summary sum;
+	char host[256];
+	struct rpt_folded_opts fo = { .annotate = c->annotate };
+	struct rpt_top_opts to = { .sort_total = c->sort_total, .rows = c->rows, .summary = &sum };
+	struct rpt_svg_opts vo = { .title = c->title, .summary = &sum, .width = c->width,
+				   .min_width = c->min_width, .inverted = c->inverted };
+	struct rpt_diff_opts dopt = { .no_normalize = c->no_normalize, .negate = c->negate,
+				      .svg = &vo, .top = &to };
+
+	rpt_session__summary(s, &sum, host, sizeof(host));
+	if (c->mode == M_FOLDED && !c->quiet)
+		rpt_session__warn(s, stderr, c->verbose);
+	if (c->diff)
+		return c->mode == M_TOP ? rpt_diff__top(p[0], p[1], out, &dopt) :
+		       c->mode == M_SVG ? rpt_diff__svg(p[0], p[1], out, &dopt) :
+					  rpt_diff__folded(p[0], p[1], out, &dopt);
+	if (c->mode == M_TOP)
+		return rpt_top__write(p[0], out, &to);
+	if (c->mode == M_SVG)
+		return rpt_svg__write(p[0], out, &vo);
+	return rpt_folded__write(p[0], out, &fo);
+}
+
+static int run(struct cli *c, struct rpt_session *s)
+{
+	struct rpt_profile *p[2] = { NULL, NULL };
+	FILE *out = stdout;
+	int ret = 1, err;
+
+	p[0] = load(c, s, c->inputs, c->diff ? 1 : c->ninputs);
+	if (p[0] && c->diff)
+		p[1] = load(c, s, c->inputs + 1, 1);
+	if (!p[0] || (c->diff && !p[1]))
+		goto cleanup;
+	if (c->mode == M_SVG && !c->out && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "sa-report: not writing an SVG to a terminal; use -o FILE\n");
+		goto cleanup;
+	}
+	if (c->out && !(out = fopen(c->out, "w"))) {
+		fprintf(stderr, "sa-report: %s: %s\n", c->out, strerror(errno));
+		goto cleanup;
+	}
+	if (c->mode == M_INFO)
+		err = rpt_session__info(s, out, c->verbose);
+	else
+		err = write_out(c, s, p, out);
+	if (!err && fflush(out))
+		err = -errno;
+	if (err)
+		fprintf(stderr, "sa-report: writing output: %s\n", strerror(-err));
+	ret = err ? 1 : 0;
+cleanup:
+	if (out && out != stdout && fclose(out) && !ret)
+		ret = 1;
+	rpt_profile__free(p[0]);
+	rpt_profile__free(p[1]);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static struct cli c;
+	struct rpt_session *s;
+	int ret;
+
+	ret = parse_args(&c, argc, argv);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	s = rpt_session__new(&c.so);
+	if (!s) {
+		fprintf(stderr, "sa-report: %s\n", strerror(errno));
+		return 1;
+	}
+	ret = run(&c, s);
+	rpt_session__free(s);
+	return ret;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * maps.c - per (pid, exec generation) mapping timelines, looked up by
+ * address and time. Mappings are sorted by start once; a lookup scans back
+ * only as far as the longest mapping reaches.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "maps.h"
+
+struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
+{
+	uint64_t key = (uint64_t)pid << 32 | gen, idx;
+	struct rpt_proc *p;
+
+	if (rpt_hmap__get(&m->index, key, &idx))
+		return &m->procs[idx];
+	if (m->nprocs == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+
+		p = realloc(m->procs, ncap * sizeof(*p));
+		if (!p)
+			return NULL;
+		m->procs = p;
+		m->cap = ncap;
+	}
+	if (rpt_hmap__put(&m->index, key, m->nprocs))
+		return NULL;
+	p = &m->procs[m->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->gen = gen;
+	return p;
+}
+
+int rpt_maps__add(struct rpt_maps *m, uint32_t pid, uint32_t gen, const struct rpt_map *map)
+{
+	struct rpt_proc *p = rpt_maps__proc(m, pid, gen);
+
+	if (!p)
+		return -ENOMEM;
+	if (map->end <= map->start)
+		return 0;
+	if (p->nmaps == p->maps_cap) {
+		size_t ncap = p->maps_cap ? p->maps_cap * 2 : 16;
+		struct rpt_map *n = realloc(p->maps, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->maps = n;
+		p->maps_cap = ncap;
+	}
+	p->maps[p->nmaps++] = *map;
+	if (map->end - map->start > p->max_len)
+		p->max_len = map->end - map->start;
+	p->sorted = false;
+	return 0;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct rpt_map *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+static struct rpt_proc *proc_get(struct rpt_maps *m, uint32_t pid, uint32_t gen)
+{
+	uint64_t idx;
+
+	/* a gen without metadata of its own: use the nearest earlier image */
+	for (uint32_t g = gen, tries = 0; tries < 16; g--, tries++) {
+		if (rpt_hmap__get(&m->index, (uint64_t)pid << 32 | g, &idx) &&
+		    m->procs[idx].nmaps)
+			return &m->procs[idx];
+		if (!g)
+			break;
+	}
+	return NULL;
+}
+
+const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen,
+				     uint64_t addr, uint64_t time_ns)
+{
+	struct rpt_proc *p = proc_get(m, pid, gen);
+	const struct rpt_map *before = NULL, *after = NULL;
+	ssize_t lo = 0, hi, i = -1;
+
+	if (!p)
+		return NULL;
+	if (!p->sorted) {
+		qsort(p->maps, p->nmaps, sizeof(*p->maps), map_cmp);
+		p->sorted = true;
+	}
+	hi = (ssize_t)p->nmaps - 1;
+	while (lo <= hi) {
+		ssize_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= addr) {
+			i = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	for (; i >= 0 && addr - p->maps[i].start < p->max_len; i--) {
+		const struct rpt_map *c = &p->maps[i];
+
+		if (addr >= c->end)
+			continue;
+		if (c->time_ns <= time_ns) {
+			if (!before || c->time_ns > before->time_ns)
+				before = c;
+		} else if (!after || c->time_ns < after->time_ns) {
+			after = c;
+		}
+	}
+	return before ? before : after;
+}
+
+void rpt_maps__fini(struct rpt_maps *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		free(m->procs[i].maps);
+	free(m->procs);
+	rpt_hmap__fini(&m->index);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/*
+ * profile.c - the aggregated profile: one string pool with open-addressing
+ * interning, stacks stored back to back and merged through a second hash
+ * index, so adding a chain costs O(frames) whatever the profile already holds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+#define INIT_POOL   4096
+#define INIT_INDEX  1024 /* slots; always a power of two */
+#define EMPTY_SLOT  0	 /* name_index: offset 0 ("") is never stored; stack_index: index + 1 */
+
+/* FNV-1a, 64 bit: short names, good spread, no dependency. */
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *b = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ULL
+
+static uint64_t hash_frames(const struct rpt_frame *f, uint32_t n)
+{
+	uint64_t h = HASH_SEED;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = ((uint64_t)f[i].name << 3) ^ f[i].kind;
+
+		h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem, size_t init)
+{
+	size_t ncap = *cap ? *cap : init;
+	void *nbuf;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	nbuf = realloc(*buf, ncap * elem);
+	if (!nbuf)
+		return -ENOMEM;
+	*buf = nbuf;
+	*cap = ncap;
+	return 0;
+}
+
+struct rpt_profile *rpt_profile__new(void)
+{
+	struct rpt_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		goto nomem;
+	p->pool = malloc(INIT_POOL);
+	p->name_index = calloc(INIT_INDEX, sizeof(*p->name_index));
+	p->stack_index = calloc(INIT_INDEX, sizeof(*p->stack_index));
+	if (!p->pool || !p->name_index || !p->stack_index)
+		goto nomem;
+	p->pool[0] = '\0';
+	p->pool_len = 1;
+	p->pool_cap = INIT_POOL;
+	p->name_index_cap = INIT_INDEX;
+	p->stack_index_cap = INIT_INDEX;
+	return p;
+nomem:
+	rpt_profile__free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void rpt_profile__free(struct rpt_profile *p)
+{
+	if (!p)
+		return;
+	free(p->pool);
+	free(p->frames);
+	free(p->stacks);
+	free(p->name_index);
+	free(p->stack_index);
+	free(p);
+}
+
+static int rehash_names(struct rpt_profile *p)
+{
+	size_t ncap = p->name_index_cap * 2, mask = ncap - 1;
+	uint32_t *idx = calloc(ncap, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->name_index_cap; i++) {
+		uint32_t off = p->name_index[i];
+		const char *s = p->pool + off;
+		size_t slot;
+
+		if (off == EMPTY_SLOT)
+			continue;
+		slot = hash_bytes(HASH_SEED, s, strlen(s)) & mask;
+		while (idx[slot] != EMPTY_SLOT)
+			slot = (slot + 1) & mask;
+		idx[slot] = off;
+	}
+	free(p->name_index);
+	p->name_index = idx;
+	p->name_index_cap = ncap;
+	return 0;
+}
+
+/*
+ * Names are stored NUL-terminated, so a name holding a NUL byte is cut at it:
+ * symbol and comm strings cannot hold one anyway.
+ */
+int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
+{
+	size_t mask, slot;
+	uint32_t off;
+	int err;
+
+	len = strnlen(name, len);
+	if (len == 0)
+		return 0;
+	if ((p->nnames + 1) * 2 > p->name_index_cap) {
+		err = rehash_names(p);
+		if (err)
+			return err;
+	}
+	mask = p->name_index_cap - 1;
+	slot = hash_bytes(HASH_SEED, name, len) & mask;
+	while ((off = p->name_index[slot]) != EMPTY_SLOT) {
+		if (!memcmp(p->pool + off, name, len) && p->pool[off + len] == '\0')
+			return off;
+		slot = (slot + 1) & mask;
+	}
+	if (p->pool_len + len + 1 > UINT32_MAX)
+		return -ENOMEM;
+	err = grow((void **)&p->pool, &p->pool_cap, p->pool_len + len + 1, 1, INIT_POOL);
+	if (err)
+		return err;
+	off = (uint32_t)p->pool_len;
+	memcpy(p->pool + off, name, len);
+	p->pool[off + len] = '\0';
+	p->pool_len += len + 1;
+	p->name_index[slot] = off;
+	p->nnames++;
+	return off;
+}
+
+/* Place stack @si in a stack index of @cap slots (cap a power of two). */
+static void index_stack(const struct rpt_profile *p, uint32_t *idx, size_t cap, size_t si)
+{
+	const struct rpt_stack *s = &p->stacks[si];
+	size_t mask = cap - 1;
+	size_t slot = hash_frames(p->frames + s->first, s->nframes) & mask;
+
+	while (idx[slot] != EMPTY_SLOT)
+		slot = (slot + 1) & mask;
+	idx[slot] = (uint32_t)(si + 1);
+}
+
+static int rebuild_stack_index(struct rpt_profile *p, size_t cap)
+{
+	uint32_t *idx = calloc(cap, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nstacks; i++)
+		index_stack(p, idx, cap, i);
+	free(p->stack_index);
+	p->stack_index = idx;
+	p->stack_index_cap = cap;
+	return 0;
+}
+
+int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *frames, uint32_t n,
+			       uint64_t count)
+{
+	size_t mask, slot;
+	struct rpt_stack *s;
+	uint32_t v;
+	int err;
+
+	/* Keep the load under one half, so probes stay short and always end. */
+	if ((p->nstacks + 1) * 2 > p->stack_index_cap) {
+		err = rebuild_stack_index(p, p->stack_index_cap * 2);
+		if (err)
+			return err;
+	}
+	mask = p->stack_index_cap - 1;
+	slot = hash_frames(frames, n) & mask;
+	while ((v = p->stack_index[slot]) != EMPTY_SLOT) {
+		s = &p->stacks[v - 1];
+		if (s->nframes == n &&
+		    (n == 0 || !memcmp(p->frames + s->first, frames, n * sizeof(*frames)))) {
+			s->count += count;
+			p->total += count;
+			return v - 1;
+		}
+		slot = (slot + 1) & mask;
+	}
+	if (p->nstacks >= UINT32_MAX - 1 || p->nframes + n > UINT32_MAX)
+		return -ENOMEM;
+	err = grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks), 256);
+	if (!err)
+		err = grow((void **)&p->frames, &p->frames_cap, p->nframes + n, sizeof(*p->frames),
+			   1024);
+	if (err)
+		return err;
+	if (n)
+		memcpy(p->frames + p->nframes, frames, n * sizeof(*frames));
+	s = &p->stacks[p->nstacks];
+	s->count = count;
+	s->nframes = n;
+	s->first = (uint32_t)p->nframes;
+	p->nframes += n;
+	p->total += count;
+	p->stack_index[slot] = (uint32_t)(++p->nstacks);
+	return (int64_t)p->nstacks - 1;
+}
+
+int rpt_profile__add(struct rpt_profile *p, const struct rpt_frame *frames, uint32_t n,
+		     uint64_t count)
+{
+	int64_t i = rpt_profile__add_index(p, frames, n, count);
+
+	return i < 0 ? (int)i : 0;
+}
+
+int rpt_profile__cmp_stacks(const struct rpt_profile *p, const struct rpt_stack *x,
+			    const struct rpt_stack *y)
+{
+	const struct rpt_frame *fx = p->frames + x->first, *fy = p->frames + y->first;
+	uint32_t n = x->nframes < y->nframes ? x->nframes : y->nframes;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int c;
+
+		if (fx[i].name != fy[i].name) {
+			c = strcmp(p->pool + fx[i].name, p->pool + fy[i].name);
+			if (c)
+				return c;
+		}
+		if (fx[i].kind != fy[i].kind)
+			return fx[i].kind < fy[i].kind ? -1 : 1;
+	}
+	if (x->nframes != y->nframes)
+		return x->nframes < y->nframes ? -1 : 1;
+	return 0;
+}
+
+static int cmp_stacks(const void *a, const void *b, void *arg)
+{
+	return rpt_profile__cmp_stacks(arg, a, b);
+}
+
+void rpt_profile__sort(struct rpt_profile *p)
+{
+	if (p->nstacks < 2)
+		return;
+	qsort_r(p->stacks, p->nstacks, sizeof(*p->stacks), cmp_stacks, p);
+	/* Same slot count, so this only fails on OOM; then keep it exact anyway. */
+	if (rebuild_stack_index(p, p->stack_index_cap)) {
+		memset(p->stack_index, 0, p->stack_index_cap * sizeof(*p->stack_index));
+		for (size_t i = 0; i < p->nstacks; i++)
+			index_stack(p, p->stack_index, p->stack_index_cap, i);
+	}
+}
+
+static int merge_meta(struct rpt_profile *dst, const struct rpt_profile *src)
+{
+	bool dst_empty = dst->total == 0 && dst->nstacks == 0 && dst->meta.files == 0;
+	const char *host = src->pool + src->meta.host;
+	int64_t off;
+
+	if (dst_empty || dst->meta.host) {
+		off = rpt_profile__intern(dst, host, strlen(host));
+		if (off < 0)
+			return (int)off;
+		/* Two different hosts: no single host to show. */
+		dst->meta.host = dst_empty || (uint32_t)off == dst->meta.host ? (uint32_t)off : 0;
+	}
+	if (dst_empty)
+		dst->meta.freq_hz = src->meta.freq_hz;
+	else if (dst->meta.freq_hz != src->meta.freq_hz)
+		dst->meta.freq_hz = 0;
+	if (src->meta.duration_ns > dst->meta.duration_ns)
+		dst->meta.duration_ns = src->meta.duration_ns;
+	dst->meta.lost += src->meta.lost;
+	dst->meta.files += src->meta.files ? src->meta.files : 1;
+	return 0;
+}
+
+/*
+ * Metadata: lost samples and file counts add up, the duration is the
+ * longest, host and frequency are kept only while every input agrees.
+ */
+int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
+{
+	struct rpt_frame *buf = NULL;
+	size_t cap = 0;
+	int err;
+
+	err = merge_meta(dst, src);
+	if (err)
+		return err;
+	for (size_t i = 0; i < src->nstacks; i++) {
+		const struct rpt_stack *s = &src->stacks[i];
+		const struct rpt_frame *f = src->frames + s->first;
+
+		err = grow((void **)&buf, &cap, s->nframes, sizeof(*buf), 64);
+		if (err)
+			goto cleanup;
+		for (uint32_t j = 0; j < s->nframes; j++) {
+			const char *name = src->pool + f[j].name;
+			int64_t off = rpt_profile__intern(dst, name, strlen(name));
+
+			if (off < 0) {
+				err = (int)off;
+				goto cleanup;
+			}
+			buf[j].name = (uint32_t)off;
+			buf[j].kind = f[j].kind;
+		}
+		err = rpt_profile__add(dst, buf, s->nframes, s->count);
+		if (err)
+			goto cleanup;
+	}
+cleanup:
+	free(buf);
+	return err;
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.c - the pipeline object: options, parsed filter lists, the shared
+ * symbolizer, per-file stats, and the loss summary shown on stderr and in
+ * top/SVG headers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+static int parse_ids(const char *list, uint32_t **out, size_t *n)
+{
+	const char *p = list;
+
+	*n = 0;
+	*out = NULL;
+	if (!list)
+		return 0;
+	*out = calloc(strlen(list) / 2 + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	while (*p) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p || (*end && *end != ','))
+			return -EINVAL;
+		(*out)[(*n)++] = v;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int parse_comms(struct rpt_session *s, const char *list)
+{
+	char *copy, *tok, *save = NULL;
+
+	if (!list)
+		return 0;
+	s->comms = calloc(strlen(list) + 2, sizeof(*s->comms));
+	copy = strdup(list);
+	if (!s->comms || !copy) {
+		free(copy);
+		return -ENOMEM;
+	}
+	s->comms[0] = copy; /* owns the buffer the others point into */
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		s->comms[s->ncomms++] = tok;
+	if (!s->ncomms)
+		s->ncomms = 1; /* "" matches nothing useful but keeps the filter on */
+	return 0;
+}
+
+struct rpt_session *rpt_session__new(const struct rpt_session_opts *o)
+{
+	struct rpt_session *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	s->o = *o;
+	s->sym = rpt_symbolizer__new(&o->sym);
+	err = s->sym ? 0 : -ENOMEM;
+	if (!err)
+		err = parse_ids(o->filter.pid, &s->pids, &s->npids);
+	if (!err)
+		err = parse_ids(o->filter.tid, &s->tids, &s->ntids);
+	if (!err)
+		err = parse_comms(s, o->filter.comm);
+	if (err) {
+		rpt_session__free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+void rpt_session__free(struct rpt_session *s)
+{
+	if (!s)
+		return;
+	rpt_symbolizer__free(s->sym);
+	free(s->files);
+	rpt_hmap__fini(&s->name_map);
+	free(s->pids);
+	free(s->tids);
+	if (s->comms)
+		free(s->comms[0]);
+	free(s->comms);
+	free(s);
+}
+
+int rpt_session__add_file(struct rpt_session *s, const char *path, struct rpt_profile *prof)
+{
+	struct rpt_loaded l = { 0 };
+	int64_t p;
+	int err;
+
+	if (s->nfiles == s->files_cap) {
+		size_t ncap = s->files_cap ? s->files_cap * 2 : 4;
+		struct rpt_file_stats *f = realloc(s->files, ncap * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		s->files = f;
+		s->files_cap = ncap;
+	}
+	l.st = &s->files[s->nfiles];
+	memset(l.st, 0, sizeof(*l.st));
+	l.file_idx = s->nfiles;
+	p = rpt_strpool__intern(rpt_symbolizer__pool(s->sym), path, strlen(path));
+	if (p < 0)
+		return -ENOMEM;
+	l.st->path = p;
+	err = rpt_loaded__read(s, &l, path);
+	if (!err) {
+		s->nfiles++;
+		err = rpt_loaded__resolve(s, &l, prof);
+		if (err == -ENOMEM)
+			snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", path);
+	}
+	rpt_loaded__fini(&l);
+	return err;
+}
+
+const char *rpt_session__errmsg(const struct rpt_session *s)
+{
+	return s->errmsg;
+}
+
+size_t rpt_session__nfiles(const struct rpt_session *s)
+{
+	return s->nfiles;
+}
+
+const struct rpt_file_stats *rpt_session__file(const struct rpt_session *s, size_t i)
+{
+	return i < s->nfiles ? &s->files[i] : NULL;
+}
+
+struct rpt_symbolizer *rpt_session__symbolizer(struct rpt_session *s)
+{
+	return s->sym;
+}
+
+const char *rpt_session__str(struct rpt_session *s, uint32_t off)
+{
+	return rpt_strpool__str(rpt_symbolizer__pool(s->sym), off);
+}
+
+/* Lost samples of all files by cause, as "lost_ustack 3, lost_ringbuf 1". */
+static uint64_t lost_by_cause(struct rpt_session *s, char *buf, size_t cap)
+{
+	uint64_t total = 0;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (uint32_t id = SAF_CTR_LOST_USTACK; id <= SAF_MAX_COUNTERS; id++) {
+		const char *name = saf_counter__name(id);
+		uint64_t v = 0;
+
+		if (!name || strncmp(name, "lost", 4))
+			continue;
+		for (size_t i = 0; i < s->nfiles; i++)
+			v += s->files[i].lost[id];
+		if (!v)
+			continue;
+		total += v;
+		len += snprintf(buf + len, len < cap ? cap - len : 0, "%s%s %llu", len ? ", " : "",
+				name, (unsigned long long)v);
+	}
+	return total;
+}
+
+void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *buf, size_t cap)
+{
+	memset(sum, 0, sizeof(*sum));
+	sum->lost = lost_by_cause(s, s->lost_detail, sizeof(s->lost_detail));
+	sum->lost_detail = s->lost_detail[0] ? s->lost_detail : NULL;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct rpt_file_stats *f = &s->files[i];
+		uint64_t start = f->has_meta ? f->start_mono_ns : f->first_ns;
+
+		sum->samples += f->samples_used;
+		if (f->last_ns > start && f->last_ns - start > sum->duration_ns)
+			sum->duration_ns = f->last_ns - start;
+	}
+	if (s->nfiles == 1 && s->files[0].host) {
+		snprintf(buf, cap, "%s", rpt_session__str(s, s->files[0].host));
+		sum->host = buf;
+	} else if (s->nfiles > 1) {
+		snprintf(buf, cap, "%zu recordings", s->nfiles);
+		sum->host = buf;
+	}
+}
+
+void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose)
+{
+	char detail[512];
+	uint64_t lost = lost_by_cause(s, detail, sizeof(detail));
+
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct rpt_file_stats *f = &s->files[i];
+		const char *path = rpt_session__str(s, f->path);
+
+		if (f->damaged || !f->finished)
+			fprintf(err, "sa-report: %s: %s%s\n", path,
+				f->finished ? "" : "recording did not finish cleanly; ",
+				f->errmsg[0] ? f->errmsg : "truncated");
+		if (f->dropped_frames && verbose)
+			fprintf(err, "sa-report: %s: %llu samples had frames of a broken "
+				"frame-pointer walk dropped\n", path,
+				(unsigned long long)f->dropped_frames);
+	}
+	if (lost)
+		fprintf(err, "sa-report: lost samples: %llu (%s)\n", (unsigned long long)lost, detail);
+}

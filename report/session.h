@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - the symbolizing pipeline of sa-report: read each recording
+ * (load.c), aggregate its counts by (process, thread, stacks) with the
+ * record-level filters applied, then resolve each distinct key once into
+ * named frames and add it to a struct rpt_profile (resolve.c). Several
+ * files share one symbolizer; each file's addresses use its own metadata.
+ */
+#ifndef SA_REPORT_SESSION_H
+#define SA_REPORT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "maps.h"
+#include "output.h"
+#include "profile.h"
+#include "saf.h"
+#include "symbolize.h"
+#include "symtab.h"
+
+/* Record-level filters; lists are comma-separated, NULL = no filter. */
+struct rpt_filter {
+	const char *comm, *pid, *tid;
+	bool user_only, kernel_only;
+	bool has_time;
+	double time_from, time_to; /* seconds since the recording's start */
+};
+
+struct rpt_session_opts {
+	struct rpt_symbolizer_opts sym;
+	struct rpt_filter filter;
+	bool show_pid, show_tid;
+	bool addrs;    /* [libfoo.so+0x1a2b] for unnamed frames */
+	bool progress; /* progress line on stderr when symbolizing is slow */
+};
+
+/* What one file held; strings are offsets in the symbolizer's pool. */
+struct rpt_file_stats {
+	uint32_t path, host, kernel, target, cmdline, event, writer, arch;
+	uint64_t freq_hz, ncpus, start_realtime_ns, start_mono_ns;
+	uint64_t first_ns, last_ns; /* interval span */
+	uint64_t intervals, procs, stacks, ksyms, usyms, jitsyms;
+	uint64_t samples;	   /* kept samples in the file */
+	uint64_t samples_used;	   /* after record-level filters */
+	uint64_t lost[SAF_MAX_COUNTERS + 1]; /* sums by counter id */
+	uint64_t dropped_frames;   /* broken-walk frames dropped (weighted) */
+	uint64_t unresolved;	   /* user frames left unnamed (weighted) */
+	uint64_t user_frames;	   /* user frames (weighted) */
+	uint64_t kernel_unnamed;   /* samples with [kernel] frames */
+	bool has_meta, finished, damaged, has_ksyms;
+	char errmsg[256];	   /* reader's message about dropped data */
+};
+
+struct rpt_session;
+
+/**
+ * rpt_session__new() - a pipeline. @o: copied (strings borrowed; they must
+ * outlive the session). @return an object released with
+ * rpt_session__free(), or NULL with errno = ENOMEM.
+ */
+struct rpt_session *rpt_session__new(const struct rpt_session_opts *o);
+
+/** rpt_session__free() - release it. Accepts NULL. */
+void rpt_session__free(struct rpt_session *s);
+
+/**
+ * rpt_session__add_file() - read recording @path and add its filtered,
+ * symbolized stacks to @prof (which the caller owns).
+ * @return 0 when something usable was read (damage is recorded in the
+ * file's stats), -EBADMSG/-ENOTSUP/-errno when nothing was; a message
+ * is then in rpt_session__errmsg().
+ */
+int rpt_session__add_file(struct rpt_session *s, const char *path, struct rpt_profile *prof);
+
+/** rpt_session__errmsg() - the last error message. Borrowed. */
+const char *rpt_session__errmsg(const struct rpt_session *s);
+
+/** rpt_session__nfiles() - files read so far. */
+size_t rpt_session__nfiles(const struct rpt_session *s);
+
+/** rpt_session__file() - stats of file @i. Borrowed; valid until the next add. */
+const struct rpt_file_stats *rpt_session__file(const struct rpt_session *s, size_t i);
+
+/** rpt_session__symbolizer() - the shared symbolizer. Borrowed. */
+struct rpt_symbolizer *rpt_session__symbolizer(struct rpt_session *s);
+
+/** rpt_session__str() - a string of the symbolizer's pool. Borrowed. */
+const char *rpt_session__str(struct rpt_session *s, uint32_t off);
+
+/**
+ * rpt_session__summary() - fill @sum (for top/svg headers) from all files.
+ * @buf, @cap: storage for the strings @sum points to.
+ */
+void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *buf,
+			  size_t cap);
+
+/** rpt_session__info() - the --info report of every file read. @return 0 or -errno. */
+int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose);
+
+/** rpt_session__warn() - loss counts and dropped data on @err (with folded output). */
+void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose);
+
+/* ---- private to session.c, load.c and resolve.c ------------------------- */
+
+struct rpt_session {
+	struct rpt_session_opts o;
+	struct rpt_symbolizer *sym;
+	struct rpt_file_stats *files;
+	size_t nfiles, files_cap;
+	char errmsg[512];
+	/* symbolizer pool offset -> profile pool offset, for name_prof */
+	struct rpt_hmap name_map;
+	const struct rpt_profile *name_prof;
+	/* parsed filter lists */
+	uint32_t *pids, *tids;
+	size_t npids, ntids;
+	char **comms;
+	size_t ncomms;
+	char lost_detail[512];
+	uint64_t serial; /* resolved keys, all files: stamps per-stack counting */
+};
+
+struct rpt_count_key {
+	uint32_t pid, tid, gen, ustack, kstack, comm;
+};
+
+struct rpt_count {
+	struct rpt_count_key k;
+	uint64_t count;
+	uint64_t time_ns; /* last interval end that had it */
+	bool used;
+};
+
+struct rpt_stackref {
+	uint64_t first; /* index in rpt_loaded.ips */
+	uint32_t n, kind;
+};
+
+/* Everything read from one file, freed once it is resolved. */
+struct rpt_loaded {
+	struct rpt_file_stats *st;
+	uint32_t file_idx;
+	struct rpt_maps maps;
+	struct rpt_symtab ksyms; /* key 0 */
+	struct rpt_symtab jit;	 /* key pid */
+	uint64_t *ips;
+	size_t nips, ips_cap;
+	struct rpt_hmap stacks; /* file stack id -> index in refs */
+	struct rpt_stackref *refs;
+	size_t nrefs, refs_cap;
+	struct rpt_count *counts; /* open addressing */
+	size_t ncounts, counts_cap;
+	uint32_t cur_symtab;	  /* dso of the last SYMTAB record */
+	bool in_interval_ok;	  /* the open interval passes --time */
+	uint64_t iv_end;
+};
+
+int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path);
+int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
+void rpt_loaded__fini(struct rpt_loaded *l);
+
+#endif /* SA_REPORT_SESSION_H */

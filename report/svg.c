@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svg.c - the interactive flame graph (--svg): one self-contained SVG with
+ * a box per call-tree node, width by share, children on their parent;
+ * escaping that keeps any name valid XML; colours by frame kind, hashed
+ * from the name. The script it embeds lives in svg_script.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output_int.h"
+
+#define FRAME_H	      16   /* px per level */
+#define FONT_PX	      12
+#define CHAR_W	      7.1  /* average glyph width of Verdana at 12 px */
+#define PAD_X	      10
+#define TOP_H	      60   /* title, subtitle, controls */
+#define BOTTOM_H      34   /* details and search result lines */
+#define DEFAULT_W     1200
+#define DEFAULT_MIN_W 0.1
+
+/*
+ * One code point from @s: its length in bytes, and @cp. Anything that is not
+ * well-formed UTF-8 (stray or missing continuation, overlong, surrogate, past
+ * U+10FFFF) is one byte of U+FFFD, so every byte string maps to text.
+ */
+static size_t next_cp(const unsigned char *s, uint32_t *cp)
+{
+	static const uint32_t min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t n;
+	uint32_t v;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+	if (n == 0 || s[0] >= 0xf8)
+		goto bad;
+	v = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			goto bad; /* also stops at the NUL */
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if (v < min_cp[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		goto bad;
+	if (v == 0xfffe || v == 0xffff) /* not XML characters */
+		goto bad;
+	*cp = v;
+	return n;
+bad:
+	*cp = 0xfffd;
+	return 1;
+}
+
+static size_t count_cp(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0;
+	uint32_t cp;
+
+	while (*u) {
+		u += next_cp(u, &cp);
+		n++;
+	}
+	return n;
+}
+
+void rpt_put_xml(FILE *out, const char *s, size_t max_cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t cp;
+
+	for (size_t k = 0; *u && k < max_cp; k++) {
+		size_t len = next_cp(u, &cp);
+
+		if (cp == 0xfffd && len == 1)
+			fputs("\xef\xbf\xbd", out);
+		else if (cp < 0x20 || cp == 0x7f)
+			putc('_', out); /* XML 1.0 allows no C0 control, not even as &#N; */
+		else if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (cp == '\'')
+			fputs("&#39;", out);
+		else
+			fwrite(u, 1, len, out);
+		u += len;
+	}
+}
+
+/* FNV-1a of the name, then a 32-bit finalizer: the same name gets the same
+ * colour in every file. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	/* FNV leaves names that differ in the last byte close; mix all bits. */
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return h ^ (h >> 16);
+}
+
+static uint32_t rgb(double r, double g, double b)
+{
+	return (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
+}
+
+/* Bands: user warm red-yellow, kernel orange, JIT green, inlined aqua, root and unknown grey. */
+uint32_t rpt_frame_colour(const char *name, uint32_t kind)
+{
+	uint32_t h = name_hash(name);
+	double a = (h & 0xffff) / 65535.0, b = (h >> 16) / 65535.0;
+
+	switch (kind) {
+	case RPT_FRAME_KERNEL:
+		return rgb(225 + 30 * a, 125 + 60 * b, 20 + 30 * a);
+	case RPT_FRAME_JIT:
+		return rgb(50 + 70 * a, 175 + 60 * b, 50 + 50 * a);
+	case RPT_FRAME_INLINE:
+		return rgb(50 + 50 * a, 185 + 50 * b, 195 + 50 * b);
+	case RPT_FRAME_ROOT:
+		return rgb(170 + 30 * a, 170 + 30 * a, 205 + 40 * b);
+	case RPT_FRAME_UNKNOWN:
+		return rgb(165 + 40 * a, 165 + 40 * a, 165 + 40 * a);
+	default:
+		return rgb(205 + 50 * a, 55 + 170 * b, 30 + 40 * a);
+	}
+}
+
+static void put_subtitle(FILE *out, const struct rpt_profile *p, const struct rpt_svg_opts *o)
+{
+	const struct rpt_summary *s = o ? o->summary : NULL;
+	const char *host = s ? s->host : (p->meta.host ? rpt_profile__name(p, p->meta.host) : NULL);
+	uint64_t dur = s ? s->duration_ns : p->meta.duration_ns;
+	uint64_t samples = s ? s->samples : p->total, lost = s ? s->lost : p->meta.lost;
+
+	if (o && o->subtitle) {
+		rpt_put_xml(out, o->subtitle, SIZE_MAX);
+		return;
+	}
+	if (host) {
+		fputs("host ", out);
+		rpt_put_xml(out, host, SIZE_MAX);
+		fputs(", ", out);
+	}
+	if (dur)
+		fprintf(out, "%.1f s, ", dur / 1e9);
+	fprintf(out, "%llu samples, %llu lost", (unsigned long long)samples,
+		(unsigned long long)lost);
+	if (s && s->lost_detail && s->lost_detail[0]) {
+		fputs(" (", out);
+		rpt_put_xml(out, s->lost_detail, SIZE_MAX);
+		putc(')', out);
+	}
+}
+
+static void put_head(FILE *out, const struct rpt_profile *p, const struct rpt_svg_opts *o,
+		     const struct rpt_svg_style *st, uint32_t w, uint32_t h, double total)
+{
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		     "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
+		     "height=\"%u\" viewBox=\"0 0 %u %u\" data-pad=\"%d\" data-cw=\"%.2f\" "
+		     "data-total=\"%.0f\" data-inverted=\"%d\">\n",
+		w, h, w, h, PAD_X, CHAR_W, total, o && o->inverted);
+	fputs("<style type=\"text/css\">\n"
+	      "text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}\n"
+	      "#title{font-size:17px;text-anchor:middle}\n"
+	      "#subtitle{fill:#555;text-anchor:middle}\n"
+	      "#frames g{cursor:pointer}\n"
+	      "#frames g:hover rect{stroke:#000;stroke-width:0.5}\n"
+	      "#frames g.m rect{fill:#e040e0}\n"
+	      "#frames text{pointer-events:none}\n"
+	      ".ctl{cursor:pointer;fill:#24c}\n"
+	      "</style>\n",
+	      out);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f6f6f2\"/>\n", w, h);
+	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"24\">", w / 2);
+	rpt_put_xml(out, o && o->title ? o->title : st->default_title, SIZE_MAX);
+	fprintf(out, "%s</text>\n<text id=\"subtitle\" x=\"%u\" y=\"44\">",
+		o && o->inverted ? " (icicle)" : "", w / 2);
+	put_subtitle(out, p, o);
+	fprintf(out, "</text>\n<text id=\"reset\" class=\"ctl\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
+		     "<text id=\"search\" class=\"ctl\" x=\"%u\" y=\"24\" "
+		     "text-anchor=\"end\">Search</text>\n"
+		     "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+		     "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"></text>\n",
+		PAD_X, w - PAD_X, PAD_X, h - 12, w - PAD_X, h - 12);
+}
+
+static void default_detail(FILE *out, const struct rpt_flame *f, size_t i, void *ctx)
+{
+	double total = f->n[0].v[0] > 0 ? f->n[0].v[0] : 1;
+
+	(void)ctx;
+	fprintf(out, "%.0f samples, %.2f%%", f->n[i].v[0], 100 * f->n[i].v[0] / total);
+}
+
+struct draw_geom {
+	double scale, min_w;
+	uint32_t top, max_depth;
+	bool inverted;
+};
+
+static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_flame *f, size_t i,
+		      const struct draw_geom *g, const struct rpt_svg_style *st)
+{
+	const struct rpt_flame_node *n = &f->n[i];
+	const char *name = i == 0 ? "all" : rpt_profile__name(p, n->name);
+	double x = PAD_X + n->x * g->scale, w = n->v[0] * g->scale;
+	uint32_t level = g->inverted ? n->depth : g->max_depth - n->depth;
+	uint32_t y = g->top + level * FRAME_H;
+	uint32_t fill = st->fill ? st->fill(f, i, st->ctx) :
+			i == 0	 ? 0xc8c8d0 : rpt_frame_colour(name, n->kind);
+	long chars = (long)((w - 6) / CHAR_W);
+
+	fputs(i == 0 ? "<g id=\"all\"><title>" : "<g><title>", out);
+	rpt_put_xml(out, name, SIZE_MAX);
+	fputs("&#10;", out);
+	(st->detail ? st->detail : default_detail)(out, f, i, st->ctx);
+	fprintf(out, "</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%d\" "
+		     "fill=\"#%06x\"/>",
+		x, y, w, FRAME_H - 1, fill);
+	if (chars >= 3) {
+		size_t len = count_cp(name);
+
+		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
+		rpt_put_xml(out, name, len <= (size_t)chars ? SIZE_MAX : (size_t)chars - 2);
+		fputs(len <= (size_t)chars ? "</text>" : "..</text>", out);
+	}
+	fputs("</g>\n", out);
+}
+
+static bool visible(const struct rpt_flame *f, size_t i, const struct draw_geom *g)
+{
+	double w = f->n[i].v[0] * g->scale;
+
+	return w > 0 && w >= g->min_w;
+}
+
+int rpt_svg__draw(const struct rpt_profile *p, const struct rpt_flame *f, FILE *out,
+		  const struct rpt_svg_opts *o, const struct rpt_svg_style *st)
+{
+	uint32_t w = o && o->width ? o->width : DEFAULT_W, h;
+	double total = f->len ? f->n[0].v[0] : 0;
+	struct draw_geom g = { .inverted = o && o->inverted };
+
+	if (w < 2 * PAD_X + 10)
+		return -EINVAL;
+	g.min_w = o && o->min_width >= 0 ? o->min_width : DEFAULT_MIN_W;
+	g.scale = total > 0 ? (w - 2 * PAD_X) / total : 0;
+	g.top = TOP_H;
+	for (size_t i = 0; i < f->len; i++)
+		if (visible(f, i, &g) && f->n[i].depth > g.max_depth)
+			g.max_depth = f->n[i].depth;
+	h = TOP_H + (g.max_depth + 1) * FRAME_H + BOTTOM_H;
+	put_head(out, p, o, st, w, h, total);
+	fputs("<g id=\"frames\">\n", out);
+	for (size_t i = 0; i < f->len; i++)
+		if (visible(f, i, &g))
+			put_frame(out, p, f, i, &g, st);
+	fputs("</g>\n<script type=\"text/ecmascript\"><![CDATA[\n", out);
+	fputs(rpt_svg_script, out);
+	fputs("]]></script>\n</svg>\n", out);
+	if (fflush(out) || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int rpt_svg__write(const struct rpt_profile *p, FILE *out, const struct rpt_svg_opts *o)
+{
+	struct rpt_svg_style st = { .default_title = "CPU flame graph" };
+	struct rpt_flame f;
+	int err;
+
+	err = rpt_flame__build(&f, p, NULL, NULL);
+	if (!err)
+		err = rpt_svg__draw(p, &f, out, o, &st);
+	rpt_flame__release(&f);
+	return err;
+}

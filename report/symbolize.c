@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbolize.c - the binary registry and the (binary, file offset) -> frames
+ * cache. Finds each binary's symbol source once (debug file by build id,
+ * binary with a matching build id, embedded symbols), keeps the reason a
+ * better source was unusable, and demangles. One pool holds every name.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libiberty/demangle.h>
+
+#include "elfsym.h"
+#include "profile.h"
+#include "symbolize.h"
+#include "symtab.h"
+
+#define SYM_MAX_FRAMES 64
+#define SYM_CACHE_OFF_BITS 44
+
+struct rpt_symbolizer {
+	struct rpt_symbolizer_opts o;
+	struct rpt_strpool pool;
+	struct rpt_dso *dsos;
+	size_t ndsos, dsos_cap;
+	struct rpt_hmap dso_index; /* pool offset of the key string -> index */
+	struct rpt_symtab usyms;   /* key: dso index */
+	struct rpt_hmap cache;	   /* dso << 44 | offset -> first << 8 | n */
+	struct rpt_sym *syms;
+	size_t nsyms, syms_cap;
+	struct rpt_sym tmp[SYM_MAX_FRAMES];
+};
+
+const char *rpt_demangle(const char *name, char *buf, size_t cap)
+{
+	char *d;
+
+	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2)))
+		return name;
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	if (!d)
+		return name;
+	snprintf(buf, cap, "%s", d);
+	free(d);
+	return buf;
+}
+
+struct rpt_symbolizer *rpt_symbolizer__new(const struct rpt_symbolizer_opts *o)
+{
+	struct rpt_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (o)
+		s->o = *o;
+	if (rpt_strpool__init(&s->pool)) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+void rpt_symbolizer__free(struct rpt_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ndsos; i++)
+		rpt_elfsym__free(s->dsos[i].elf);
+	free(s->dsos);
+	free(s->syms);
+	rpt_hmap__fini(&s->dso_index);
+	rpt_hmap__fini(&s->cache);
+	rpt_symtab__fini(&s->usyms);
+	rpt_strpool__fini(&s->pool);
+	free(s);
+}
+
+struct rpt_strpool *rpt_symbolizer__pool(struct rpt_symbolizer *s)
+{
+	return &s->pool;
+}
+
+struct rpt_dso *rpt_symbolizer__get(struct rpt_symbolizer *s, uint32_t idx)
+{
+	return idx < s->ndsos ? &s->dsos[idx] : NULL;
+}
+
+size_t rpt_symbolizer__ndsos(const struct rpt_symbolizer *s)
+{
+	return s->ndsos;
+}
+
+static int64_t intern(struct rpt_symbolizer *s, const char *str)
+{
+	return rpt_strpool__intern(&s->pool, str, strlen(str));
+}
+
+static int dso_add(struct rpt_symbolizer *s, const char *hex, const char *path, uint32_t file_idx)
+{
+	struct rpt_dso *d;
+	int64_t p, b;
+
+	if (s->ndsos == s->dsos_cap) {
+		size_t ncap = s->dsos_cap ? s->dsos_cap * 2 : 64;
+
+		d = realloc(s->dsos, ncap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		s->dsos = d;
+		s->dsos_cap = ncap;
+	}
+	p = intern(s, path);
+	b = intern(s, hex);
+	if (p < 0 || b < 0)
+		return -ENOMEM;
+	d = &s->dsos[s->ndsos];
+	memset(d, 0, sizeof(*d));
+	d->path = p;
+	d->build_id = b;
+	d->file_idx = file_idx;
+	return s->ndsos++;
+}
+
+int rpt_symbolizer__dso(struct rpt_symbolizer *s, const uint8_t *bid, size_t bid_len,
+			const char *path, uint32_t file_idx)
+{
+	char hex[2 * 64 + 1] = "", key[PATH_MAX + 160];
+	uint64_t idx;
+	int64_t k;
+	int ret;
+
+	if (bid_len > 64)
+		bid_len = 64;
+	for (size_t i = 0; i < bid_len; i++)
+		sprintf(hex + 2 * i, "%02x", bid[i]);
+	if (bid_len)
+		snprintf(key, sizeof(key), "b:%s", hex);
+	else
+		snprintf(key, sizeof(key), "p:%u:%s", file_idx, path ? path : "");
+	k = intern(s, key);
+	if (k < 0)
+		return -ENOMEM;
+	if (rpt_hmap__get(&s->dso_index, k, &idx))
+		return (int)idx;
+	ret = dso_add(s, hex, path ? path : "", file_idx);
+	if (ret >= 0 && rpt_hmap__put(&s->dso_index, k, ret))
+		return -ENOMEM;
+	return ret;
+}
+
+int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset,
+			     uint64_t size, const char *name)
+{
+	int64_t n = intern(s, name);
+
+	if (n < 0 || dso >= s->ndsos)
+		return n < 0 ? -ENOMEM : -EINVAL;
+	s->dsos[dso].has_usyms = true;
+	return rpt_symtab__add(&s->usyms, dso, offset, size, n);
+}
+
+/* A file's build id equals the recorded one (hex). */
+static int build_id_check(struct rpt_symbolizer *s, const struct rpt_dso *d, const char *path)
+{
+	const char *want = rpt_strpool__str(&s->pool, d->build_id);
+	char hex[2 * 64 + 1] = "";
+	uint8_t id[64];
+	int n = rpt_elf__build_id(path, id, sizeof(id));
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	if (*want && strcmp(want, hex))
+		return -ESTALE;
+	return 0;
+}
+
+static bool find_debug_file(struct rpt_symbolizer *s, const struct rpt_dso *d, char *out,
+			    size_t cap)
+{
+	const char *hex = rpt_strpool__str(&s->pool, d->build_id);
+	size_t ndirs = s->o.ndebug_dirs + !s->o.no_system_debug;
+
+	if (strlen(hex) < 4)
+		return false;
+	for (size_t i = 0; i < ndirs; i++) {
+		const char *dir = i < s->o.ndebug_dirs ? s->o.debug_dirs[i] : "/usr/lib/debug";
+
+		snprintf(out, cap, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if (!build_id_check(s, d, out))
+			return true;
+	}
+	return false;
+}
+
+static void set_reason(struct rpt_symbolizer *s, struct rpt_dso *d, const char *why,
+		       const char *path)
+{
+	char buf[PATH_MAX + 64];
+	int64_t r;
+
+	snprintf(buf, sizeof(buf), path ? "%s: %s" : "%s", why, path);
+	r = intern(s, buf);
+	if (r >= 0)
+		d->reason = r;
+}
+
+static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, size_t cap)
+{
+	const char *path = rpt_strpool__str(&s->pool, d->path);
+	bool mismatch = false;
+
+	if (path[0] != '/') { /* [vdso], anon, memfd: nothing on disk */
+		set_reason(s, d, "no file", NULL);
+		return false;
+	}
+	for (int pass = s->o.symfs ? 0 : 1; pass < 2; pass++) {
+		int err;
+
+		snprintf(out, cap, "%s%s", pass ? "" : s->o.symfs, path);
+		err = build_id_check(s, d, out);
+		if (!err)
+			return true;
+		if (err == -ESTALE) {
+			set_reason(s, d, "build id mismatch", out);
+			mismatch = true;
+		}
+	}
+	if (!mismatch)
+		set_reason(s, d, "not found", NULL);
+	return false;
+}
+
+static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
+{
+	char bin[PATH_MAX], dbg[PATH_MAX];
+	bool have_dbg, have_bin;
+	int64_t used = 0;
+
+	d->opened = true;
+	have_dbg = find_debug_file(s, d, dbg, sizeof(dbg));
+	have_bin = find_binary(s, d, bin, sizeof(bin));
+	if (have_dbg) {
+		d->elf = rpt_elfsym__open(dbg, have_bin ? bin : NULL);
+		d->source = RPT_SRC_DEBUG_FILE;
+		used = intern(s, dbg);
+	}
+	if (!d->elf && have_bin) {
+		d->elf = rpt_elfsym__open(bin, bin);
+		d->source = RPT_SRC_BINARY;
+		used = intern(s, bin);
+		if (d->elf && !rpt_elfsym__has_symtab(d->elf))
+			set_reason(s, d, "stripped (dynamic symbols only)", NULL);
+		else if (d->elf)
+			d->reason = 0;
+	}
+	if (!d->elf) {
+		d->source = d->has_usyms ? RPT_SRC_EMBEDDED : RPT_SRC_NONE;
+		used = 0;
+	}
+	if (d->source == RPT_SRC_DEBUG_FILE && d->elf)
+		d->reason = 0;
+	d->used_path = used > 0 ? used : 0;
+}
+
+/* Format one frame's name (demangled, with file:line) and intern it. */
+static int64_t frame_name(struct rpt_symbolizer *s, const char *name, const char *file, int line)
+{
+	char dbuf[4096], buf[4096 + 512];
+	const char *base;
+
+	if (!s->o.no_demangle)
+		name = rpt_demangle(name, dbuf, sizeof(dbuf));
+	if (!s->o.lines || !file)
+		return intern(s, name);
+	base = strrchr(file, '/');
+	snprintf(buf, sizeof(buf), "%s %s:%d", name, base ? base + 1 : file, line);
+	return intern(s, buf);
+}
+
+/* Resolve uncached: fill s->tmp. @return number of frames or -ENOMEM. */
+static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, uint64_t off,
+		   uint64_t map_pgoff)
+{
+	struct rpt_elfsym_frame fr[SYM_MAX_FRAMES];
+	const struct rpt_symtab_ent *u;
+	uint64_t vaddr;
+	int n = 0;
+
+	if (d->elf && !rpt_elfsym__vaddr(d->elf, off, map_pgoff, &vaddr))
+		n = rpt_elfsym__frames(d->elf, vaddr, s->o.lines, fr, SYM_MAX_FRAMES);
+	for (int i = 0; i < n; i++) {
+		int64_t name = frame_name(s, fr[i].name, fr[i].file, fr[i].line);
+
+		if (name < 0)
+			return -ENOMEM;
+		s->tmp[i].name = name;
+		s->tmp[i].kind = fr[i].inlined ? RPT_FRAME_INLINE : RPT_FRAME_USER;
+	}
+	if (n || !d->has_usyms)
+		return n;
+	u = rpt_symtab__lookup(&s->usyms, dso, off);
+	if (!u)
+		return 0;
+	{
+		int64_t name = frame_name(s, rpt_strpool__str(&s->pool, u->name), NULL, 0);
+
+		if (name < 0)
+			return -ENOMEM;
+		s->tmp[0] = (struct rpt_sym){ name, RPT_FRAME_USER };
+	}
+	return 1;
+}
+
+static int cache_store(struct rpt_symbolizer *s, uint64_t key, int n)
+{
+	if (s->nsyms + n > s->syms_cap) {
+		size_t ncap = s->syms_cap ? s->syms_cap * 2 : 1024;
+		struct rpt_sym *ns;
+
+		while (ncap < s->nsyms + n)
+			ncap *= 2;
+		ns = realloc(s->syms, ncap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		s->syms = ns;
+		s->syms_cap = ncap;
+	}
+	memcpy(s->syms + s->nsyms, s->tmp, n * sizeof(*s->tmp));
+	if (rpt_hmap__put(&s->cache, key, (uint64_t)s->nsyms << 8 | n))
+		return -ENOMEM;
+	s->nsyms += n;
+	return 0;
+}
+
+int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off,
+			   uint64_t map_pgoff, const struct rpt_sym **frames)
+{
+	uint64_t key = (uint64_t)dso << SYM_CACHE_OFF_BITS | off, v;
+	bool cacheable = off < (1ULL << SYM_CACHE_OFF_BITS) && dso < (1u << 20);
+	struct rpt_dso *d;
+	int n;
+
+	if (dso >= s->ndsos)
+		return 0;
+	if (cacheable && rpt_hmap__get(&s->cache, key, &v)) {
+		*frames = s->syms + (v >> 8);
+		return v & 0xff;
+	}
+	d = &s->dsos[dso];
+	if (!d->opened)
+		dso_open(s, d);
+	n = resolve(s, d, dso, off, map_pgoff);
+	if (n < 0)
+		return n;
+	if (cacheable && cache_store(s, key, n))
+		return -ENOMEM;
+	*frames = cacheable ? s->syms + s->nsyms - n : s->tmp;
+	return n;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbolize.h - offline symbolization per (binary, file offset), cached.
+ * A binary is known by its build id (or its path when the recording has no
+ * id); its symbols come from, in order: a debug file found by build id, the
+ * binary at its recorded path (or under --symfs) when its build id matches,
+ * and symbols embedded in the recording (USYM). Each binary keeps the source
+ * it was symbolized from and the reason anything better could not be used.
+ */
+#ifndef SA_REPORT_SYMBOLIZE_H
+#define SA_REPORT_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strpool.h"
+
+enum rpt_dso_source {
+	RPT_SRC_NONE = 0,
+	RPT_SRC_DEBUG_FILE, /* a separate debug file found by build id */
+	RPT_SRC_BINARY,	    /* the binary itself, build id checked */
+	RPT_SRC_EMBEDDED,   /* USYM records of the recording */
+};
+
+/* One binary; every string is an offset in the symbolizer's pool. */
+struct rpt_dso {
+	uint32_t path;	   /* as recorded */
+	uint32_t build_id; /* lower-case hex, 0 = none recorded */
+	uint32_t file_idx; /* input file, for binaries without build id */
+	enum rpt_dso_source source;
+	uint32_t used_path; /* the file symbols came from, 0 = none */
+	uint32_t reason;    /* why a better source was not usable, 0 = none */
+	bool opened;	    /* sources were searched */
+	/* statistics kept by the pipeline */
+	uint64_t samples;    /* samples with a frame in this binary */
+	uint64_t unresolved; /* frames (weighted by samples) left unnamed */
+	uint64_t outermost;  /* samples whose outermost frame is here */
+	uint64_t truncated;  /* of those, samples whose walk looks broken */
+	uint64_t stamp;	     /* pipeline: last stack that counted it */
+	/* private */
+	struct rpt_elfsym *elf;
+	bool has_usyms;
+};
+
+/* One resolved frame. */
+struct rpt_sym {
+	uint32_t name; /* pool offset: demangled, with " file:line" for --lines */
+	uint32_t kind; /* enum rpt_frame_kind: RPT_FRAME_USER or RPT_FRAME_INLINE */
+};
+
+struct rpt_symbolizer_opts {
+	const char *const *debug_dirs; /* --debug-dir, searched before /usr/lib/debug */
+	size_t ndebug_dirs;
+	const char *symfs; /* --symfs: binaries are looked up under it first */
+	bool no_demangle;
+	bool lines;
+	bool no_system_debug; /* skip /usr/lib/debug (tests) */
+};
+
+struct rpt_symbolizer;
+
+/**
+ * rpt_symbolizer__new() - an empty symbolizer. @o: copied (strings borrowed,
+ * they must outlive the symbolizer). @return an object released with
+ * rpt_symbolizer__free(), or NULL with errno = ENOMEM.
+ */
+struct rpt_symbolizer *rpt_symbolizer__new(const struct rpt_symbolizer_opts *o);
+
+/** rpt_symbolizer__free() - release it and every opened binary. Accepts NULL. */
+void rpt_symbolizer__free(struct rpt_symbolizer *s);
+
+/** rpt_symbolizer__pool() - the string pool of every name it returns. Borrowed. */
+struct rpt_strpool *rpt_symbolizer__pool(struct rpt_symbolizer *s);
+
+/**
+ * rpt_symbolizer__dso() - the index of a binary, registering it if new.
+ * @bid, @bid_len: its build id (bid_len 0 = unknown; then @path and
+ * @file_idx name it, since one path differs between hosts).
+ * @return the index (>= 0) or -ENOMEM. Nothing is opened yet.
+ */
+int rpt_symbolizer__dso(struct rpt_symbolizer *s, const uint8_t *bid, size_t bid_len,
+			const char *path, uint32_t file_idx);
+
+/** rpt_symbolizer__get() - binary @idx (borrowed, valid until the next __dso()). */
+struct rpt_dso *rpt_symbolizer__get(struct rpt_symbolizer *s, uint32_t idx);
+
+/** rpt_symbolizer__ndsos() - number of binaries registered. */
+size_t rpt_symbolizer__ndsos(const struct rpt_symbolizer *s);
+
+/**
+ * rpt_symbolizer__add_usym() - an embedded symbol of binary @dso (USYM
+ * record): @offset, @size in file offsets; @name copied.
+ * @return 0 or -ENOMEM.
+ */
+int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset,
+			     uint64_t size, const char *name);
+
+/**
+ * rpt_symbolizer__lookup() - frames of file offset @off of binary @dso,
+ * innermost (inlined) first, outermost function last. Opens the binary on
+ * first use. @map_pgoff: file offset of the mapping that held the address.
+ * @frames: set to a borrowed array valid until the next lookup.
+ * @return the number of frames, 0 when nothing names @off, or -ENOMEM.
+ */
+int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off,
+			   uint64_t map_pgoff, const struct rpt_sym **frames);
+
+/**
+ * rpt_demangle() - demangled C++/Rust name of @name into @buf (truncated
+ * to @cap). @return @buf, or @name itself when it is not mangled.
+ */
+const char *rpt_demangle(const char *name, char *buf, size_t cap);
+
+#endif /* SA_REPORT_SYMBOLIZE_H */

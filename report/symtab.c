@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symtab.c - sorted symbol tables for KSYM, JITSYM and USYM records. Sorted
+ * lazily, once, after the file is read: adds are O(1), lookups O(log n).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+#include "symtab.h"
+
+int rpt_symtab__add(struct rpt_symtab *st, uint64_t key, uint64_t start, uint64_t size,
+		    uint32_t name)
+{
+	if (st->n == st->cap) {
+		size_t ncap = st->cap ? st->cap * 2 : 256;
+		struct rpt_symtab_ent *e = realloc(st->ents, ncap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		st->ents = e;
+		st->cap = ncap;
+	}
+	st->ents[st->n++] = (struct rpt_symtab_ent){ key, start, size, name };
+	st->sorted = false;
+	return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct rpt_symtab_ent *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* sized symbols first, so an alias without size never hides one */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* index of the last entry <= (key, addr), or -1 */
+static ssize_t symtab_floor(struct rpt_symtab *st, uint64_t key, uint64_t addr)
+{
+	ssize_t lo = 0, hi = (ssize_t)st->n - 1, best = -1;
+
+	if (!st->sorted) {
+		qsort(st->ents, st->n, sizeof(*st->ents), ent_cmp);
+		st->sorted = true;
+	}
+	while (lo <= hi) {
+		ssize_t mid = lo + (hi - lo) / 2;
+		const struct rpt_symtab_ent *e = &st->ents[mid];
+
+		if (e->key < key || (e->key == key && e->start <= addr)) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+const struct rpt_symtab_ent *rpt_symtab__lookup(struct rpt_symtab *st, uint64_t key, uint64_t addr)
+{
+	ssize_t i = symtab_floor(st, key, addr);
+	const struct rpt_symtab_ent *e;
+
+	if (i < 0)
+		return NULL;
+	/* several symbols may start at one address: take the first of them */
+	while (i > 0 && st->ents[i - 1].key == key && st->ents[i - 1].start == st->ents[i].start)
+		i--;
+	e = &st->ents[i];
+	if (e->key != key)
+		return NULL;
+	if (e->size && addr - e->start >= e->size)
+		return NULL;
+	return e;
+}
+
+bool rpt_symtab__has_key(struct rpt_symtab *st, uint64_t key)
+{
+	ssize_t i = symtab_floor(st, key, UINT64_MAX);
+
+	return i >= 0 && st->ents[i].key == key;
+}
+
+void rpt_symtab__fini(struct rpt_symtab *st)
+{
+	free(st->ents);
+	st->ents = NULL;
+	st->n = st->cap = 0;
+}

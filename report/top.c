@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/*
+ * top.c - the self/total table (--top): per function, the samples where it
+ * is the leaf (self) and the samples whose stack holds it at least once
+ * (total, so recursion never counts a sample twice). The per-function table
+ * is shared with diff.c's --diff --top.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output_int.h"
+
+static int functab_grow_index(struct rpt_functab *t)
+{
+	size_t ncap = t->index_cap ? t->index_cap * 2 : 1024, mask = ncap - 1;
+	uint32_t *idx = calloc(ncap, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t slot = (t->v[i].name * 0x9e3779b97f4a7c15ULL >> 20) & mask;
+
+		while (idx[slot])
+			slot = (slot + 1) & mask;
+		idx[slot] = (uint32_t)(i + 1);
+	}
+	free(t->index);
+	t->index = idx;
+	t->index_cap = ncap;
+	return 0;
+}
+
+/* The row for function @name, created if new; NULL on ENOMEM. */
+static struct rpt_func *functab_get(struct rpt_functab *t, uint32_t name, uint32_t kind)
+{
+	size_t mask, slot;
+	struct rpt_func *r;
+	uint32_t v;
+
+	if ((t->n + 1) * 2 > t->index_cap && functab_grow_index(t))
+		return NULL;
+	mask = t->index_cap - 1;
+	slot = (name * 0x9e3779b97f4a7c15ULL >> 20) & mask;
+	while ((v = t->index[slot])) {
+		if (t->v[v - 1].name == name)
+			return &t->v[v - 1];
+		slot = (slot + 1) & mask;
+	}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		void *nv = realloc(t->v, ncap * sizeof(*t->v));
+
+		if (!nv)
+			return NULL;
+		t->v = nv;
+		t->cap = ncap;
+	}
+	r = &t->v[t->n];
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->kind = kind;
+	t->index[slot] = (uint32_t)++t->n;
+	return r;
+}
+
+int rpt_functab__build(struct rpt_functab *t, const struct rpt_profile *p, const double *w0,
+		       const double *w1)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct rpt_stack *s = &p->stacks[i];
+		const struct rpt_frame *f = rpt_profile__stack_frames(p, s);
+		double a = w0 ? w0[i] : (double)s->count, b = w1 ? w1[i] : 0;
+
+		for (uint32_t j = 0; j < s->nframes; j++) {
+			struct rpt_func *r = functab_get(t, f[j].name, f[j].kind);
+
+			if (!r)
+				return -ENOMEM;
+			if (j == s->nframes - 1) {
+				r->self[0] += a;
+				r->self[1] += b;
+			}
+			if (r->stamp == i + 1)
+				continue; /* recursion: already counted for this stack */
+			r->stamp = i + 1;
+			r->total[0] += a;
+			r->total[1] += b;
+		}
+	}
+	return 0;
+}
+
+void rpt_functab__release(struct rpt_functab *t)
+{
+	free(t->v);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+void rpt_put_plain(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		putc(c < 0x20 || c == 0x7f ? '_' : c, out);
+	}
+}
+
+void rpt_put_summary(FILE *out, const struct rpt_summary *s)
+{
+	if (!s)
+		return;
+	if (s->host) {
+		fputs("# host: ", out);
+		rpt_put_plain(out, s->host);
+		putc('\n', out);
+	}
+	if (s->duration_ns)
+		fprintf(out, "# duration: %.2f s\n", s->duration_ns / 1e9);
+	fprintf(out, "# samples: %llu, lost: %llu", (unsigned long long)s->samples,
+		(unsigned long long)s->lost);
+	if (s->lost_detail && s->lost_detail[0]) {
+		fputs(" (", out);
+		rpt_put_plain(out, s->lost_detail);
+		putc(')', out);
+	}
+	putc('\n', out);
+}
+
+struct top_sort_ctx {
+	const struct rpt_profile *p;
+	bool by_total;
+};
+
+static int cmp_double_desc(double a, double b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct top_sort_ctx *c = arg;
+	const struct rpt_func *x = a, *y = b;
+	int r;
+
+	if (c->by_total) {
+		r = cmp_double_desc(x->total[0], y->total[0]);
+		if (!r)
+			r = cmp_double_desc(x->self[0], y->self[0]);
+	} else {
+		r = cmp_double_desc(x->self[0], y->self[0]);
+		if (!r)
+			r = cmp_double_desc(x->total[0], y->total[0]);
+	}
+	if (!r)
+		r = strcmp(rpt_profile__name(c->p, x->name), rpt_profile__name(c->p, y->name));
+	return r;
+}
+
+/*
+ * Functions are keyed by name: a name seen as several kinds (say a kernel and
+ * a user function both called "main") is one row. The comm at the root is a
+ * row too, so a total per process shows in the same table.
+ */
+int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_opts *o)
+{
+	struct top_sort_ctx ctx = { .p = p, .by_total = o && o->sort_total };
+	double total = p->total ? (double)p->total : 1;
+	struct rpt_functab t;
+	size_t rows;
+	int err;
+
+	err = rpt_functab__build(&t, p, NULL, NULL);
+	if (err)
+		goto cleanup;
+	qsort_r(t.v, t.n, sizeof(*t.v), cmp_rows, &ctx);
+	rows = o && o->rows && o->rows < t.n ? o->rows : t.n;
+	rpt_put_summary(out, o ? o->summary : NULL);
+	fprintf(out, "%12s %7s %12s %7s  %s\n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FUNCTION");
+	for (size_t i = 0; i < rows; i++) {
+		const struct rpt_func *r = &t.v[i];
+
+		fprintf(out, "%12.0f %6.2f%% %12.0f %6.2f%%  ", r->self[0], 100 * r->self[0] / total,
+			r->total[0], 100 * r->total[0] / total);
+		rpt_put_plain(out, rpt_profile__name(p, r->name));
+		putc('\n', out);
+	}
+	if (fflush(out) || ferror(out))
+		err = errno ? -errno : -EIO;
+cleanup:
+	rpt_functab__release(&t);
+	return err;
+}

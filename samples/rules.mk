@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: MIT
+# samples/ rules beyond one binary per samples/NAME.c: the library that
+# dlopen_host loads, and a workload built without frame pointers (what users
+# of such binaries see: truncated stacks). Included by the top-level Makefile.
+
+SAMPLE_EXTRA := $(B)/samples/libsa_plugin.so $(B)/samples/workload-nofp
+
+$(B)/samples/libsa_plugin.so: samples/plugin/libsa_plugin.c $(wildcard samples/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -fPIC -shared -Wl,-soname,libsa_plugin.so -o $@ $<
+
+$(B)/samples/workload-nofp: samples/workload.c $(wildcard samples/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer,$(SAMPLE_CFLAGS)) \
+		-fomit-frame-pointer -o $@ $< -lm -ldl
+
+all: $(SAMPLE_EXTRA)

@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench-record.sh - sa-record against perf record at 999 Hz, whole system,
+# on a CPU-bound 2-thread workload: the workload's throughput with no
+# recorder, with sa-record and with `perf record -e cpu-clock -g -F 999 -a`;
+# each recorder's CPU time and peak RSS (/usr/bin/time), its start-up +
+# shut-down time on an idle 10 ms recording, and its output size. Runs
+# alternate; medians are printed, and ratios to perf. Needs root.
+# Usage: tests/bench/bench-record.sh [ROUNDS [SECONDS]]   (default 5 10)
+set -u
+ROUNDS=${1:-5}
+SECS=${2:-10}
+SA_BUILD=${SA_BUILD:-build}
+REC=$SA_BUILD/bin/sa-record
+T=$(mktemp -d /tmp/sa-bench.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+command -v perf >/dev/null || { echo "perf not found"; exit 1; }
+[ -x "$REC" ] || { echo "$REC not built"; exit 1; }
+
+cat >"$T/work.c" <<'CEOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static double secs;
+static unsigned long ops[2];
+__attribute__((noinline)) static unsigned long unit(unsigned long x)
+{
+	volatile unsigned long v = x;
+	for (int i = 0; i < 2000; i++) v = v * 6364136223846793005ul + 1442695040888963407ul;
+	return v;
+}
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+static void *run(void *a)
+{
+	unsigned long *n = a, x = 1;
+	double end = now() + secs;
+	while (now() < end)
+		for (int i = 0; i < 100; i++, (*n)++) x = unit(x);
+	return (void *)x;
+}
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	secs = argc > 1 ? atof(argv[1]) : 10;
+	pthread_create(&t, 0, run, &ops[1]);
+	run(&ops[0]);
+	pthread_join(t, 0);
+	printf("%.0f\n", (ops[0] + ops[1]) / secs);
+	return 0;
+}
+CEOF
+cc -O2 -fno-omit-frame-pointer -pthread -o "$T/work" "$T/work.c" || exit 1
+
+# one_run MODE: prints "throughput cpu_s rss_kb bytes"
+one_run() {
+	local mode=$1 tp rec tpid out
+	case $mode in
+	none) "$T/work" "$SECS"; echo "0 0 0" >"$T/time"; echo 0 >"$T/size"; return ;;
+	sa) out=$T/r.sa; /usr/bin/time -f "%U %S %M" -o "$T/time" "$REC" -q -F 999 -a -o "$out" & ;;
+	perf) out=$T/perf.data
+		/usr/bin/time -f "%U %S %M" -o "$T/time" perf record -q -e cpu-clock -g -F 999 -a \
+			-o "$out" >/dev/null 2>&1 & ;;
+	esac
+	tpid=$!
+	sleep 1
+	tp=$("$T/work" "$SECS")
+	rec=$(pgrep -P $tpid | head -1)
+	kill -INT "$rec"
+	wait $tpid
+	stat -c %s "$out" >"$T/size"
+	rm -f "$out" "$out.old"
+	echo "$tp"
+}
+
+startup() {
+	local s e
+	s=$(date +%s%N)
+	case $1 in
+	sa) "$REC" -q -F 999 -a --duration 0.01 -o "$T/s.sa" ;;
+	perf) perf record -q -e cpu-clock -g -F 999 -a -o "$T/s.data" -- sleep 0.01 >/dev/null 2>&1 ;;
+	esac
+	e=$(date +%s%N)
+	echo $(( (e - s) / 1000000 ))
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+for r in $(seq "$ROUNDS"); do
+	for m in none sa perf; do
+		tp=$(one_run $m)
+		read -r u s rss <"$T/time"
+		echo "$m $tp $(echo "$u + $s" | bc) $rss $(cat "$T/size")" >>"$T/results"
+	done
+	for m in sa perf; do echo "$m $(startup $m)" >>"$T/startup"; done
+	echo "round $r done" >&2
+done
+
+col() { awk -v m="$1" -v c="$2" '$1 == m { print $c }' "$T/results" | median; }
+su() { awk -v m="$1" '$1 == m { print $2 }' "$T/startup" | median; }
+base=$(col none 2)
+printf "%-6s %14s %10s %9s %10s %12s %11s\n" tool "ops/s" "loss %" "cpu s" "rss MB" "bytes/s" "startup ms"
+for m in none sa perf; do
+	tp=$(col $m 2)
+	printf "%-6s %14.0f %10.2f %9.2f %10.1f %12.0f %11s\n" $m "$tp" \
+		"$(echo "100 * ($base - $tp) / $base" | bc -l)" "$(col $m 3)" \
+		"$(echo "$(col $m 4) / 1024" | bc -l)" "$(echo "$(col $m 5) / ($SECS + 1)" | bc -l)" \
+		"$([ $m = none ] && echo - || su $m)"
+done
+echo "ratios sa/perf: cpu $(echo "$(col sa 3) / $(col perf 3)" | bc -l | cut -c1-5)" \
+	"rss $(echo "$(col sa 4) / $(col perf 4)" | bc -l | cut -c1-5)" \
+	"startup $(echo "$(su sa) / $(su perf)" | bc -l | cut -c1-5)" \
+	"bytes $(echo "$(col sa 5) / $(col perf 5)" | bc -l | cut -c1-5)"
+echo "($ROUNDS alternating rounds of $SECS s, medians; $(nproc) CPUs; load avg $(cut -d' ' -f1-3 /proc/loadavg))"

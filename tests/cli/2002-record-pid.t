@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sa-record -p: with a second busy process running, every sample carries
+# the target's tgid and at least 90% of F x (the target's CPU seconds) are
+# kept (the machine may be shared, so the CPU time the target really got
+# stands for "duration x busy threads"); when the target exits, sa-record
+# finishes the file and exits 0 within one interval.
+. "$(dirname "$0")/2000-record-lib.sh"
+need_bpf
+build_busy
+echo "1..6"
+
+F=999
+"$T/busy" 2 & target=$!
+"$T/busy" 1 & other=$!
+sleep 0.3
+"$REC" -q -p $target -F $F --duration 3 -o "$T/p.sa" & rec=$!
+# count the target's CPU time from when sampling runs (META is written then)
+while [ "$(stat -c %s "$T/p.sa" 2>/dev/null || echo 0)" -le 24 ]; do sleep 0.01; done
+t0=$(cpu_ticks $target)
+wait $rec; rc=$?
+t1=$(cpu_ticks $target)
+ok $rc "-p recording exits 0"
+"$DUMP" "$T/p.sa" >"$T/p.txt"; ok $? "file complete"
+bad=$(awk -v p=$target '/^COUNT/ { split($2, a, "="); if (a[2] != p) n += $7 } END { print n + 0 }' "$T/p.txt")
+total=$(awk '/^COUNT/ { split($7, a, "="); n += a[2] } END { print n + 0 }' "$T/p.txt")
+[ "$total" -gt 0 ] && [ "$bad" = 0 ]; ok $? "100% of $total samples have tgid $target"
+hz=$(getconf CLK_TCK)
+read -r runs kept filtered lost < <(loss_sums "$T/p.sa")
+expect=$(( (t1 - t0) * F / hz ))
+[ "$kept" -ge $((expect * 9 / 10)) ]
+ok $? "kept $kept >= 90% of F x target CPU time ($expect; lost $lost)"
+
+"$REC" -q -p $target -F 99 --interval 0.5 -o "$T/exit.sa" & rec=$!
+sleep 1
+kill $target; wait $target 2>/dev/null
+start=$(date +%s%N)
+wait $rec; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ $rc = 0 ] && [ $ms -le 1000 ]; ok $? "target exit ends the recording: exit $rc after $ms ms"
+"$DUMP" "$T/exit.sa" >/dev/null; ok $? "and the file is complete"
+kill $other
+finish

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Record-then-report: samples/workload's known CPU split (60/30/10, then
+# 30/60/10) comes out of sa-record -F 999 + sa-report's folded stacks within
+# 2 percentage points per leaf, and its stacks reach main. Two workload
+# processes run at once, each until it has used 5 s of CPU (-c 5: about 5 s on
+# an idle 2-CPU host, longer on a busy one), so that about 10,000 samples keep
+# the sampling error near 0.5 points whatever the load (samples/README.md).
+. "$(dirname "$0")/lib.sh"
+
+require_root_bpf
+require_report
+require_samples workload
+tmpdir
+T=$tap_tmp
+W=$SA_SAMPLES/workload
+
+plan 24
+
+# split_run SPLIT A B C: 12 test points for one recording at split A,B,C.
+split_run()
+{
+	local split=$1 a=$2 b=$3 c=$4 sa=$T/split-$1.sa folded=$T/split-$1.folded rc tot
+	local leaf want got main path i cpu
+
+	"$SA_RECORD" -q -F 999 -o "$sa" -- sh -c \
+		"'$W' -c 5 -s $split >'$T/w1-$split.out' & '$W' -c 5 -s $split >'$T/w2-$split.out'; wait" \
+		2>"$T/record.err"
+	rc=$?
+	ok $rc "sa-record -F 999 -- two workloads -c 5 -s $split exits 0 (got $rc)"
+	[ $rc -eq 0 ] || diag_file "$T/record.err"
+
+	# the fixture itself: its own thread-CPU measurement gives the split
+	got=$(awk '/leaf sa_leaf_a/ { print $(NF-2) }' "$T/w1-$split.out")
+	within "${got:-999}" "$a" 1
+	ok $? "workload measured sa_leaf_a at $got% of its CPU time (want $a +- 1)"
+
+	"$SA_REPORT" -o "$folded" "$sa" 2>"$T/report.err"
+	rc=$?
+	ok $rc "sa-report folded output exits 0 (got $rc)"
+	[ $rc -eq 0 ] || diag_file "$T/report.err"
+	[ -s "$folded" ] && [ "$(folded_bad_lines "$folded")" -eq 0 ]
+	ok $? "folded output is non-empty 'stack count' lines"
+
+	tot=$(folded_total "$folded" workload)
+	ge "$tot" 5000
+	ok $? "$tot samples of comm workload (want >= 5000 for a 0.7-point sampling error)"
+	# the workloads' own CPU time (their run loops, without start-up) x 999 Hz
+	cpu=$(cat "$T/w1-$split.out" "$T/w2-$split.out" | awk '/thread cpu/ { t += $(NF-1) } END { print t + 0 }')
+	ge "$tot" "$(awk -v c="$cpu" 'BEGIN { print 0.9 * c * 999 }')" &&
+		ge "$(awk -v c="$cpu" 'BEGIN { print 1.1 * (c + 0.1) * 999 }')" "$tot"
+	ok $? "$tot samples for ${cpu} s of workload CPU time at 999 Hz (want 90-110%)"
+
+	i=0
+	for leaf in sa_leaf_a sa_leaf_b sa_leaf_c; do
+		want=$(echo "$a $b $c" | cut -d' ' -f$((i + 1)))
+		got=$(pct "$(folded_with "$folded" workload $leaf)" "$tot")
+		within "$got" "$want" 2
+		ok $? "$leaf holds $got% of workload samples (want $want +- 2)"
+		i=$((i + 1))
+	done
+
+	main=$(pct "$(folded_with "$folded" workload main)" "$tot")
+	ge "$main" 99
+	ok $? "$main% of workload stacks reach main (want >= 99)"
+
+	path=$(folded_path "$folded" workload "main;sa_run;sa_leaf_a")
+	ge "$path" "$(awk -v t="$(folded_with "$folded" workload sa_leaf_a)" 'BEGIN { print t * 0.99 }')"
+	ok $? "sa_leaf_a samples come as main;sa_run;sa_leaf_a, root first ($path)"
+
+	path=$(folded_path "$folded" workload "sa_leaf_c;sa_shared_helper;sa_helper_inner")
+	ge "$path" 1
+	ok $? "sa_leaf_c;sa_shared_helper;sa_helper_inner is present ($path samples)"
+}
+
+split_run 60,30,10 60 30 10
+split_run 30,60,10 30 60 10
+
+done_testing

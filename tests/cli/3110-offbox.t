@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Off the box (issue 5): a workload built into a temporary directory is
+# recorded, the binary and its directory are deleted, and sa-report still
+# names its functions from the symbols embedded in the recording; recorded
+# with --no-embed-symbols, its frames come out as [binary-name], never as a
+# wrong name.
+. "$(dirname "$0")/lib.sh"
+
+require_root_bpf
+require_report
+tmpdir
+T=$tap_tmp
+
+plan 8
+
+if ! has_option "$SA_RECORD" --no-embed-symbols; then
+	skip 8 "not yet supported: sa-record cannot embed symbols (no --no-embed-symbols in --help, issue 5)"
+	done_testing
+fi
+command -v gcc >/dev/null || { skip 8 "gcc not installed (the test builds its own binary)"; done_testing; }
+
+# build DIR: the workload as DIR/sa_offbox_wl with a build id of its own, so
+# that no copy elsewhere (build/samples/workload) can stand in for it
+build()
+{
+	mkdir -p "$1"
+	gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread \
+		-Wl,--build-id=0x$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n') \
+		-o "$1/sa_offbox_wl" "$SA_SRC/samples/workload.c" -lm
+}
+
+build "$T/bin1"
+ok $? "gcc builds the workload into a temporary directory"
+"$SA_RECORD" -q -F 999 -o "$T/emb.sa" -- "$T/bin1/sa_offbox_wl" -d 2 >/dev/null 2>"$T/rec.err"
+ok $? "sa-record -- sa_offbox_wl -d 2 exits 0"
+rm -rf "$T/bin1"
+"$SA_REPORT" -o "$T/emb.folded" "$T/emb.sa" 2>"$T/rep.err"
+ok $? "sa-report exits 0 with the binary deleted"
+tot=$(folded_total "$T/emb.folded" sa_offbox_wl)
+a=$(folded_path "$T/emb.folded" sa_offbox_wl "main;sa_run;sa_leaf_a")
+within "$(pct "$a" "$tot")" 60 3
+ok $? "main;sa_run;sa_leaf_a named from embedded symbols: $(pct "$a" "$tot")% of $tot samples (want 60 +- 3)"
+
+build "$T/bin2"
+"$SA_RECORD" -q -F 999 --no-embed-symbols -o "$T/noemb.sa" -- "$T/bin2/sa_offbox_wl" -d 2 \
+	>/dev/null 2>"$T/rec2.err"
+ok $? "sa-record --no-embed-symbols -- sa_offbox_wl -d 2 exits 0"
+rm -rf "$T/bin2"
+"$SA_REPORT" -o "$T/noemb.folded" "$T/noemb.sa" 2>"$T/rep2.err"
+ok $? "sa-report exits 0 with the binary deleted and no embedded symbols"
+tot=$(folded_total "$T/noemb.folded" sa_offbox_wl)
+named=$(grep -c 'sa_leaf_\|sa_run\|sa_shared_helper' "$T/noemb.folded")
+[ "$tot" -gt 0 ] && [ "$named" -eq 0 ]
+ok $? "no function of the deleted binary is named ($named lines name one)"
+bare=$(awk '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st); split(st, f, ";")
+	if (f[1] == "sa_offbox_wl" && st ~ /;\[sa_offbox_wl(\+0x[0-9a-f]+)?\]/) t += n }
+	END { print t + 0 }' "$T/noemb.folded")
+ge "$(pct "$bare" "$tot")" 95
+ok $? "$(pct "$bare" "$tot")% of its samples show [sa_offbox_wl] frames (want >= 95)"
+
+done_testing

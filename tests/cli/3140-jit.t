@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# JIT code (issue 5): node --perf-basic-prof running a JavaScript hot loop;
+# the report names the JavaScript function from the /tmp/perf-PID.map that
+# sa-record copied into the recording.
+. "$(dirname "$0")/lib.sh"
+
+require_root_bpf
+require_report
+tmpdir
+T=$tap_tmp
+
+plan 4
+
+if ! has_option "$SA_RECORD" --no-embed-symbols; then
+	skip 4 "not yet supported: sa-record has no self-contained recording (no --no-embed-symbols in --help, issue 5)"
+	done_testing
+fi
+command -v node >/dev/null || { skip 4 "node not installed"; done_testing; }
+
+cat >"$T/hot.js" <<'JS'
+// A hot loop in one named function for about 3 s.
+function saJitHotLoop(n) {
+	let x = 0;
+	for (let i = 0; i < n; i++)
+		x = (x * 31 + i) % 1000003;
+	return x;
+}
+const end = Date.now() + 3000;
+let r = 0;
+while (Date.now() < end)
+	r += saJitHotLoop(1000000);
+console.log(r);
+JS
+
+"$SA_RECORD" -q -F 999 -o "$T/j.sa" -- node --perf-basic-prof "$T/hot.js" >/dev/null 2>"$T/rec.err"
+ok $? "sa-record -- node --perf-basic-prof hot.js exits 0"
+"$SA_REPORT" -o "$T/j.folded" "$T/j.sa" 2>"$T/rep.err"
+ok $? "sa-report exits 0"
+tot=$(folded_total "$T/j.folded" node)
+hot=$(awk '{ n = $NF; if ($0 ~ /saJitHotLoop/) t += n } END { print t + 0 }' "$T/j.folded")
+ge "$tot" 1000
+ok $? "$tot samples of node (want >= 1000)"
+ge "$(pct "$hot" "$tot")" 50
+ok $? "saJitHotLoop named in $(pct "$hot" "$tot")% of node's samples (want >= 50)"
+
+done_testing

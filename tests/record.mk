@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: MIT
+# Rules for sa-record's test tools; included from the top-level Makefile.
+# sa-dump prints an .sa file record by record for tests/cli/2xxx.
+
+$(B)/tests/tools/sa-dump: tests/tools/sa-dump.c $(LIBSAF) format/include/saf.h | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
+
+CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-dump

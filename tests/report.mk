@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+# Extra rules for report/'s output writers (include from the top Makefile):
+# a driver that runs the folded/top/SVG/diff writers on folded text, for the
+# SVG benchmark and the browser test. It links only the writers' objects,
+# so it builds even while the symbolizing pipeline is being changed.
+
+RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o folded.o filter.o top.o flame.o \
+	svg.o svg_script.o diff.o)
+
+$(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -o $@ $^ -lm
+
+.PHONY: folded-driver
+folded-driver: $(B)/tests/bench/folded-driver

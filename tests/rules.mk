@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+# tests/rules.mk - fixtures compiled for the report unit tests (small ELF
+# files with known symbols, a stripped copy with its debug file in a
+# build-id tree, a binary whose build id no longer matches) and the
+# synthetic-recording generator of tests/bench/.
+
+TD := $(B)/tests/data
+FIXTURE_CFLAGS := -g -fno-omit-frame-pointer -Wl,--build-id
+
+$(TD)/plain: tests/data/sym_plain.c | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O1 $(FIXTURE_CFLAGS) -o $@ $<
+
+# A stripped copy whose symbols live in debug/.build-id/xx/rest.debug.
+$(TD)/stripped: $(TD)/plain
+	$(call msg,STRIP,$@)
+	$(Q)id=$$(readelf -n $< | sed -n 's/.*Build ID: *//p'); \
+	d=$(TD)/debug/.build-id/$$(echo $$id | cut -c1-2); \
+	rm -rf $(TD)/debug && mkdir -p $$d && \
+	objcopy --only-keep-debug $< $$d/$$(echo $$id | cut -c3-).debug && \
+	strip -o $@ $<
+
+# Same code, another build id: a rebuilt binary at the recorded path.
+$(TD)/mismatch: tests/data/sym_plain.c | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
+		-o $@ $<
+
+$(TD)/inline: tests/data/sym_inline.c | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -o $@ $<
+
+$(TD)/cxx: tests/data/sym_cxx.cc | deps
+	$(call msg,CXX,$@)
+	@mkdir -p $(@D)
+	$(Q)g++ -O1 $(FIXTURE_CFLAGS) -o $@ $<
+
+REPORT_FIXTURES := $(TD)/plain $(TD)/stripped $(TD)/mismatch $(TD)/inline $(TD)/cxx
+CHECK_EXTRA_DEPS += $(REPORT_FIXTURES)
+$(B)/tests/unit/report/test_symbolize: | $(REPORT_FIXTURES)
+
+# Synthetic recordings for scale tests (tests/bench/, tests/cli/).
+$(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c $(LIBSAF) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
+CHECK_EXTRA_DEPS += $(B)/tests/bench/gen-synthetic

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sa-dump.c - print every record of an .sa file as one line of text, for
+ * the sa-record tests (tests/cli/2xxx) that must read a recording without
+ * sa-report. Test tool only: nothing in the product depends on it.
+ * Exit 0 when the file ended with END, 3 when it did not, 1 on an error.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "saf.h"
+
+static void hex(const uint8_t *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		printf("%02x", p[i]);
+	if (!n)
+		printf("-");
+}
+
+static void print_loss(const struct saf_loss *l)
+{
+	printf("LOSS seq=%" PRIu64, l->seq);
+	for (uint32_t i = 0; i < l->ncounters; i++) {
+		const char *n = saf_counter__name(l->ids[i]);
+
+		if (n)
+			printf(" %s=%" PRIu64, n, l->values[i]);
+		else
+			printf(" ctr%u=%" PRIu64, l->ids[i], l->values[i]);
+	}
+	printf("\n");
+}
+
+static void print_rec(const struct saf_record *r)
+{
+	switch (r->kind) {
+	case SAF_REC_META:
+		printf("META freq=%" PRIu64 " ncpus=%" PRIu64 " event=%s target=%s flags=%" PRIu64
+		       " start_mono=%" PRIu64 " host=%s kernel=%s\n", r->meta.freq_hz, r->meta.ncpus,
+		       r->meta.event.str, r->meta.target.str, r->meta.flags, r->meta.start_mono_ns,
+		       r->meta.hostname.str, r->meta.kernel_release.str);
+		break;
+	case SAF_REC_PROC:
+		printf("PROC pid=%u gen=%u ppid=%u comm=%s exe=%s\n", r->proc.pid, r->proc.gen,
+		       r->proc.ppid, r->proc.comm.str, r->proc.exe.str);
+		break;
+	case SAF_REC_MAP:
+		printf("MAP pid=%u gen=%u start=%" PRIx64 " end=%" PRIx64 " pgoff=%" PRIx64
+		       " flags=%" PRIu64 " path=%s buildid=", r->map.pid, r->map.gen, r->map.start,
+		       r->map.end, r->map.pgoff, r->map.flags, r->map.path.str);
+		hex(r->map.build_id.data, r->map.build_id.len);
+		printf("\n");
+		break;
+	case SAF_REC_COMM:
+		printf("COMM pid=%u tid=%u comm=%s\n", r->comm.pid, r->comm.tid, r->comm.comm.str);
+		break;
+	case SAF_REC_EXIT:
+		printf("EXIT pid=%u\n", r->exit.pid);
+		break;
+	case SAF_REC_STACK:
+		printf("STACK id=%u kind=%u n=%u", r->stack.id, r->stack.kind, r->stack.nframes);
+		for (uint32_t i = 0; i < r->stack.nframes; i++)
+			printf(" %" PRIx64, r->stack.ips[i]);
+		printf("\n");
+		break;
+	case SAF_REC_INTERVAL:
+		printf("INTERVAL seq=%" PRIu64 " start=%" PRIu64 " end=%" PRIu64 "\n",
+		       r->interval.seq, r->interval.start_ns, r->interval.end_ns);
+		break;
+	case SAF_REC_COUNT:
+		printf("COUNT pid=%u tid=%u gen=%u ustack=%u kstack=%u count=%" PRIu64 " comm=%s\n",
+		       r->count.pid, r->count.tid, r->count.gen, r->count.ustack, r->count.kstack,
+		       r->count.count, r->count.comm.str);
+		break;
+	case SAF_REC_LOSS:
+		print_loss(&r->loss);
+		break;
+	case SAF_REC_END:
+		printf("END samples=%" PRIu64 " lost=%" PRIu64 " intervals=%" PRIu64
+		       " chunks=%" PRIu64 "\n", r->end.samples, r->end.lost, r->end.intervals,
+		       r->end.chunks);
+		break;
+	default:
+		printf("REC kind=%d\n", r->kind);
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char err[256] = "";
+	struct saf_reader_opts o = { .sz = sizeof(o), .errbuf = err, .errbuf_sz = sizeof(err) };
+	struct saf_reader *rd;
+	struct saf_record rec;
+	int n;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: sa-dump FILE.sa\n");
+		return 2;
+	}
+	rd = saf_reader__open(argv[1], &o);
+	if (!rd) {
+		fprintf(stderr, "sa-dump: %s: %s\n", argv[1], err);
+		return 1;
+	}
+	while ((n = saf_reader__next(rd, &rec)) > 0)
+		print_rec(&rec);
+	printf("FILE finished=%d damaged=%d\n", saf_reader__info(rd)->finished,
+	       saf_reader__info(rd)->damaged);
+	if (n < 0)
+		fprintf(stderr, "sa-dump: %s: %s\n", argv[1], saf_reader__errmsg(rd));
+	n = n < 0 ? 1 : saf_reader__info(rd)->finished ? 0 : 3;
+	saf_reader__free(rd);
+	return n;
+}

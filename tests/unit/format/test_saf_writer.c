@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_saf_writer.c - the writer: every record kind round-trips field by
+ * field, a re-write of what was read is byte-identical, chunks split at the
+ * target with the INTERVAL repeated, limits give -EINVAL, write errors
+ * (ENOSPC, EPIPE) surface and every allocation failure is clean.
+ */
+#include <fcntl.h>
+#include <signal.h>
+
+#include "saf_test.h"
+
+/* The sample in file order: META, PROCS, KSYMS, USYMS, JIT, STACKS, 2x SAMPLES, END. */
+static void test_roundtrip_fields(void **state)
+{
+	struct saf_record want[32], rec;
+	uint32_t types[32], type;
+	size_t len, n = 0, i, nrec;
+	uint8_t *buf = tst_sample(0, &len);
+	struct saf_reader *r = saf_reader__open_mem(buf, len, NULL);
+	struct saf_end end = { 3000, 17, 2, 2, 8 };
+	int ret;
+
+	(void)state;
+	want[n] = (struct saf_record){ .kind = SAF_REC_META, .meta = tst_meta() };
+	types[n++] = SAF_CHUNK_META;
+	nrec = tst_records(want + n, 32 - n);
+	for (i = 0; i < nrec; i++, n++)
+		types[n] = saf_rec_chunk_type(want[n].kind);
+	want[n] = (struct saf_record){ .kind = SAF_REC_INTERVAL, .interval = { 0, 1000, 2000 } };
+	types[n++] = SAF_CHUNK_SAMPLES;
+	for (i = 0; i < 6; i++, n++) {
+		want[n] = (struct saf_record){ .kind = SAF_REC_COUNT };
+		want[n].count = (struct saf_count){ 42, 43 + (uint32_t)i % 2, 1, 1, i % 3 ? 2 : 0,
+						    i + 1, saf_str__from(i % 2 ? "bash" : "worker") };
+		types[n] = SAF_CHUNK_SAMPLES;
+	}
+	want[n] = (struct saf_record){ .kind = SAF_REC_LOSS, .loss = { .seq = 0, .ncounters = 3,
+		.ids = { 1, 2, 4 }, .values = { 12, 10, 2 } } };
+	types[n++] = SAF_CHUNK_SAMPLES;
+	want[n] = (struct saf_record){ .kind = SAF_REC_INTERVAL, .interval = { 1, 2000, 3000 } };
+	types[n++] = SAF_CHUNK_SAMPLES;
+	want[n] = (struct saf_record){ .kind = SAF_REC_COUNT,
+				       .count = { 7, 7, 0, 3, 0, UINT64_MAX, saf_str__from("") } };
+	types[n++] = SAF_CHUNK_SAMPLES;
+	want[n] = (struct saf_record){ .kind = SAF_REC_END, .end = end };
+	types[n++] = SAF_CHUNK_END;
+
+	assert_non_null(r);
+	for (i = 0; (ret = saf_reader__next(r, &rec)) == 1; i++) {
+		assert_true(i < n);
+		saf_reader__chunk(r, &type, NULL);
+		assert_int_equal(type, types[i]);
+		if (!tst_rec_eq(&rec, &want[i]))
+			fail_msg("record %zu (kind %d) differs", i, rec.kind);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(i, n);
+	assert_true(saf_reader__info(r)->finished);
+	assert_false(saf_reader__info(r)->damaged);
+	assert_int_equal(saf_reader__info(r)->chunks, 9);
+	assert_string_equal(saf_reader__errmsg(r), "");
+	saf_reader__free(r);
+	free(buf);
+}
+
+/* Strings come back NUL-terminated even though the file does not store the NUL. */
+static void test_strings_terminated(void **state)
+{
+	size_t len;
+	uint8_t *buf = tst_sample(0, &len);
+	struct saf_reader *r = saf_reader__open_mem(buf, len, NULL);
+	struct saf_record rec;
+
+	(void)state;
+	assert_int_equal(saf_reader__next(r, &rec), 1);
+	assert_string_equal(rec.meta.hostname.str, "web01");
+	assert_string_equal(rec.meta.event.str, "cpu-clock");
+	assert_int_equal(saf_reader__next(r, &rec), 1);
+	assert_string_equal(rec.proc.exe.str, "/usr/bin/bash");
+	saf_reader__free(r);
+	free(buf);
+}
+
+static void check_rewrite(size_t target)
+{
+	size_t len, len2;
+	uint8_t *buf = tst_sample(target, &len);
+	uint8_t *again = tst_rewrite(buf, len, target, &len2);
+
+	assert_int_equal(len, len2);
+	assert_memory_equal(buf, again, len);
+	free(again);
+	free(buf);
+}
+
+static void test_rewrite_identical(void **state)
+{
+	(void)state;
+	check_rewrite(0);
+	check_rewrite(1);
+	check_rewrite(40);
+	check_rewrite(100);
+}
+
+/* A tiny target splits every buffer; each SAMPLES chunk starts with INTERVAL. */
+static void test_split_repeats_interval(void **state)
+{
+	size_t len;
+	uint8_t *buf = tst_sample(30, &len);
+	struct saf_reader *r = saf_reader__open_mem(buf, len, NULL);
+	struct saf_record rec;
+	uint64_t off, last_off = 0, chunks_with_records = 0;
+	uint32_t type;
+	bool seen_stack = false;
+	int ret;
+
+	(void)state;
+	while ((ret = saf_reader__next(r, &rec)) == 1) {
+		saf_reader__chunk(r, &type, &off);
+		if (off != last_off) {
+			chunks_with_records++;
+			if (type == SAF_CHUNK_SAMPLES)
+				assert_int_equal(rec.kind, SAF_REC_INTERVAL);
+		}
+		last_off = off;
+		if (rec.kind == SAF_REC_STACK)
+			seen_stack = true;
+		if (rec.kind == SAF_REC_COUNT)
+			assert_true(seen_stack); /* stacks are written before samples */
+	}
+	assert_int_equal(ret, 0);
+	assert_true(chunks_with_records > 12);
+	assert_int_equal(chunks_with_records, saf_reader__info(r)->chunks);
+	saf_reader__free(r);
+	free(buf);
+}
+
+static void test_bytes_counter(void **state)
+{
+	int fd = memfd_create("b", 0);
+	struct saf_writer *w = NULL;
+
+	(void)state;
+	assert_int_equal(tst_write_sample(fd, 0, &w), 0);
+	assert_int_equal(saf_writer__bytes(w), (uint64_t)lseek(fd, 0, SEEK_END));
+	saf_writer__free(w);
+	close(fd);
+}
+
+static void test_invalid(void **state)
+{
+	int fd = memfd_create("inv", 0);
+	struct saf_writer_opts bad_level = { .sz = sizeof(bad_level), .zstd_level = 99 };
+	struct saf_writer_opts bad_target = { .sz = sizeof(bad_target), .chunk_target = 1u << 30 };
+	struct saf_writer *w;
+	struct saf_meta m = tst_meta();
+	char big[SAF_MAX_STRING + 1];
+	uint8_t bid[SAF_MAX_BUILD_ID + 1] = { 0 };
+	uint64_t ips[SAF_MAX_FRAMES + 1] = { 0 };
+	struct saf_record r = { .kind = SAF_REC_COMM };
+	struct saf_loss loss = { .ncounters = SAF_MAX_COUNTERS + 1 };
+	struct saf_interval iv = { 0, 1, 2 };
+
+	(void)state;
+	memset(big, 'x', sizeof(big));
+	errno = 0;
+	assert_null(saf_writer__open_fd(fd, &bad_level));
+	assert_int_equal(errno, EINVAL);
+	assert_null(saf_writer__open_fd(fd, &bad_target));
+	assert_int_equal(errno, EINVAL);
+	w = saf_writer__open_fd(fd, NULL);
+	assert_non_null(w);
+	r.comm.comm = (struct saf_str){ big, SAF_MAX_STRING + 1 };
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	r.comm.comm = (struct saf_str){ NULL, 3 };
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	r = (struct saf_record){ .kind = SAF_REC_MAP, .map.build_id = { bid, sizeof(bid) } };
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	r = (struct saf_record){ .kind = SAF_REC_STACK, .stack = { 1, 0, SAF_MAX_FRAMES + 1, ips } };
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	r.stack = (struct saf_stack){ 0, 0, 1, ips }; /* id 0 means "none" */
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	r = (struct saf_record){ .kind = SAF_REC_COUNT };
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL); /* no interval open */
+	r.kind = SAF_REC_META;
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	r.kind = SAF_REC_END;
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	r.kind = 99;
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL);
+	assert_int_equal(saf_writer__interval_end(w, NULL), -EINVAL);
+	assert_int_equal(saf_writer__meta(w, &m), 0);
+	assert_int_equal(saf_writer__meta(w, &m), -EINVAL); /* only once, first */
+	assert_int_equal(saf_writer__interval(w, &iv), 0);
+	assert_int_equal(saf_writer__interval_end(w, &loss), -EINVAL);
+	assert_int_equal(saf_writer__finish(w, NULL), 0);
+	r = (struct saf_record){ .kind = SAF_REC_EXIT };
+	assert_int_equal(saf_writer__add(w, &r), -EINVAL); /* finished */
+	assert_int_equal(saf_writer__finish(w, NULL), -EINVAL);
+	saf_writer__free(w);
+	saf_writer__free(NULL);
+	close(fd);
+}
+
+static void test_enospc(void **state)
+{
+	int fd = open("/dev/full", O_WRONLY);
+
+	(void)state;
+	if (fd < 0)
+		skip();
+	errno = 0;
+	assert_null(saf_writer__open_fd(fd, NULL));
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+}
+
+/* The header fits in the pipe; the first chunk meets a closed reader. */
+static void test_epipe_sticks(void **state)
+{
+	struct saf_record r = { .kind = SAF_REC_EXIT, .exit = { 1, 2 } };
+	struct saf_meta m = tst_meta();
+	struct saf_writer *w;
+	int p[2];
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(p), 0);
+	w = saf_writer__open_fd(p[1], NULL);
+	assert_non_null(w);
+	close(p[0]);
+	assert_int_equal(saf_writer__meta(w, &m), -EPIPE);
+	assert_int_equal(saf_writer__add(w, &r), -EPIPE);
+	assert_int_equal(saf_writer__flush(w), -EPIPE);
+	assert_int_equal(saf_writer__finish(w, NULL), -EPIPE);
+	saf_writer__free(w);
+	close(p[1]);
+}
+
+/* SQLite-style: fail allocation N for N = 1, 2, ... until the write succeeds. */
+static void test_oom_loop(void **state)
+{
+	long n;
+	int fd, err;
+
+	(void)state;
+	for (n = 1;; n++) {
+		struct saf_writer *w = NULL;
+
+		fd = memfd_create("oom", 0);
+		tst_alloc_start(n);
+		err = tst_write_sample(fd, 64, &w);
+		saf_writer__free(w);
+		tst_alloc_stop();
+		close(fd);
+		assert_int_equal(ta.live, 0);
+		if (!ta.failed) {
+			assert_int_equal(err, 0);
+			break;
+		}
+		assert_int_equal(err, -ENOMEM);
+	}
+	print_message("# writer: %ld allocation points failed cleanly\n", n - 1);
+	assert_true(n > 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_fields),
+		cmocka_unit_test(test_strings_terminated),
+		cmocka_unit_test(test_rewrite_identical),
+		cmocka_unit_test(test_split_repeats_interval),
+		cmocka_unit_test(test_bytes_counter),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_enospc),
+		cmocka_unit_test(test_epipe_sticks),
+		cmocka_unit_test(test_oom_loop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_elfsyms.c - symbols embedded for sampled file offsets: the test's own
+ * binary (.symtab), libc (.dynsym only on Debian), a deleted copy read
+ * through a kept fd, a build-id mismatch, uncovered offsets and each symbol
+ * emitted once.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "elfsyms.h"
+#include "rec_test_sink.h"
+
+/* A function with a known name; noinline so it has its own symbol. */
+__attribute__((noinline)) int test_elfsyms_marker(int x)
+{
+	return x * 3 + 1;
+}
+
+/* File offset and path of code address @addr in this process. */
+static int where(const void *addr, char *path, size_t cap, uint64_t *off)
+{
+	unsigned long lo, hi, pgoff;
+	char line[1024], perm[8], p[900];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		p[0] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %899s", &lo, &hi, perm, &pgoff, p) < 4)
+			continue;
+		if ((unsigned long)addr >= lo && (unsigned long)addr < hi) {
+			snprintf(path, cap, "%s", p);
+			*off = (unsigned long)addr - lo + pgoff;
+			found = 1;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+static int bid_of(const char *path, uint8_t *bid)
+{
+	int fd = open(path, O_RDONLY), n;
+
+	assert_true(fd >= 0);
+	n = rec_elfsyms__read_build_id(fd, bid, SAF_MAX_BUILD_ID);
+	close(fd);
+	return n;
+}
+
+static void test_own_binary(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900];
+	uint64_t off;
+	int n, id;
+
+	(void)state;
+	assert_int_equal(test_elfsyms_marker(1), 4);
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	assert_true(n >= 16);
+	es = rec_elfsyms__new(0);
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	assert_true(id >= 0);
+	assert_int_equal(rec_elfsyms__file(es, bid, n, "/other/path", -1), id);
+	assert_int_equal(rec_elfsyms__note(es, id, off + 2), 1);
+	assert_int_equal(rec_elfsyms__note(es, id, off + 3), 0); /* same symbol */
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_int_equal(ts.n, 2);
+	assert_int_equal(ts.recs[0].rec.kind, SAF_REC_SYMTAB);
+	assert_string_equal(ts.recs[0].s1, path);
+	assert_memory_equal(ts.recs[0].bid, bid, n);
+	assert_int_equal(ts.recs[1].rec.kind, SAF_REC_USYM);
+	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
+	assert_true(ts.recs[1].rec.usym.offset == off);
+	assert_true(ts.recs[1].rec.usym.size > 0);
+	/* Emitted once per file: no more records. */
+	assert_int_equal(rec_elfsyms__note(es, id, off), 0);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 0);
+	assert_int_equal(ts.n, 2);
+	/* An offset in the ELF header is covered by no function. */
+	assert_int_equal(rec_elfsyms__note(es, id, 16), 0);
+	assert_int_equal(rec_elfsyms__note(es, id + 1, 16), -EINVAL);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.files, 1);
+	assert_int_equal(st.loaded, 1);
+	assert_int_equal(st.usyms, 1);
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+static void test_dynsym_only(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900];
+	uint64_t off;
+	int n, id;
+
+	(void)state;
+	assert_int_equal(where((void *)getppid, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	if (n <= 0)
+		skip();
+	es = rec_elfsyms__new(0);
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_non_null(strstr(ts.recs[1].s1, "getppid"));
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+/* A deleted file still read through the fd given at registration. */
+static void test_deleted_file(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900], tmp[] = "/tmp/test_elfsyms.XXXXXX";
+	struct stat sb;
+	uint64_t off;
+	int n, id, in, out;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	in = open(path, O_RDONLY);
+	out = mkstemp(tmp);
+	assert_true(in >= 0 && out >= 0);
+	assert_int_equal(fstat(in, &sb), 0);
+	assert_int_equal(sendfile(out, in, NULL, sb.st_size), sb.st_size);
+	close(in);
+	unlink(tmp);
+	es = rec_elfsyms__new(4);
+	id = rec_elfsyms__file(es, bid, n, tmp, out);
+	assert_true(id >= 0);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
+	assert_string_equal(ts.recs[0].s1, tmp);
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+static void test_build_id_mismatch(void **state)
+{
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[20] = { 1, 2, 3 };
+	char path[900];
+	uint64_t off;
+	int id;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	es = rec_elfsyms__new(0);
+	id = rec_elfsyms__file(es, bid, sizeof(bid), path, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 0);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.failed, 1);
+	assert_int_equal(rec_elfsyms__file(es, bid, 0, path, -1), -EINVAL);
+	rec_elfsyms__free(es);
+}
+
+static void test_sink_failure_keeps_pending(void **state)
+{
+	struct test_sink ts = { .fail_with = -ENOSPC };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900];
+	uint64_t off;
+	int n, id;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	es = rec_elfsyms__new(0);
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), -ENOSPC);
+	ts.fail_with = 0;
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+static void test_not_elf(void **state)
+{
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	int fd = open("/proc/self/status", O_RDONLY);
+
+	(void)state;
+	assert_int_equal(rec_elfsyms__read_build_id(fd, bid, sizeof(bid)), -ENOEXEC);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_binary),
+		cmocka_unit_test(test_dynsym_only),
+		cmocka_unit_test(test_deleted_file),
+		cmocka_unit_test(test_build_id_mismatch),
+		cmocka_unit_test(test_sink_failure_keeps_pending),
+		cmocka_unit_test(test_not_elf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

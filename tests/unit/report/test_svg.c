@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_svg.c - report/svg.c and flame.c: the SVG is well-formed XML
+ * (xmllint) whatever bytes names hold, boxes are as wide as their share,
+ * narrow frames are merged away, icicle layout, deterministic colours.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "output_int.h"
+
+static struct rpt_profile *parse_str(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	char err[128];
+	struct rpt_profile *p;
+
+	assert_non_null(f);
+	p = rpt_folded__parse(f, err, sizeof(err));
+	fclose(f);
+	assert_non_null(p);
+	return p;
+}
+
+static char *svg_str(const struct rpt_profile *p, const struct rpt_svg_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(rpt_svg__write(p, f, o), 0);
+	fclose(f);
+	return buf;
+}
+
+/* xmllint --noout on @text: 0 when well-formed, -1 when xmllint is missing. */
+static int xmllint(const char *text)
+{
+	char path[] = "/tmp/sa-test-svg.XXXXXX", cmd[128];
+	int fd = mkstemp(path), rc;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	if (system("command -v xmllint >/dev/null 2>&1")) {
+		unlink(path);
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
+	rc = system(cmd);
+	unlink(path);
+	return rc;
+}
+
+/* The width attribute of the box whose tooltip starts with @name. */
+static double box(const char *svg, const char *name, char *attr_out)
+{
+	char pat[128];
+	const char *t, *r;
+	double w = -1;
+
+	snprintf(pat, sizeof(pat), "<title>%s&#10;", name);
+	t = strstr(svg, pat);
+	assert_non_null(t);
+	r = strstr(t, "width=\"");
+	assert_non_null(r);
+	sscanf(r, "width=\"%lf\"", &w);
+	if (attr_out) {
+		r = strstr(t, " y=\"");
+		sscanf(r, " y=\"%[0-9]\"", attr_out);
+	}
+	return w;
+}
+
+static const char *split =
+	"app;main;work;leaf_a 600\napp;main;work;leaf_b 300\napp;main;leaf_c 100\n";
+
+static void test_widths(void **state)
+{
+	struct rpt_profile *p = parse_str(split);
+	char *svg = svg_str(p, NULL);
+	double a = box(svg, "leaf_a", NULL), b = box(svg, "leaf_b", NULL);
+	double c = box(svg, "leaf_c", NULL), all = box(svg, "all", NULL);
+
+	(void)state;
+	assert_true(xmllint(svg) <= 0);
+	assert_true(all > 1000);
+	assert_true(a / all > 0.599 && a / all < 0.601);
+	assert_true(b / all > 0.299 && b / all < 0.301);
+	assert_true(c / all > 0.099 && c / all < 0.101);
+	assert_non_null(strstr(svg, "1000 samples, 0 lost"));
+	free(svg);
+	rpt_profile__free(p);
+}
+
+static void test_hostile_names(void **state)
+{
+	static const char *names[] = {
+		"<script>alert(1)</script>", "a & b && c", "\"dq\" 'sq' ]]> -->",
+		"ctl\x01\x02\x1b\x7f end", "bad\xff\xfe utf8 \xc3\x28", "overlong \xc0\xaf",
+		"surrogate \xed\xa0\x80", "cut \xe2\x82", "ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5",
+		"nonchar \xef\xbf\xbe",
+	};
+	struct rpt_summary sum = { .host = "<host&\x01>", .samples = 10 };
+	struct rpt_svg_opts o = { .title = "t<i>t&le\"", .summary = &sum, .min_width = -1 };
+	struct rpt_profile *p = rpt_profile__new();
+	struct rpt_frame f[2];
+	char *svg;
+
+	(void)state;
+	f[0].name = (uint32_t)rpt_profile__intern(p, "co<mm>\x03", 7);
+	f[0].kind = RPT_FRAME_ROOT;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		f[1].name = (uint32_t)rpt_profile__intern(p, names[i], strlen(names[i]));
+		f[1].kind = (uint32_t)(i % 4);
+		assert_int_equal(rpt_profile__add(p, f, 2, 10 + i), 0);
+	}
+	svg = svg_str(p, &o);
+	assert_int_equal(xmllint(svg), 0);
+	assert_null(strstr(svg, "<script>alert"));
+	assert_null(strstr(svg, "<host"));
+	assert_non_null(strstr(svg, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(strstr(svg, "a &amp; b &amp;&amp; c"));
+	assert_non_null(strstr(svg, "&quot;dq&quot; &#39;sq&#39; ]]&gt; --&gt;"));
+	assert_non_null(strstr(svg, "ctl____ end"));
+	assert_non_null(strstr(svg, "bad\xef\xbf\xbd\xef\xbf\xbd utf8 \xef\xbf\xbd("));
+	assert_non_null(strstr(svg, "ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5"));
+	assert_non_null(strstr(svg, "t&lt;i&gt;t&amp;le&quot;"));
+	free(svg);
+	rpt_profile__free(p);
+}
+
+static void test_put_xml_truncates(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	rpt_put_xml(f, "\xc3\xa9<\xff" "abc", 3);
+	fclose(f);
+	assert_string_equal(buf, "\xc3\xa9&lt;\xef\xbf\xbd");
+	free(buf);
+}
+
+/* 2000 one-sample stacks next to a big one: at 1 px minimum they vanish. */
+static void test_min_width(void **state)
+{
+	struct rpt_profile *p = rpt_profile__new();
+	struct rpt_svg_opts o = { .min_width = 1 };
+	struct rpt_frame f[3];
+	char name[32], *svg, *s;
+	int boxes = 0;
+
+	(void)state;
+	f[0].name = (uint32_t)rpt_profile__intern(p, "app", 3);
+	f[1].name = (uint32_t)rpt_profile__intern(p, "big", 3);
+	f[0].kind = f[1].kind = f[2].kind = RPT_FRAME_USER;
+	assert_int_equal(rpt_profile__add(p, f, 2, 100000), 0);
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "tiny_%d", i);
+		f[1].name = (uint32_t)rpt_profile__intern(p, name, strlen(name));
+		f[2].name = (uint32_t)rpt_profile__intern(p, "leaf", 4);
+		assert_int_equal(rpt_profile__add(p, f, 3, 1), 0);
+	}
+	svg = svg_str(p, &o);
+	for (s = svg; (s = strstr(s, "</title><rect")); s++)
+		boxes++;
+	assert_int_equal(boxes, 3); /* all, app, big */
+	assert_int_equal(xmllint(svg) <= 0, 1);
+	free(svg);
+	o.min_width = 0;
+	svg = svg_str(p, &o);
+	boxes = 0;
+	for (s = svg; (s = strstr(s, "</title><rect")); s++)
+		boxes++;
+	assert_int_equal(boxes, 3 + 4000);
+	free(svg);
+	rpt_profile__free(p);
+}
+
+static void test_inverted(void **state)
+{
+	struct rpt_profile *p = parse_str(split);
+	struct rpt_svg_opts o = { .inverted = true, .width = 600, .min_width = -1 };
+	char ya[16], yall[16], *svg;
+
+	(void)state;
+	svg = svg_str(p, &o);
+	box(svg, "all", yall);
+	box(svg, "leaf_a", ya);
+	assert_true(atoi(yall) < atoi(ya)); /* icicle: root on top */
+	assert_non_null(strstr(svg, "width=\"600\""));
+	free(svg);
+	o.inverted = false;
+	svg = svg_str(p, &o);
+	box(svg, "all", yall);
+	box(svg, "leaf_a", ya);
+	assert_true(atoi(yall) > atoi(ya));
+	free(svg);
+	rpt_profile__free(p);
+}
+
+static void test_colours(void **state)
+{
+	uint32_t u = rpt_frame_colour("memcpy", RPT_FRAME_USER);
+	uint32_t k = rpt_frame_colour("memcpy", RPT_FRAME_KERNEL);
+	uint32_t j = rpt_frame_colour("Lfoo;", RPT_FRAME_JIT);
+	uint32_t in = rpt_frame_colour("inl", RPT_FRAME_INLINE);
+
+	(void)state;
+	assert_int_equal(u, rpt_frame_colour("memcpy", RPT_FRAME_USER));
+	assert_int_not_equal(u, k);
+	assert_true((j >> 8 & 0xff) > (j >> 16)); /* JIT: green */
+	assert_true((in & 0xff) > (in >> 16));	  /* inlined: aqua */
+	assert_true((u >> 16) > (u & 0xff));	  /* user: warm */
+	assert_int_not_equal(rpt_frame_colour("leaf_a", 0), rpt_frame_colour("leaf_b", 0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_widths),	 cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_put_xml_truncates), cmocka_unit_test(test_min_width),
+		cmocka_unit_test(test_inverted), cmocka_unit_test(test_colours),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
