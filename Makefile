@@ -169,7 +169,7 @@ MODULE_INC_report := $(REPORT_INC)
 
 .SECONDEXPANSION:
 $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))) \
-		$(LIBSAF) $(wildcard tests/unit/*.h) | deps
+		$(LIBSAF) $(wildcard tests/unit/*.h tests/unit/*/*.h) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)m=$(firstword $(subst /, ,$*)); \
@@ -231,7 +231,13 @@ check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/replay_%) $(FUZZ_TARGETS:%=$(B)/fuzz/libf
 	$(Q)SA_BUILD=$(CURDIR)/$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" \
 		prove tests/fuzz/run-fuzz.t
 
-.PHONY: fuzz
+.PHONY: fuzz fuzz-seeds
+# Regenerate the seed corpora from tests/fuzz/gen_seeds.c (valid small files).
+fuzz-seeds: $(LIBSAF)
+	$(Q)mkdir -p $(B)/fuzz
+	$(Q)$(CC) $(BASE_CFLAGS) $(FORMAT_INC) -o $(B)/fuzz/gen_seeds tests/fuzz/gen_seeds.c $(LIBSAF) $(FORMAT_LIBS)
+	$(Q)$(B)/fuzz/gen_seeds
+
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(B)/fuzz/corpus-$$t; \

@@ -19,7 +19,7 @@
 #define EXIT_DRAINS 2
 
 struct mapent {
-	struct saf_map m; /* path.str and build_id.data point into this entry */
+	struct saf_map m; /* path and build_id: use entry_map(), entries move */
 	int file;	  /* elfsyms id, -1 none */
 	char *path;
 	uint8_t bid[SAF_MAX_BUILD_ID];
@@ -135,6 +135,16 @@ struct rec_maptab *rec_maptab__new(struct rec_elfsyms *es)
 	return mt;
 }
 
+/* The entry's saf_map with its pointers set: entries move when arrays grow. */
+static struct saf_map entry_map(const struct mapent *e)
+{
+	struct saf_map m = e->m;
+
+	m.path = rec_str(e->path);
+	m.build_id.data = e->bid;
+	return m;
+}
+
 static struct devino *devino_get(struct rec_maptab *mt, uint64_t dev, uint64_t ino)
 {
 	size_t i;
@@ -232,7 +242,7 @@ int rec_maptab__add(struct rec_maptab *mt, const struct saf_map *m, int fd,
 	err = add_entry(mt, im, m, fd);
 	if (err)
 		return err;
-	rec.map = im->maps[im->n - 1].m;
+	rec.map = entry_map(&im->maps[im->n - 1]);
 	return rec_sink__emit(sink, &rec);
 }
 
@@ -328,7 +338,7 @@ int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uin
 	cim->expire = 0;
 	for (i = 0; i < mt->imgs[pi].n; i++) {
 		pim = &mt->imgs[pi]; /* add_entry may not move images, but stay safe */
-		rec.map = pim->maps[i].m;
+		rec.map = entry_map(&pim->maps[i]);
 		rec.map.pid = child;
 		rec.map.time_ns = time_ns;
 		err = rec_sink__emit(sink, &rec);

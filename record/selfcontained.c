@@ -22,6 +22,8 @@ struct ustack {
 struct rec_sc {
 	struct rec_sink sink;
 	struct rec_ksyms *ks;
+	const char *kallsyms; /* borrowed from the opts */
+	bool ks_tried;
 	struct rec_elfsyms *es;
 	struct rec_maptab *mt;
 	struct rec_jitmap *jm;
@@ -51,7 +53,7 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	if (!sc)
 		goto cleanup;
 	sc->sink = (struct rec_sink){ rec_sink__writer_emit, o->w };
-	sc->ks = rec_ksyms__load(o->kallsyms); /* NULL: kernel frames unnamed */
+	sc->kallsyms = o->kallsyms;
 	if (!o->no_embed && !(sc->es = rec_elfsyms__new(0)))
 		goto cleanup;
 	sc->mt = rec_maptab__new(sc->es);
@@ -126,6 +128,12 @@ int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t
 	uint64_t t0 = mono_ns();
 	int ret = 0;
 
+	/* Loaded at the first kernel stack, not at start: reading kallsyms
+	 * takes the kernel 0.1-0.5 s. NULL (kptr_restrict): frames unnamed. */
+	if (kind == SAF_STACK_KERNEL && !sc->ks_tried) {
+		sc->ks = rec_ksyms__load(sc->kallsyms);
+		sc->ks_tried = true;
+	}
 	if (kind == SAF_STACK_KERNEL && sc->ks)
 		ret = rec_ksyms__note(sc->ks, ips, n, &sc->sink);
 	else if (kind == SAF_STACK_USER && sc->es && fid)

@@ -35,10 +35,10 @@ struct rec_sc_stats {
 };
 
 /**
- * rec_sc__open() - load kallsyms and open the side-band events. Call it
- * before the BPF program is attached (see rec_sideband__open()).
- * A kallsyms that cannot be read (kptr_restrict) is not fatal: kernel
- * frames then stay unnamed.
+ * rec_sc__open() - open the side-band events. Call it before the BPF
+ * program is attached (see rec_sideband__open()). kallsyms is read at the
+ * first kernel stack; one that cannot be read (kptr_restrict) is not
+ * fatal: kernel frames then stay unnamed. @opts->kallsyms is borrowed.
  * @return a handle released with rec_sc__free(), or NULL with errno.
  */
 struct rec_sc *rec_sc__open(const struct rec_sc_opts *opts);

@@ -19,8 +19,8 @@
 /* Both profiles' stacks in one profile, with each side's weight per stack. */
 struct diff_union {
 	struct rpt_profile *u;
-	double *w[2];	  /* 0 before (scaled when normalizing), 1 after */
-	double total[2];  /* raw totals */
+	double *w[2];	 /* 0 before (scaled when normalizing), 1 after */
+	double total[2]; /* raw totals */
 	bool normalized;
 };
 
@@ -108,8 +108,8 @@ static int union_build(struct diff_union *d, const struct rpt_profile *before,
 }
 
 /* Normalized BEFORE counts are rounded to the nearest integer. */
-int rpt_diff__folded(const struct rpt_profile *before, const struct rpt_profile *after,
-		     FILE *out, const struct rpt_diff_opts *o)
+int rpt_diff__folded(const struct rpt_profile *before, const struct rpt_profile *after, FILE *out,
+		     const struct rpt_diff_opts *o)
 {
 	struct diff_union d;
 	int err = union_build(&d, before, after, o);
@@ -135,7 +135,7 @@ int rpt_diff__folded(const struct rpt_profile *before, const struct rpt_profile 
 
 struct diff_svg_ctx {
 	const struct diff_union *d;
-	bool negate;	 /* widths (v[0]) are BEFORE, v[1] AFTER */
+	bool negate;	  /* widths (v[0]) are BEFORE, v[1] AFTER */
 	double max_delta; /* largest |after - before| of any frame but the root */
 };
 
@@ -159,7 +159,8 @@ static uint32_t diff_fill(const struct rpt_flame *f, size_t i, void *ctx)
 		return 0xfafafa;
 	r = fabs(a - b) / c->max_delta;
 	k = (uint32_t)(30 + 200 * (r > 1 ? 1 : r));
-	return a > b ? (0xffu << 16 | (250 - k) << 8 | (250 - k)) : ((250 - k) << 16 | (250 - k) << 8 | 0xffu);
+	return a > b ? (0xffu << 16 | (250 - k) << 8 | (250 - k))
+		     : ((250 - k) << 16 | (250 - k) << 8 | 0xffu);
 }
 
 static void diff_detail(FILE *out, const struct rpt_flame *f, size_t i, void *ctx)
@@ -176,14 +177,16 @@ static void diff_detail(FILE *out, const struct rpt_flame *f, size_t i, void *ct
 		pb, a, pa, a - b, d->normalized ? " normalized" : "", pa - pb);
 }
 
-int rpt_diff__svg(const struct rpt_profile *before, const struct rpt_profile *after,
-		  FILE *out, const struct rpt_diff_opts *o)
+int rpt_diff__svg(const struct rpt_profile *before, const struct rpt_profile *after, FILE *out,
+		  const struct rpt_diff_opts *o)
 {
-	struct rpt_svg_opts so = { .min_width = -1 };
-	struct diff_svg_ctx c = { .negate = o && o->negate };
-	struct rpt_svg_style st = { .default_title = "Differential flame graph",
-				    .fill = diff_fill, .detail = diff_detail, .ctx = &c };
-	struct rpt_flame f = { 0 };
+	struct rpt_svg_opts so = {.min_width = -1};
+	struct diff_svg_ctx c = {.negate = o && o->negate};
+	struct rpt_svg_style st = {.default_title = "Differential flame graph",
+				   .fill = diff_fill,
+				   .detail = diff_detail,
+				   .ctx = &c};
+	struct rpt_flame f = {0};
 	struct diff_union d;
 	char sub[256];
 	int err;
@@ -245,7 +248,7 @@ static int cmp_change(const void *a, const void *b, void *arg)
 
 static void put_diff_row(FILE *out, const struct diff_top_ctx *c, const struct rpt_func *r)
 {
-	const double *v[2] = { r->self, r->total };
+	const double *v[2] = {r->self, r->total};
 
 	for (int k = 0; k < 2; k++)
 		fprintf(out, "%9.2f %9.2f %+9.2f ", v[k][0] * c->scale[0], v[k][1] * c->scale[1],
@@ -260,12 +263,12 @@ static void put_diff_row(FILE *out, const struct diff_top_ctx *c, const struct r
  * its after % of AFTER's (normalization changes nothing here). With
  * --no-normalize the columns are raw sample counts instead.
  */
-int rpt_diff__top(const struct rpt_profile *before, const struct rpt_profile *after,
-		  FILE *out, const struct rpt_diff_opts *o)
+int rpt_diff__top(const struct rpt_profile *before, const struct rpt_profile *after, FILE *out,
+		  const struct rpt_diff_opts *o)
 {
 	const struct rpt_top_opts *to = o ? o->top : NULL;
-	struct diff_top_ctx c = { .by_total = to && to->sort_total };
-	struct rpt_functab t = { 0 };
+	struct diff_top_ctx c = {.by_total = to && to->sort_total};
+	struct rpt_functab t = {0};
 	struct diff_union d;
 	bool raw = o && o->no_normalize;
 	size_t rows;
@@ -284,8 +287,9 @@ int rpt_diff__top(const struct rpt_profile *before, const struct rpt_profile *af
 	rows = to && to->rows && to->rows < t.n ? to->rows : t.n;
 	fprintf(out, "# before: %.0f samples, after: %.0f samples; %s\n", d.total[0], d.total[1],
 		raw ? "raw sample counts" : "% of each profile's samples");
-	fprintf(out, "%29s %29s\n%9s %9s %9s %9s %9s %9s  %s\n", "------------ self", "----------- total",
-		"before", "after", "delta", "before", "after", "delta", "function");
+	fprintf(out, "%29s %29s\n%9s %9s %9s %9s %9s %9s  %s\n", "------------ self",
+		"----------- total", "before", "after", "delta", "before", "after", "delta",
+		"function");
 	for (size_t i = 0; i < rows; i++)
 		put_diff_row(out, &c, &t.v[i]);
 	if (fflush(out) || ferror(out))

@@ -80,6 +80,11 @@ static int copy_stack(struct rpt_profile *dst, const struct rpt_profile *src,
 			return (int)off;
 		buf[j].name = (uint32_t)off;
 		buf[j].kind = f[j].kind;
+		name = rpt_profile__name(src, f[j].module);
+		off = rpt_profile__intern(dst, name, strlen(name));
+		if (off < 0)
+			return (int)off;
+		buf[j].module = (uint32_t)off;
 	}
 	return rpt_profile__add(dst, buf, s->nframes, s->count);
 }
@@ -96,6 +101,15 @@ static int copy_meta(struct rpt_profile *dst, const struct rpt_profile *src)
 	dst->meta = src->meta;
 	dst->meta.host = (uint32_t)h;
 	dst->meta.title = (uint32_t)t;
+	/* Modules first: a profile's frames carry modules only once it has a table. */
+	for (size_t i = 0; i < src->nmodules; i++) {
+		const struct rpt_module *m = &src->modules[i];
+		int64_t off = rpt_profile__add_module(dst, rpt_profile__name(src, m->path),
+						      rpt_profile__name(src, m->build_id));
+
+		if (off < 0)
+			return (int)off;
+	}
 	return 0;
 }
 
@@ -138,7 +152,7 @@ cleanup:
 int rpt_profile__filter(struct rpt_profile *p, const char *focus, const char *ignore,
 			double min_percent, char *errbuf, size_t errbuf_sz)
 {
-	struct filter_ctx c = { .p = p };
+	struct filter_ctx c = {.p = p};
 	uint8_t *keep = NULL;
 	uint64_t left = 0, min_count = 0;
 	int err;

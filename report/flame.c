@@ -113,7 +113,7 @@ static int layout(struct rpt_flame *f)
 int rpt_flame__build(struct rpt_flame *f, const struct rpt_profile *p, const double *w0,
 		     const double *w1)
 {
-	struct path pa = { 0 };
+	struct path pa = {0};
 	uint32_t *order = NULL;
 	int err = -ENOMEM;
 

@@ -48,7 +48,8 @@ int rpt_folded__write(const struct rpt_profile *p, FILE *out, const struct rpt_f
 			if (j)
 				putc(';', out);
 			rpt_put_folded_name(out, rpt_profile__name(p, f[j].name));
-			if (annotate && f[j].kind >= RPT_FRAME_KERNEL && f[j].kind <= RPT_FRAME_INLINE)
+			if (annotate && f[j].kind >= RPT_FRAME_KERNEL &&
+			    f[j].kind <= RPT_FRAME_INLINE)
 				fputs(kind_suffix[f[j].kind], out);
 		}
 		fprintf(out, " %llu\n", (unsigned long long)s->count);
@@ -101,7 +102,8 @@ static bool parse_count(const char *s, const char *e, uint64_t *out)
 static uint32_t frame_kind(const char *name, size_t *len, uint32_t depth)
 {
 	for (uint32_t k = RPT_FRAME_KERNEL; k <= RPT_FRAME_INLINE; k++) {
-		if (*len > SUFFIX_LEN && !memcmp(name + *len - SUFFIX_LEN, kind_suffix[k], SUFFIX_LEN)) {
+		if (*len > SUFFIX_LEN &&
+		    !memcmp(name + *len - SUFFIX_LEN, kind_suffix[k], SUFFIX_LEN)) {
 			*len -= SUFFIX_LEN;
 			return k;
 		}
@@ -156,8 +158,8 @@ static int add_line(struct parse_state *st, const char *s, const char *e, uint64
 }
 
 /* One line without its newline. Blank lines and '#' comments are skipped. */
-static int parse_line(struct parse_state *st, char *line, size_t len, size_t lineno,
-		      char *errbuf, size_t errbuf_sz)
+static int parse_line(struct parse_state *st, char *line, size_t len, size_t lineno, char *errbuf,
+		      size_t errbuf_sz)
 {
 	const char *sp, *sp2;
 	uint64_t count;
@@ -180,7 +182,8 @@ static int parse_line(struct parse_state *st, char *line, size_t len, size_t lin
 	sp2 = strrchr(line, ' ');
 	if (sp2 && parse_count(sp2 + 1, sp, &count)) {
 		set_err(errbuf, errbuf_sz, lineno,
-			"two counts: a differential (\"stack before after\") file is not a profile");
+			"two counts: a differential (\"stack before after\") file is not a "
+			"profile");
 		return -EBADMSG;
 	}
 	return add_line(st, line, sp, count);
@@ -188,7 +191,7 @@ static int parse_line(struct parse_state *st, char *line, size_t len, size_t lin
 
 struct rpt_profile *rpt_folded__parse(FILE *in, char *errbuf, size_t errbuf_sz)
 {
-	struct parse_state st = { 0 };
+	struct parse_state st = {0};
 	char *line = NULL;
 	size_t lcap = 0, lineno = 0;
 	ssize_t len;

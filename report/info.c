@@ -111,7 +111,7 @@ static void info_dso(struct rpt_session *s, FILE *out, const struct rpt_dso *d, 
 		fprintf(out, " %s", rpt_session__str(s, d->used_path));
 	if (d->reason)
 		fprintf(out, " (%s)", rpt_session__str(s, d->reason));
-	fprintf(out, "; %.1f%% frames unresolved", pct(d->unresolved, d->samples));
+	fprintf(out, "; %.1f%% frames unresolved", pct(d->unresolved, d->frames));
 	if (d->outermost && (verbose || d->truncated))
 		fprintf(out, "; %.1f%% of its stacks look truncated", pct(d->truncated, d->outermost));
 	fputc('\n', out);

@@ -51,8 +51,8 @@ void rpt_put_summary(FILE *out, const struct rpt_summary *s);
 struct rpt_flame_node {
 	uint32_t name, kind;
 	uint32_t depth;
-	double v[2];	/* width weight and (diff) the other side's weight */
-	double x;	/* start, in weight units, from the left */
+	double v[2]; /* width weight and (diff) the other side's weight */
+	double x;    /* start, in weight units, from the left */
 };
 
 struct rpt_flame {

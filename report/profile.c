@@ -10,9 +10,9 @@
 
 #include "profile.h"
 
-#define INIT_POOL   4096
-#define INIT_INDEX  1024 /* slots; always a power of two */
-#define EMPTY_SLOT  0	 /* name_index: offset 0 ("") is never stored; stack_index: index + 1 */
+#define INIT_POOL  4096
+#define INIT_INDEX 1024 /* slots; always a power of two */
+#define EMPTY_SLOT 0	/* name_index: offset 0 ("") is never stored; stack_index: index + 1 */
 
 /* FNV-1a, 64 bit: short names, good spread, no dependency. */
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
@@ -28,12 +28,16 @@ static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
 
 #define HASH_SEED 0xcbf29ce484222325ULL
 
-static uint64_t hash_frames(const struct rpt_frame *f, uint32_t n)
+/* A frame's module, or 0 in a profile without a module table (profile.h). */
+#define FRAME_MODULE(p, f) ((p)->nmodules ? (f).module : 0)
+
+static uint64_t hash_frames(const struct rpt_profile *p, const struct rpt_frame *f, uint32_t n)
 {
 	uint64_t h = HASH_SEED;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t v = ((uint64_t)f[i].name << 3) ^ f[i].kind;
+		uint64_t v = ((uint64_t)f[i].name << 3) ^ f[i].kind ^
+			     ((uint64_t)FRAME_MODULE(p, f[i]) << 32);
 
 		h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
 		h ^= h >> 29;
@@ -93,6 +97,7 @@ void rpt_profile__free(struct rpt_profile *p)
 	free(p->stacks);
 	free(p->name_index);
 	free(p->stack_index);
+	free(p->modules);
 	free(p);
 }
 
@@ -165,7 +170,7 @@ static void index_stack(const struct rpt_profile *p, uint32_t *idx, size_t cap, 
 {
 	const struct rpt_stack *s = &p->stacks[si];
 	size_t mask = cap - 1;
-	size_t slot = hash_frames(p->frames + s->first, s->nframes) & mask;
+	size_t slot = hash_frames(p, p->frames + s->first, s->nframes) & mask;
 
 	while (idx[slot] != EMPTY_SLOT)
 		slot = (slot + 1) & mask;
@@ -186,6 +191,17 @@ static int rebuild_stack_index(struct rpt_profile *p, size_t cap)
 	return 0;
 }
 
+/* Stored frames @a (modules already normalized) equal the caller's @b. */
+static bool frames_equal(const struct rpt_profile *p, const struct rpt_frame *a,
+			 const struct rpt_frame *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].name != b[i].name || a[i].kind != b[i].kind ||
+		    a[i].module != FRAME_MODULE(p, b[i]))
+			return false;
+	return true;
+}
+
 int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *frames, uint32_t n,
 			       uint64_t count)
 {
@@ -201,11 +217,10 @@ int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *fr
 			return err;
 	}
 	mask = p->stack_index_cap - 1;
-	slot = hash_frames(frames, n) & mask;
+	slot = hash_frames(p, frames, n) & mask;
 	while ((v = p->stack_index[slot]) != EMPTY_SLOT) {
 		s = &p->stacks[v - 1];
-		if (s->nframes == n &&
-		    (n == 0 || !memcmp(p->frames + s->first, frames, n * sizeof(*frames)))) {
+		if (s->nframes == n && frames_equal(p, p->frames + s->first, frames, n)) {
 			s->count += count;
 			p->total += count;
 			return v - 1;
@@ -220,8 +235,10 @@ int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *fr
 			   1024);
 	if (err)
 		return err;
-	if (n)
-		memcpy(p->frames + p->nframes, frames, n * sizeof(*frames));
+	for (uint32_t i = 0; i < n; i++) {
+		p->frames[p->nframes + i] = frames[i];
+		p->frames[p->nframes + i].module = FRAME_MODULE(p, frames[i]);
+	}
 	s = &p->stacks[p->nstacks];
 	s->count = count;
 	s->nframes = n;
@@ -256,6 +273,11 @@ int rpt_profile__cmp_stacks(const struct rpt_profile *p, const struct rpt_stack 
 		}
 		if (fx[i].kind != fy[i].kind)
 			return fx[i].kind < fy[i].kind ? -1 : 1;
+		if (fx[i].module != fy[i].module) {
+			c = strcmp(p->pool + fx[i].module, p->pool + fy[i].module);
+			if (c)
+				return c;
+		}
 	}
 	if (x->nframes != y->nframes)
 		return x->nframes < y->nframes ? -1 : 1;
@@ -317,6 +339,14 @@ int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
 	err = merge_meta(dst, src);
 	if (err)
 		return err;
+	for (size_t i = 0; i < src->nmodules; i++) {
+		const struct rpt_module *m = &src->modules[i];
+		int64_t off = rpt_profile__add_module(dst, src->pool + m->path,
+						      src->pool + m->build_id);
+
+		if (off < 0)
+			return (int)off;
+	}
 	for (size_t i = 0; i < src->nstacks; i++) {
 		const struct rpt_stack *s = &src->stacks[i];
 		const struct rpt_frame *f = src->frames + s->first;
@@ -334,6 +364,13 @@ int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
 			}
 			buf[j].name = (uint32_t)off;
 			buf[j].kind = f[j].kind;
+			name = src->pool + f[j].module;
+			off = rpt_profile__intern(dst, name, strlen(name));
+			if (off < 0) {
+				err = (int)off;
+				goto cleanup;
+			}
+			buf[j].module = (uint32_t)off;
 		}
 		err = rpt_profile__add(dst, buf, s->nframes, s->count);
 		if (err)
@@ -342,4 +379,44 @@ int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
 cleanup:
 	free(buf);
 	return err;
+}
+
+const struct rpt_module *rpt_profile__module(const struct rpt_profile *p, uint32_t path)
+{
+	for (size_t i = 0; path && i < p->nmodules; i++)
+		if (p->modules[i].path == path)
+			return &p->modules[i];
+	return NULL;
+}
+
+int64_t rpt_profile__add_module(struct rpt_profile *p, const char *path, const char *build_id)
+{
+	int64_t off, bid = 0;
+	struct rpt_module *m;
+	int err;
+
+	off = rpt_profile__intern(p, path, strlen(path));
+	if (off <= 0)
+		return off ? off : -EINVAL;
+	if (build_id && *build_id) {
+		bid = rpt_profile__intern(p, build_id, strlen(build_id));
+		if (bid < 0)
+			return bid;
+	}
+	m = (struct rpt_module *)rpt_profile__module(p, (uint32_t)off);
+	if (m) {
+		if (!m->build_id)
+			m->build_id = (uint32_t)bid;
+		return off;
+	}
+	/*
+	 * The first module switches frames' module field on (FRAME_MODULE).
+	 * Frames stored before hold module 0, which hashes as it did without
+	 * it, so the stack index stays valid.
+	 */
+	err = grow((void **)&p->modules, &p->modules_cap, p->nmodules + 1, sizeof(*p->modules), 16);
+	if (err)
+		return err;
+	p->modules[p->nmodules++] = (struct rpt_module){ (uint32_t)off, (uint32_t)bid };
+	return off;
 }

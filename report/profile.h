@@ -24,10 +24,22 @@ enum rpt_frame_kind {
 	RPT_FRAME_UNKNOWN = 5 /* [unknown], [libfoo.so] */
 };
 
-/* A frame: an interned name and its kind. */
+/*
+ * A frame: an interned name, its kind and, when known, its binary. @module
+ * counts only in a profile that has a module table (rpt_profile__add_module()
+ * called at least once before the frame is added); otherwise it is stored as
+ * 0, so writers that fill only name and kind need not set it.
+ */
 struct rpt_frame {
-	uint32_t name; /* offset into the profile's string pool */
-	uint32_t kind; /* enum rpt_frame_kind */
+	uint32_t name;	 /* offset into the profile's string pool */
+	uint32_t kind;	 /* enum rpt_frame_kind */
+	uint32_t module; /* pool offset of the binary's path, 0 = unknown */
+};
+
+/* A binary the frames name: its path and build id (for pprof mappings). */
+struct rpt_module {
+	uint32_t path;	   /* pool offset */
+	uint32_t build_id; /* pool offset of lower-case hex, 0 = none */
 };
 
 /* One distinct call chain. frames[0] is the root (comm), frames[n-1] the leaf. */
@@ -64,6 +76,9 @@ struct rpt_profile {
 	size_t name_index_cap, nnames;
 	uint32_t *stack_index;
 	size_t stack_index_cap;
+	/* binaries named by frames' module field, in insertion order */
+	struct rpt_module *modules;
+	size_t nmodules, modules_cap;
 };
 
 /**
@@ -136,5 +151,22 @@ void rpt_profile__sort(struct rpt_profile *p);
  * @return 0 or -ENOMEM.
  */
 int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src);
+
+/**
+ * rpt_profile__add_module() - record binary @path with build id @build_id
+ * (lower-case hex, NULL or "" = none); a second call for one path keeps the
+ * first non-empty build id. Both strings are copied (interned).
+ * @return the path's pool offset, to store in rpt_frame.module (> 0), or
+ * -EINVAL for an empty path, -ENOMEM.
+ */
+int64_t rpt_profile__add_module(struct rpt_profile *p, const char *path, const char *build_id);
+
+/**
+ * rpt_profile__module() - the module entry whose path is at pool offset
+ * @path. Linear in the number of modules (a few hundred at most).
+ * @return a borrowed entry valid until the next rpt_profile__add_module(),
+ * or NULL when @path is not in the table.
+ */
+const struct rpt_module *rpt_profile__module(const struct rpt_profile *p, uint32_t path);
 
 #endif /* SA_REPORT_PROFILE_H */

@@ -63,6 +63,7 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 		d->stamp = x->serial;
 		d->samples += x->c->count;
 	}
+	d->frames += x->c->count;
 	x->outer_dso = m->dso;
 	x->outer_unnamed = !n;
 	x->l->st->user_frames += x->c->count;
@@ -239,14 +240,14 @@ static int resolve_key(struct res_ctx *x, struct rpt_profile *prof)
 	r = root_name(x);
 	if (r < 0 || (r = prof_name(x->s, prof, r)) < 0)
 		return -ENOMEM;
-	out[0] = (struct rpt_frame){ (uint32_t)r, RPT_FRAME_ROOT };
+	out[0] = (struct rpt_frame){ .name = (uint32_t)r, .kind = RPT_FRAME_ROOT };
 	for (uint32_t i = 0; i < x->n; i++) {
 		const struct rpt_sym *f = &x->fr[x->n - 1 - i];
 
 		r = prof_name(x->s, prof, f->name);
 		if (r < 0)
 			return -ENOMEM;
-		out[i + 1] = (struct rpt_frame){ (uint32_t)r, f->kind };
+		out[i + 1] = (struct rpt_frame){ .name = (uint32_t)r, .kind = f->kind };
 	}
 	return rpt_profile__add(prof, out, x->n + 1, x->c->count);
 }

@@ -11,12 +11,12 @@
 
 #include "output_int.h"
 
-#define FRAME_H	      16   /* px per level */
+#define FRAME_H	      16 /* px per level */
 #define FONT_PX	      12
-#define CHAR_W	      7.1  /* average glyph width of Verdana at 12 px */
+#define CHAR_W	      7.1 /* average glyph width of Verdana at 12 px */
 #define PAD_X	      10
-#define TOP_H	      60   /* title, subtitle, controls */
-#define BOTTOM_H      34   /* details and search result lines */
+#define TOP_H	      60 /* title, subtitle, controls */
+#define BOTTOM_H      34 /* details and search result lines */
 #define DEFAULT_W     1200
 #define DEFAULT_MIN_W 0.1
 
@@ -27,7 +27,7 @@
  */
 static size_t next_cp(const unsigned char *s, uint32_t *cp)
 {
-	static const uint32_t min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
 	size_t n;
 	uint32_t v;
 
@@ -169,10 +169,11 @@ static void put_subtitle(FILE *out, const struct rpt_profile *p, const struct rp
 static void put_head(FILE *out, const struct rpt_profile *p, const struct rpt_svg_opts *o,
 		     const struct rpt_svg_style *st, uint32_t w, uint32_t h, double total)
 {
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-		     "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
-		     "height=\"%u\" viewBox=\"0 0 %u %u\" data-pad=\"%d\" data-cw=\"%.2f\" "
-		     "data-total=\"%.0f\" data-inverted=\"%d\">\n",
+	fprintf(out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
+		"height=\"%u\" viewBox=\"0 0 %u %u\" data-pad=\"%d\" data-cw=\"%.2f\" "
+		"data-total=\"%.0f\" data-inverted=\"%d\">\n",
 		w, h, w, h, PAD_X, CHAR_W, total, o && o->inverted);
 	fputs("<style type=\"text/css\">\n"
 	      "text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}\n"
@@ -191,11 +192,12 @@ static void put_head(FILE *out, const struct rpt_profile *p, const struct rpt_sv
 	fprintf(out, "%s</text>\n<text id=\"subtitle\" x=\"%u\" y=\"44\">",
 		o && o->inverted ? " (icicle)" : "", w / 2);
 	put_subtitle(out, p, o);
-	fprintf(out, "</text>\n<text id=\"reset\" class=\"ctl\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
-		     "<text id=\"search\" class=\"ctl\" x=\"%u\" y=\"24\" "
-		     "text-anchor=\"end\">Search</text>\n"
-		     "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
-		     "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"></text>\n",
+	fprintf(out,
+		"</text>\n<text id=\"reset\" class=\"ctl\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
+		"<text id=\"search\" class=\"ctl\" x=\"%u\" y=\"24\" "
+		"text-anchor=\"end\">Search</text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+		"<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"></text>\n",
 		PAD_X, w - PAD_X, PAD_X, h - 12, w - PAD_X, h - 12);
 }
 
@@ -221,16 +223,18 @@ static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_f
 	double x = PAD_X + n->x * g->scale, w = n->v[0] * g->scale;
 	uint32_t level = g->inverted ? n->depth : g->max_depth - n->depth;
 	uint32_t y = g->top + level * FRAME_H;
-	uint32_t fill = st->fill ? st->fill(f, i, st->ctx) :
-			i == 0	 ? 0xc8c8d0 : rpt_frame_colour(name, n->kind);
+	uint32_t fill = st->fill ? st->fill(f, i, st->ctx)
+			: i == 0 ? 0xc8c8d0
+				 : rpt_frame_colour(name, n->kind);
 	long chars = (long)((w - 6) / CHAR_W);
 
 	fputs(i == 0 ? "<g id=\"all\"><title>" : "<g><title>", out);
 	rpt_put_xml(out, name, SIZE_MAX);
 	fputs("&#10;", out);
 	(st->detail ? st->detail : default_detail)(out, f, i, st->ctx);
-	fprintf(out, "</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%d\" "
-		     "fill=\"#%06x\"/>",
+	fprintf(out,
+		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%d\" "
+		"fill=\"#%06x\"/>",
 		x, y, w, FRAME_H - 1, fill);
 	if (chars >= 3) {
 		size_t len = count_cp(name);
@@ -254,7 +258,7 @@ int rpt_svg__draw(const struct rpt_profile *p, const struct rpt_flame *f, FILE *
 {
 	uint32_t w = o && o->width ? o->width : DEFAULT_W, h;
 	double total = f->len ? f->n[0].v[0] : 0;
-	struct draw_geom g = { .inverted = o && o->inverted };
+	struct draw_geom g = {.inverted = o && o->inverted};
 
 	if (w < 2 * PAD_X + 10)
 		return -EINVAL;
@@ -280,7 +284,7 @@ int rpt_svg__draw(const struct rpt_profile *p, const struct rpt_flame *f, FILE *
 
 int rpt_svg__write(const struct rpt_profile *p, FILE *out, const struct rpt_svg_opts *o)
 {
-	struct rpt_svg_style st = { .default_title = "CPU flame graph" };
+	struct rpt_svg_style st = {.default_title = "CPU flame graph"};
 	struct rpt_flame f;
 	int err;
 

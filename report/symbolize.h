@@ -34,7 +34,8 @@ struct rpt_dso {
 	bool opened;	    /* sources were searched */
 	/* statistics kept by the pipeline */
 	uint64_t samples;    /* samples with a frame in this binary */
-	uint64_t unresolved; /* frames (weighted by samples) left unnamed */
+	uint64_t frames;     /* frames here (weighted by samples) */
+	uint64_t unresolved; /* of those, frames left unnamed */
 	uint64_t outermost;  /* samples whose outermost frame is here */
 	uint64_t truncated;  /* of those, samples whose walk looks broken */
 	uint64_t stamp;	     /* pipeline: last stack that counted it */

@@ -166,7 +166,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
  */
 int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_opts *o)
 {
-	struct top_sort_ctx ctx = { .p = p, .by_total = o && o->sort_total };
+	struct top_sort_ctx ctx = {.p = p, .by_total = o && o->sort_total};
 	double total = p->total ? (double)p->total : 1;
 	struct rpt_functab t;
 	size_t rows;
@@ -182,8 +182,8 @@ int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_
 	for (size_t i = 0; i < rows; i++) {
 		const struct rpt_func *r = &t.v[i];
 
-		fprintf(out, "%12.0f %6.2f%% %12.0f %6.2f%%  ", r->self[0], 100 * r->self[0] / total,
-			r->total[0], 100 * r->total[0] / total);
+		fprintf(out, "%12.0f %6.2f%% %12.0f %6.2f%%  ", r->self[0],
+			100 * r->self[0] / total, r->total[0], 100 * r->total[0] / total);
 		rpt_put_plain(out, rpt_profile__name(p, r->name));
 		putc('\n', out);
 	}

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: bad arguments\n", argv[0]);
 		return 2;
 	}
-	chunk_iters = sa_calibrate(50000);
+	chunk_iters = sa_calibrate(500000);
 	c0 = sa_thread_cpu_ns();
 	if (!strcmp(role, "grandchild")) {
 		prctl(PR_SET_NAME, "forker-grand");

@@ -18,6 +18,6 @@ double sa_plugin_run(double seconds)
 {
 	uint64_t c0 = sa_thread_cpu_ns();
 
-	sa_plugin_hot((uint64_t)(seconds * 1e9), sa_calibrate(50000));
+	sa_plugin_hot((uint64_t)(seconds * 1e9), sa_calibrate(500000));
 	return (sa_thread_cpu_ns() - c0) / 1e9;
 }

@@ -36,7 +36,7 @@ t1=$(best "$REPORT" -q -o "$TMP/1m.folded" "$TMP/1m.sa")
 t2=$(best "$REPORT" -q -o "$TMP/100m.folded" "$TMP/100m.sa")
 echo "1M samples:   ${t1} s ($(stat -c %s "$TMP/1m.sa") bytes)"
 echo "100M samples: ${t2} s ($(stat -c %s "$TMP/100m.sa") bytes)"
-echo "ratio 100M/1M: $(echo "$t2 $t1" | awk '{ printf "%.2f", $2 > 0 ? $1 / $2 : 0 }') (target <= 1.2)"
+echo "ratio 100M/1M: $(echo "$t2 $t1" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }') (target <= 1.2)"
 
 command -v perf >/dev/null || { echo "perf not found: skipping the perf comparison"; exit 0; }
 [ "$(id -u)" = 0 ] || { echo "not root: skipping the perf comparison"; exit 0; }
@@ -55,7 +55,7 @@ echo "perf script:      ${tp} s ($(stat -c %s "$TMP/perf.data") bytes perf.data)
 if [ -s "$TMP/rec.sa" ]; then
 	ts=$(best "$REPORT" -q -o "$TMP/rec.folded" "$TMP/rec.sa")
 	echo "sa-report folded: ${ts} s ($(stat -c %s "$TMP/rec.sa") bytes .sa)"
-	echo "speed-up: $(echo "$tp $ts" | awk '{ printf "%.1fx", $2 > 0 ? $1 / $2 : 0 }') (target >= 20x)"
+	echo "speed-up: $(echo "$tp $ts" | awk '{ printf "%.1fx", ($2 > 0 ? $1 / $2 : 0) }') (target >= 20x)"
 else
 	echo "sa-record not built or failed: no sa-report time on the same workload"
 fi

@@ -26,14 +26,26 @@ diag_file "$T/w.top" 12
 F=$T/w.folded
 site_b=$(folded_path "$F" workload "sa_leaf_b;sa_shared_helper")
 site_c=$(folded_path "$F" workload "sa_leaf_c;sa_shared_helper")
+# samples through sa_shared_helper by its caller. A sample on the helper's
+# first or last instruction (frame not yet pushed, or already popped) shows it
+# under sa_run: a frame-pointer walk cannot see its parent there.
+sites=$(awk '{
+	n = $NF; st = $0; sub(/ [0-9]+$/, "", st)
+	k = split(st, f, ";")
+	if (f[1] != "workload") next
+	for (i = 2; i <= k; i++)
+		if (f[i] == "sa_shared_helper") { p[f[i - 1]] += n; break }
+} END { for (x in p) printf "%s=%d ", x, p[x] }' "$F")
+other=$(echo "$sites" | tr ' ' '\n' | awk -F= '$1 != "" && $1 != "sa_leaf_b" && $1 != "sa_leaf_c" { t += $2 } END { print t + 0 }')
 h_total=$(top_field "$T/w.top" sa_shared_helper total)
 h_self=$(top_field "$T/w.top" sa_shared_helper self)
-diag "call sites: under sa_leaf_b $site_b, under sa_leaf_c $site_c; --top total ${h_total:-none} self ${h_self:-none}"
+diag "sa_shared_helper by caller: $sites; --top total ${h_total:-none} self ${h_self:-none}"
 
 [ "$site_b" -gt 0 ] && [ "$site_c" -gt 0 ]
 ok $? "sa_shared_helper has samples under both parents ($site_b, $site_c)"
-[ -n "$h_total" ] && [ "$h_total" -eq $((site_b + site_c)) ]
-ok $? "--top total of sa_shared_helper ($h_total) == sum of its call sites ($((site_b + site_c)))"
+[ -n "$h_total" ] && [ "$h_total" -eq $((site_b + site_c + other)) ] &&
+	[ "$((other * 100))" -le "$h_total" ]
+ok $? "--top total of sa_shared_helper ($h_total) == its call sites $site_b + $site_c (+ $other seen without a parent, want <= 1%)"
 [ -n "$h_self" ] && [ "$h_self" -eq "$(folded_leaf "$F" workload sa_shared_helper)" ]
 ok $? "--top self of sa_shared_helper ($h_self) == folded stacks ending in it"
 [ -n "$h_self" ] && [ "$h_self" -gt 0 ] && [ "$h_self" -lt "$h_total" ]

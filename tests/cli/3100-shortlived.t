@@ -16,8 +16,8 @@ plan 6
 
 # Feature probe: mappings captured as processes appear come with the
 # self-contained recording (issue 5), which also brings --no-embed-symbols.
-if ! has_option "$SA_RECORD" --no-embed-symbols; then
-	skip 6 "not yet supported: sa-record has no self-contained recording (no --no-embed-symbols in --help, issue 5)"
+if ! feature --no-embed-symbols; then
+	skip 6 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
 	done_testing
 fi
 

@@ -13,8 +13,8 @@ T=$tap_tmp
 
 plan 5
 
-if ! has_option "$SA_RECORD" --no-embed-symbols; then
-	skip 5 "not yet supported: sa-record has no self-contained recording (no --no-embed-symbols in --help, issue 5)"
+if ! feature --no-embed-symbols; then
+	skip 5 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
 	done_testing
 fi
 

@@ -203,3 +203,12 @@ top_field()
 		exit
 	}' "$1"
 }
+
+# feature OPTION: sa-record knows OPTION (its --help lists it, or it accepts
+# "OPTION --help" where an unknown option is a usage error), or SA_CLI_FORCE=1
+# asks to run the tests of a feature anyway (to try a work in progress).
+feature()
+{
+	[ "${SA_CLI_FORCE:-0}" = 1 ] || has_option "$SA_RECORD" "$1" ||
+		"$SA_RECORD" "$1" --help >/dev/null 2>&1
+}

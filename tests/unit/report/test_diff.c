@@ -38,8 +38,9 @@ static char *diff_str(const char *b, const char *a, enum mode m, const struct rp
 	int rc;
 
 	assert_non_null(f);
-	rc = m == FOLDED ? rpt_diff__folded(pb, pa, f, o) :
-	     m == TOP	 ? rpt_diff__top(pb, pa, f, o) : rpt_diff__svg(pb, pa, f, o);
+	rc = m == FOLDED ? rpt_diff__folded(pb, pa, f, o)
+	     : m == TOP	 ? rpt_diff__top(pb, pa, f, o)
+			 : rpt_diff__svg(pb, pa, f, o);
 	assert_int_equal(rc, 0);
 	fclose(f);
 	rpt_profile__free(pb);
@@ -54,7 +55,7 @@ static const char *after2x = "app;main;leaf_a 600\napp;main;leaf_b 1200\napp;mai
 
 static void test_folded(void **state)
 {
-	struct rpt_diff_opts raw = { .no_normalize = true };
+	struct rpt_diff_opts raw = {.no_normalize = true};
 	char *out;
 
 	(void)state;
@@ -86,8 +87,9 @@ static void row(const char *out, const char *fn, double v[6])
 	assert_non_null(line);
 	while (line > out && line[-1] != '\n')
 		line--;
-	assert_int_equal(sscanf(line, "%lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
-				&v[5]), 6);
+	assert_int_equal(
+		sscanf(line, "%lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]),
+		6);
 }
 
 static void test_top(void **state)
@@ -133,7 +135,7 @@ static unsigned fill_of(const char *svg, const char *name)
 
 static void test_svg(void **state)
 {
-	struct rpt_diff_opts neg = { .negate = true };
+	struct rpt_diff_opts neg = {.negate = true};
 	char *svg = diff_str(before, after2x, SVG, NULL);
 	unsigned grew, shrank, same;
 
@@ -141,10 +143,10 @@ static void test_svg(void **state)
 	grew = fill_of(svg, "leaf_b");
 	shrank = fill_of(svg, "leaf_a");
 	same = fill_of(svg, "leaf_c");
-	assert_true((grew >> 16) == 0xff && (grew & 0xff) < 0xff);	/* red */
+	assert_true((grew >> 16) == 0xff && (grew & 0xff) < 0xff);     /* red */
 	assert_true((shrank & 0xff) == 0xff && (shrank >> 16) < 0xff); /* blue */
-	assert_true((same >> 16) == (same & 0xff));			/* neutral */
-	assert_int_equal(fill_of(svg, "gone"), 0); /* zero width in AFTER */
+	assert_true((same >> 16) == (same & 0xff));		       /* neutral */
+	assert_int_equal(fill_of(svg, "gone"), 0);		       /* zero width in AFTER */
 	assert_non_null(strstr(svg, "before 600 (58.82%), after 600 (29.41%)"));
 	free(svg);
 	svg = diff_str(before, after2x, SVG, &neg);

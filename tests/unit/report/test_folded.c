@@ -29,7 +29,7 @@ static struct rpt_profile *parse_str(const char *text, char *err, size_t errsz)
 /* Folded text of @p (sorted first); the caller frees it. */
 static char *write_str(struct rpt_profile *p, bool annotate)
 {
-	struct rpt_folded_opts o = { .annotate = annotate };
+	struct rpt_folded_opts o = {.annotate = annotate};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -100,8 +100,8 @@ static void test_kinds(void **state)
 /* Names holding ';', newlines and control bytes still give one parseable line. */
 static void test_sanitize(void **state)
 {
-	static const char *names[] = { "we;ird", "multi\nline\r", "tab\there\x01\x7f",
-				       "operator<< (std::ostream&)" };
+	static const char *names[] = {"we;ird", "multi\nline\r", "tab\there\x01\x7f",
+				      "operator<< (std::ostream&)"};
 	struct rpt_profile *p = rpt_profile__new(), *q;
 	struct rpt_frame f[5];
 	char err[128], *out;
@@ -165,8 +165,10 @@ static void test_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip_sorted), cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_sanitize),	 cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_roundtrip_sorted),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_sanitize),
+		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_empty),
 	};
 

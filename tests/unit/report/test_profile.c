@@ -91,8 +91,8 @@ static void test_add_merges(void **state)
 	assert_int_equal(p->total, 10);
 	/* a different kind is a different frame */
 	{
-		struct rpt_frame f[2] = { { in(p, "app"), RPT_FRAME_ROOT },
-					  { in(p, "main"), RPT_FRAME_KERNEL } };
+		struct rpt_frame f[2] = {{in(p, "app"), RPT_FRAME_ROOT, 0},
+					 {in(p, "main"), RPT_FRAME_KERNEL, 0}};
 
 		assert_int_equal(rpt_profile__add(p, f, 2, 5), 0);
 	}

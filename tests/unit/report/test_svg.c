@@ -105,13 +105,19 @@ static void test_widths(void **state)
 static void test_hostile_names(void **state)
 {
 	static const char *names[] = {
-		"<script>alert(1)</script>", "a & b && c", "\"dq\" 'sq' ]]> -->",
-		"ctl\x01\x02\x1b\x7f end", "bad\xff\xfe utf8 \xc3\x28", "overlong \xc0\xaf",
-		"surrogate \xed\xa0\x80", "cut \xe2\x82", "ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5",
+		"<script>alert(1)</script>",
+		"a & b && c",
+		"\"dq\" 'sq' ]]> -->",
+		"ctl\x01\x02\x1b\x7f end",
+		"bad\xff\xfe utf8 \xc3\x28",
+		"overlong \xc0\xaf",
+		"surrogate \xed\xa0\x80",
+		"cut \xe2\x82",
+		"ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5",
 		"nonchar \xef\xbf\xbe",
 	};
-	struct rpt_summary sum = { .host = "<host&\x01>", .samples = 10 };
-	struct rpt_svg_opts o = { .title = "t<i>t&le\"", .summary = &sum, .min_width = -1 };
+	struct rpt_summary sum = {.host = "<host&\x01>", .samples = 10};
+	struct rpt_svg_opts o = {.title = "t<i>t&le\"", .summary = &sum, .min_width = -1};
 	struct rpt_profile *p = rpt_profile__new();
 	struct rpt_frame f[2];
 	char *svg;
@@ -146,7 +152,10 @@ static void test_put_xml_truncates(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	rpt_put_xml(f, "\xc3\xa9<\xff" "abc", 3);
+	rpt_put_xml(f,
+		    "\xc3\xa9<\xff"
+		    "abc",
+		    3);
 	fclose(f);
 	assert_string_equal(buf, "\xc3\xa9&lt;\xef\xbf\xbd");
 	free(buf);
@@ -156,7 +165,7 @@ static void test_put_xml_truncates(void **state)
 static void test_min_width(void **state)
 {
 	struct rpt_profile *p = rpt_profile__new();
-	struct rpt_svg_opts o = { .min_width = 1 };
+	struct rpt_svg_opts o = {.min_width = 1};
 	struct rpt_frame f[3];
 	char name[32], *svg, *s;
 	int boxes = 0;
@@ -191,7 +200,7 @@ static void test_min_width(void **state)
 static void test_inverted(void **state)
 {
 	struct rpt_profile *p = parse_str(split);
-	struct rpt_svg_opts o = { .inverted = true, .width = 600, .min_width = -1 };
+	struct rpt_svg_opts o = {.inverted = true, .width = 600, .min_width = -1};
 	char ya[16], yall[16], *svg;
 
 	(void)state;
@@ -229,9 +238,12 @@ static void test_colours(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_widths),	 cmocka_unit_test(test_hostile_names),
-		cmocka_unit_test(test_put_xml_truncates), cmocka_unit_test(test_min_width),
-		cmocka_unit_test(test_inverted), cmocka_unit_test(test_colours),
+		cmocka_unit_test(test_widths),
+		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_put_xml_truncates),
+		cmocka_unit_test(test_min_width),
+		cmocka_unit_test(test_inverted),
+		cmocka_unit_test(test_colours),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,9 +96,13 @@ static void test_recursion(void **state)
 
 static void test_exact(void **state)
 {
-	struct rpt_summary sum = { .host = "web\x01" "01", .duration_ns = 2500000000ULL,
-				   .samples = 10, .lost = 3, .lost_detail = "lost_ustack 3" };
-	struct rpt_top_opts o = { .summary = &sum };
+	struct rpt_summary sum = {.host = "web\x01"
+					  "01",
+				  .duration_ns = 2500000000ULL,
+				  .samples = 10,
+				  .lost = 3,
+				  .lost_detail = "lost_ustack 3"};
+	struct rpt_top_opts o = {.summary = &sum};
 	struct rpt_profile *p = parse_str("app;main;a 6\napp;main;b 4\n");
 	char *out = top_str(p, &o);
 
@@ -145,6 +149,33 @@ static void test_filter(void **state)
 	rpt_profile__free(p);
 }
 
+/* Filtering rebuilds the profile; the frames keep their binaries. */
+static void test_filter_keeps_modules(void **state)
+{
+	struct rpt_profile *p = rpt_profile__new();
+	int64_t mod = rpt_profile__add_module(p, "/usr/bin/app", "abcd");
+	struct rpt_frame f[2] = {{.kind = RPT_FRAME_ROOT}, {.kind = RPT_FRAME_USER}};
+	const struct rpt_frame *g;
+	char err[64];
+
+	(void)state;
+	assert_true(mod > 0);
+	f[0].name = (uint32_t)rpt_profile__intern(p, "app", 3);
+	f[1].name = (uint32_t)rpt_profile__intern(p, "main", 4);
+	f[1].module = (uint32_t)mod;
+	assert_int_equal(rpt_profile__add(p, f, 2, 5), 0);
+	f[1].name = (uint32_t)rpt_profile__intern(p, "other", 5);
+	assert_int_equal(rpt_profile__add(p, f, 2, 5), 0);
+	assert_int_equal(rpt_profile__filter(p, "^main$", NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(p->nstacks, 1);
+	assert_int_equal(p->nmodules, 1);
+	g = rpt_profile__stack_frames(p, &p->stacks[0]);
+	assert_string_equal(rpt_profile__name(p, g[1].module), "/usr/bin/app");
+	assert_string_equal(rpt_profile__name(p, rpt_profile__module(p, g[1].module)->build_id),
+			    "abcd");
+	rpt_profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_filter_keeps_modules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
