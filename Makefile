@@ -20,7 +20,7 @@ DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 
-B := build
+B ?= build
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -48,7 +48,7 @@ REPORT_LIBS := -ldw -lelf -lzstd -lz -lm $(REPORT_EXTRA_LIBS)
 # ---- Debian packages -------------------------------------------------------
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
 	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
-	linux-perf binutils zstd perl procps $(EXTRA_DEB_PKGS)
+	linux-perf binutils zstd perl procps chromium $(EXTRA_DEB_PKGS)
 
 .PHONY: deps
 deps:
@@ -150,13 +150,15 @@ BINS := $(B)/bin/sa-record $(B)/bin/sa-report
 all: $(BINS) $(SAMPLE_BINS)
 
 # Module fragments: extra rules owned by a folder (tests, samples).
--include tests/rules.mk samples/rules.mk
+-include tests/rules.mk samples/rules.mk tests/report.mk tests/record.mk
 
 # ---- tests -----------------------------------------------------------------
 # tests/unit/<module>/test_<file>.c: one cmocka binary per source file; it
 # links that module's objects except main.o.
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
+.PHONY: unit-bins
+unit-bins: $(UNIT_BINS)
 MODULE_OBJS_format :=
 MODULE_OBJS_record := $(filter-out %/main.o,$(RECORD_OBJS))
 MODULE_OBJS_report := $(filter-out %/main.o,$(REPORT_OBJS))
@@ -177,9 +179,22 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 		-o $@ $(filter %.c %.o %.a,$^) -lcmocka \
 		$(MODULE_LIBS_$(firstword $(subst /, ,$*)))
 
-.PHONY: check check-unit check-cli check-fuzz check-deps check-style bless
+.PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
 check: all check-deps $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
 	@$(MAKE) --no-print-directory check-unit check-fuzz check-cli
+	@$(MAKE) --no-print-directory check-san
+
+# The unit and end-to-end tests of every module again, built with ASan and
+# UBSan in a separate build directory; any sanitizer report fails the test.
+SAN_B := $(B)/san
+check-san:
+	@echo "== unit and end-to-end tests under ASan + UBSan ($(SAN_B))"
+	$(Q)$(MAKE) --no-print-directory B=$(SAN_B) \
+		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -O1" \
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" CFLAGS="-g" \
+		SA_SANITIZED=1 all unit-bins
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		$(MAKE) --no-print-directory B=$(SAN_B) SA_SANITIZED=1 check-unit check-cli
 
 check-unit: $(UNIT_BINS)
 	@echo "== unit tests (cmocka)"

@@ -11,13 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "export.h"
 #include "output.h"
 #include "session.h"
 
 #define MAX_INPUTS 256
 #define MAX_DEBUG_DIRS 32
 
-enum { M_FOLDED, M_TOP, M_INFO, M_SVG };
+enum { M_FOLDED, M_TOP, M_INFO, M_SVG, M_PPROF, M_SPEEDSCOPE };
 
 struct cli {
 	struct rpt_session_opts so;
@@ -33,10 +34,12 @@ enum {
 	O_TOP = 256, O_INFO, O_SVG, O_DIFF, O_COMM, O_PID, O_TID, O_TIME, O_FOCUS, O_IGNORE,
 	O_MINPCT, O_SHOWPID, O_SHOWTID, O_ANNOT, O_ADDRS, O_LINES, O_NODEM, O_DEBUGDIR, O_SYMFS,
 	O_SORT, O_ROWS, O_TITLE, O_WIDTH, O_MINW, O_INV, O_NONORM, O_NEGATE, O_VERSION,
+	O_PPROF, O_SPEEDSCOPE,
 };
 
 static const struct option long_opts[] = {
 	{ "top", 0, NULL, O_TOP }, { "info", 0, NULL, O_INFO }, { "svg", 0, NULL, O_SVG },
+	{ "pprof", 0, NULL, O_PPROF }, { "speedscope", 0, NULL, O_SPEEDSCOPE },
 	{ "diff", 0, NULL, O_DIFF }, { "output", 1, NULL, 'o' }, { "input", 1, NULL, 'i' },
 	{ "comm", 1, NULL, O_COMM }, { "pid", 1, NULL, O_PID }, { "tid", 1, NULL, O_TID },
 	{ "user-only", 0, NULL, 'U' }, { "kernel-only", 0, NULL, 'K' },
@@ -57,7 +60,7 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: sa-report [MODE] [OPTIONS] FILE...\n"
-	      "modes: (default) folded stacks | --top | --info | --svg\n"
+	      "modes: (default) folded stacks | --top | --info | --svg | --pprof | --speedscope\n"
 	      "       --diff [--top|--svg] BEFORE AFTER (each .sa or folded text)\n"
 	      "  -o, --output FILE     write there instead of stdout\n"
 	      "  -i, --input FILE      an input (also positional; several are merged)\n"
@@ -120,6 +123,8 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 	case O_TOP: return set_mode(c, M_TOP);
 	case O_INFO: return set_mode(c, M_INFO);
 	case O_SVG: return set_mode(c, M_SVG);
+	case O_PPROF: return set_mode(c, M_PPROF);
+	case O_SPEEDSCOPE: return set_mode(c, M_SPEEDSCOPE);
 	case O_DIFF: c->diff = true; return 0;
 	case 'o': c->out = arg; return 0;
 	case 'i':
@@ -181,7 +186,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			return bad("input count", argv[optind]);
 		c->inputs[c->ninputs++] = argv[optind];
 	}
-	if (c->nmodes > 1 || (c->diff && c->mode == M_INFO)) {
+	if (c->nmodes > 1 || (c->diff && c->mode >= M_INFO && c->mode != M_SVG)) {
 		fprintf(stderr, "sa-report: choose one mode (--diff may take --top or --svg)\n");
 		return -EINVAL;
 	}
@@ -243,6 +248,16 @@ static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char
 	return p;
 }
 
+static int write_export(struct cli *c, const struct rpt_profile *p, FILE *out)
+{
+	struct rpt_pprof_opts po = { .root = { .has_pid = c->so.show_pid || c->so.show_tid,
+					       .has_tid = c->so.show_tid } };
+	struct rpt_speedscope_opts sso = { .name = c->title };
+
+	return c->mode == M_PPROF ? rpt_pprof__write(p, out, &po)
+				  : rpt_speedscope__write(p, out, &sso);
+}
+
 static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **p, FILE *out)
 {
 	struct rpt_summary sum;
@@ -265,6 +280,8 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 		return rpt_top__write(p[0], out, &to);
 	if (c->mode == M_SVG)
 		return rpt_svg__write(p[0], out, &vo);
+	if (c->mode == M_PPROF || c->mode == M_SPEEDSCOPE)
+		return write_export(c, p[0], out);
 	return rpt_folded__write(p[0], out, &fo);
 }
 
@@ -279,6 +296,10 @@ static int run(struct cli *c, struct rpt_session *s)
 		p[1] = load(c, s, c->inputs + 1, 1);
 	if (!p[0] || (c->diff && !p[1]))
 		goto cleanup;
+	if (c->mode == M_PPROF && !c->out && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "sa-report: not writing binary pprof data to a terminal; use -o FILE\n");
+		goto cleanup;
+	}
 	if (c->mode == M_SVG && !c->out && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "sa-report: not writing an SVG to a terminal; use -o FILE\n");
 		goto cleanup;

@@ -66,18 +66,22 @@ void rpt_pb__uint(struct rpt_pb *b, uint32_t field, uint64_t v)
 	rpt_pb__varint(b, v);
 }
 
-void rpt_pb__bytes(struct rpt_pb *b, uint32_t field, const void *data, size_t len)
+void rpt_pb__raw(struct rpt_pb *b, const void *data, size_t len)
 {
-	uint8_t *p;
+	uint8_t *p = reserve(b, len);
 
-	rpt_pb__varint(b, (uint64_t)field << 3 | PB_LEN);
-	rpt_pb__varint(b, len);
-	p = reserve(b, len);
 	if (!p)
 		return;
 	if (len)
 		memcpy(p, data, len);
 	b->len += len;
+}
+
+void rpt_pb__bytes(struct rpt_pb *b, uint32_t field, const void *data, size_t len)
+{
+	rpt_pb__varint(b, (uint64_t)field << 3 | PB_LEN);
+	rpt_pb__varint(b, len);
+	rpt_pb__raw(b, data, len);
 }
 
 void rpt_pb__msg(struct rpt_pb *b, uint32_t field, struct rpt_pb *sub)

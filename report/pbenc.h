@@ -28,6 +28,9 @@ void rpt_pb__varint(struct rpt_pb *b, uint64_t v);
 /** rpt_pb__uint() - field @field as varint @v; nothing when @v is 0 (proto3 default). */
 void rpt_pb__uint(struct rpt_pb *b, uint32_t field, uint64_t v);
 
+/** rpt_pb__raw() - @len bytes of @data (already encoded fields), copied as they are. */
+void rpt_pb__raw(struct rpt_pb *b, const void *data, size_t len);
+
 /** rpt_pb__bytes() - field @field, length-delimited, @len bytes of @data (copied). */
 void rpt_pb__bytes(struct rpt_pb *b, uint32_t field, const void *data, size_t len);
 

@@ -333,20 +333,12 @@ static void pp_fini(struct pp *w)
 	free(w->stack_locs);
 }
 
-/* Append @src's bytes (already encoded fields) to @b. */
+/* Append @src's encoded fields to @b. */
 static void append(struct rpt_pb *b, const struct rpt_pb *src)
 {
 	if (src->err && !b->err)
 		b->err = src->err;
-	for (size_t off = 0; off < src->len && !b->err; off++)
-		;
-	if (!b->err && src->len) {
-		struct rpt_pb tmp = *src;
-
-		/* a field-less copy: reserve through a zero-length varint trick is
-		 * not needed; grow @b by hand */
-		(void)tmp;
-	}
+	rpt_pb__raw(b, src->buf, src->len);
 }
 
 int rpt_pprof__write(const struct rpt_profile *p, FILE *out, const struct rpt_pprof_opts *o)

@@ -14,3 +14,4 @@ $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) |
 
 .PHONY: folded-driver
 folded-driver: $(B)/tests/bench/folded-driver
+CHECK_EXTRA_DEPS += $(B)/tests/bench/folded-driver
