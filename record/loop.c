@@ -180,7 +180,8 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		return -errno;
 	/* before the BPF program: every exec it counts is seen by the side-band */
 	r->sc = rec_sc__open(&(struct rec_sc_opts){ .sz = sizeof(struct rec_sc_opts), .w = r->w,
-		.no_embed = o->no_embed_symbols, .cpus = o->cpus, .ncpus = o->ncpus });
+		.no_embed = o->no_embed_symbols, .cpus = o->cpus, .ncpus = o->ncpus,
+		.child = r->child });
 	if (!r->sc) {
 		snprintf(err, errsz, "side-band perf events: %s", strerror(errno));
 		return -errno;

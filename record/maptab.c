@@ -317,6 +317,24 @@ cleanup:
 	return err;
 }
 
+int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t time_ns,
+		     const struct rec_sink *sink)
+{
+	struct saf_record rec = { .kind = SAF_REC_MAP };
+	long k = find_img(mt, pid, gen);
+	size_t i;
+	int err;
+
+	for (i = 0; k >= 0 && i < mt->imgs[k].n; i++) {
+		rec.map = entry_map(&mt->imgs[k].maps[i]);
+		rec.map.time_ns = time_ns;
+		err = rec_sink__emit(sink, &rec);
+		if (err)
+			return err;
+	}
+	return k >= 0 ? (int)mt->imgs[k].n : 0;
+}
+
 int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uint32_t gen,
 		     uint64_t time_ns, const struct rec_sink *sink)
 {

@@ -54,6 +54,14 @@ int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uin
 int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen);
 
 /**
+ * rec_maptab__emit() - emit a MAP record (at @time_ns) for each mapping of
+ * the image (pid, gen), e.g. after rec_maptab__load_proc().
+ * @return the number of records, or the sink's negative errno.
+ */
+int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t time_ns,
+		     const struct rec_sink *sink);
+
+/**
  * rec_maptab__note_stack() - tell the elfsyms registry which file offsets
  * the user addresses @ips of (pid, gen) hit. An image unknown to the table
  * is read from /proc first (a process running since before the recording).

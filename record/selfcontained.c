@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "jitmap.h"
 #include "ksyms.h"
 #include "maptab.h"
@@ -24,6 +25,7 @@ struct rec_sc {
 	struct rec_ksyms *ks;
 	const char *kallsyms; /* borrowed from the opts */
 	bool ks_tried;
+	uint32_t child; /* its gen 0 image is written at the first poll */
 	struct rec_elfsyms *es;
 	struct rec_maptab *mt;
 	struct rec_jitmap *jm;
@@ -61,6 +63,8 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	if (!sc->mt || !sc->jm)
 		goto cleanup;
 	err = 0;
+	if (o->child > 0 && !rec_maptab__load_proc(sc->mt, o->child, 0))
+		sc->child = o->child;
 	if (o->no_sideband)
 		goto cleanup;
 	sbo.cpus = o->cpus;
@@ -80,9 +84,28 @@ cleanup:
 	return sc;
 }
 
+/* Written at the first poll, not at open: META has to come first. */
+static int write_child(struct rec_sc *sc)
+{
+	struct saf_record rec = { .kind = SAF_REC_PROC };
+	uint64_t t = mono_ns();
+	int ret;
+
+	rec.proc = (struct saf_proc){ .pid = sc->child, .ppid = (uint32_t)getpid(),
+				      .time_ns = t, .comm = rec_str("sa-record") };
+	ret = rec_sink__emit(&sc->sink, &rec);
+	if (!ret)
+		ret = rec_maptab__emit(sc->mt, sc->child, 0, t, &sc->sink);
+	sc->child = 0;
+	return ret;
+}
+
 int rec_sc__poll(struct rec_sc *sc)
 {
-	int ret = sc->sb ? rec_sideband__poll(sc->sb, false) : 0;
+	int ret = sc->child ? write_child(sc) : 0;
+
+	if (ret >= 0 && sc->sb)
+		ret = rec_sideband__poll(sc->sb, false);
 
 	return ret < 0 ? ret : 0;
 }

@@ -24,6 +24,9 @@ struct rec_sc_opts {
 	const int *cpus;	 /* NULL = every CPU */
 	int ncpus;
 	const char *kallsyms;	 /* NULL = /proc/kallsyms */
+	int child;		 /* the `-- CMD` child, forked before this and
+				  * waiting to exec: its first image is captured
+				  * from /proc now; 0 = none */
 };
 
 struct rec_sc_stats {

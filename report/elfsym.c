@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -24,7 +25,15 @@ struct elfsym_load {
 	bool exec;
 };
 
+/* libdwfl's address -> symbol search is linear in the symbol count; ours is sorted. */
+struct elfsym_sym {
+	uint64_t start, size;
+	const char *name; /* borrowed from the ELF file, valid while dwfl is */
+};
+
 struct rpt_elfsym {
+	struct elfsym_sym *syms;
+	size_t nsyms;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
@@ -113,6 +122,64 @@ static int elfsym_scan(struct rpt_elfsym *e, const char *path, bool loads)
 	return 0;
 }
 
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct elfsym_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size > y->size ? -1 : x->size < y->size;
+}
+
+/* Every sized function symbol (symtab, else dynsym), sorted by address. */
+static int load_syms(struct rpt_elfsym *e)
+{
+	int n = dwfl_module_getsymtab(e->mod);
+
+	if (n <= 0)
+		return 0;
+	e->syms = calloc(n, sizeof(*e->syms));
+	if (!e->syms)
+		return -ENOMEM;
+	for (int i = 1; i < n; i++) {
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *name = dwfl_module_getsym_info(e->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || !sym.st_size ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		e->syms[e->nsyms++] = (struct elfsym_sym){ addr, sym.st_size, name };
+	}
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	return 0;
+}
+
+static const char *sym_find(const struct rpt_elfsym *e, uint64_t addr)
+{
+	ssize_t lo = 0, hi = (ssize_t)e->nsyms - 1, best = -1;
+
+	while (lo <= hi) {
+		ssize_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].start <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	/* the nearest start below may be a small symbol inside a larger one */
+	for (ssize_t i = best; i >= 0 && best - i < 8; i--)
+		if (addr - e->syms[i].start < e->syms[i].size) {
+			while (i > 0 && e->syms[i - 1].start == e->syms[i].start)
+				i--;
+			return e->syms[i].name;
+		}
+	return NULL;
+}
+
 static int no_debuginfo(Dwfl_Module *mod, void **ud, const char *modname, Dwarf_Addr base,
 			const char *file, const char *link, GElf_Word crc, char **name)
 {
@@ -156,6 +223,9 @@ struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path)
 		goto cleanup;
 	}
 	dwfl_module_getelf(e->mod, &e->bias);
+	err = load_syms(e);
+	if (err)
+		goto cleanup;
 	return e;
 cleanup:
 	rpt_elfsym__free(e);
@@ -169,6 +239,7 @@ void rpt_elfsym__free(struct rpt_elfsym *e)
 		return;
 	if (e->dwfl)
 		dwfl_end(e->dwfl);
+	free(e->syms);
 	free(e);
 }
 
@@ -274,13 +345,10 @@ int rpt_elfsym__frames(struct rpt_elfsym *e, uint64_t vaddr, bool lines,
 	Dwarf_Addr addr = vaddr + e->bias;
 	const char *file = NULL, *sym;
 	int line = 0, n = 0;
-	GElf_Off symoff;
-	GElf_Sym s;
-
 	if (!cap)
 		return 0;
-	sym = dwfl_module_addrinfo(e->mod, addr, &symoff, &s, NULL, NULL, NULL);
-	if (!sym || !*sym)
+	sym = sym_find(e, addr);
+	if (!sym)
 		return 0;
 	if (lines) {
 		Dwfl_Line *l = dwfl_module_getsrc(e->mod, addr);

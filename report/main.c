@@ -248,12 +248,22 @@ static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char
 	return p;
 }
 
-static int write_export(struct cli *c, const struct rpt_profile *p, FILE *out)
+/* pprof and speedscope need the frequency: take it from the files when they agree. */
+static int write_export(struct cli *c, struct rpt_session *s, struct rpt_profile *p, FILE *out,
+			const struct rpt_summary *sum)
 {
 	struct rpt_pprof_opts po = { .root = { .has_pid = c->so.show_pid || c->so.show_tid,
 					       .has_tid = c->so.show_tid } };
 	struct rpt_speedscope_opts sso = { .name = c->title };
 
+	for (size_t i = 0; !p->meta.freq_hz && i < rpt_session__nfiles(s); i++) {
+		if (rpt_session__file(s, i)->freq_hz != rpt_session__file(s, 0)->freq_hz)
+			break;
+		if (i + 1 == rpt_session__nfiles(s))
+			p->meta.freq_hz = rpt_session__file(s, 0)->freq_hz;
+	}
+	if (!p->meta.duration_ns)
+		p->meta.duration_ns = sum->duration_ns;
 	return c->mode == M_PPROF ? rpt_pprof__write(p, out, &po)
 				  : rpt_speedscope__write(p, out, &sso);
 }
@@ -281,7 +291,7 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 	if (c->mode == M_SVG)
 		return rpt_svg__write(p[0], out, &vo);
 	if (c->mode == M_PPROF || c->mode == M_SPEEDSCOPE)
-		return write_export(c, p[0], out);
+		return write_export(c, s, p[0], out, &sum);
 	return rpt_folded__write(p[0], out, &fo);
 }
 

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	double seconds = 0;
 	long nthreads = 1, t;
 	pthread_t tids[64];
-	unsigned long counts[64] = { 0 }, total;
+	unsigned long counts[64] = {0}, total;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "d:t:h")) != -1) {
@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(opt == 'h' ? stdout : stderr,
 				"usage: %s [-d SECONDS] [-t THREADS]\n"
-				"  spins in sa_busy_loop on THREADS threads (default 1, max 64) for\n"
+				"  spins in sa_busy_loop on THREADS threads (default 1, max 64) "
+				"for\n"
 				"  SECONDS (default 0: until killed)\n",
 				argv[0]);
 			return opt == 'h' ? 0 : 2;

@@ -33,8 +33,8 @@ __attribute__((noipa)) void sa_forker_grandchild(uint64_t ns)
 static void spawn_role(const char *role, long n, const char *ms, long kids, pid_t *pids)
 {
 	char kids_s[32];
-	char *argv[] = { (char *)sa_self_path(), "-r", (char *)role, "-m", (char *)ms,
-			 "-g", kids_s, NULL };
+	char *argv[] = {
+		(char *)sa_self_path(), "-r", (char *)role, "-m", (char *)ms, "-g", kids_s, NULL};
 	long i;
 
 	snprintf(kids_s, sizeof(kids_s), "%ld", kids);
@@ -82,7 +82,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(opt == 'h' ? stdout : stderr,
 				"usage: %s [-c CHILDREN] [-g GRANDCHILDREN] [-m MS] [-x STATUS]\n"
-				"  CHILDREN (default 2) each start GRANDCHILDREN (default 2); every\n"
+				"  CHILDREN (default 2) each start GRANDCHILDREN (default 2); "
+				"every\n"
 				"  process burns MS ms of CPU (default 500) in sa_forker_parent,\n"
 				"  sa_forker_child or sa_forker_grandchild; exits with STATUS\n",
 				argv[0]);

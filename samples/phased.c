@@ -18,15 +18,15 @@ struct phase {
 };
 
 /* Burns until @until (monotonic ns) in chunks of about 50 us. */
-#define PHASE_BODY(p, until)                                                       \
-	do {                                                                       \
-		uint64_t c0 = sa_thread_cpu_ns(), w0 = sa_mono_ns();               \
-		while (sa_mono_ns() < (until)) {                                   \
-			SA_SPIN(chunk_iters);                                      \
-			(p)->chunks++;                                             \
-		}                                                                  \
-		(p)->cpu_ns = sa_thread_cpu_ns() - c0;                             \
-		(p)->wall_ns = sa_mono_ns() - w0;                                  \
+#define PHASE_BODY(p, until)                                                                       \
+	do {                                                                                       \
+		uint64_t c0 = sa_thread_cpu_ns(), w0 = sa_mono_ns();                               \
+		while (sa_mono_ns() < (until)) {                                                   \
+			SA_SPIN(chunk_iters);                                                      \
+			(p)->chunks++;                                                             \
+		}                                                                                  \
+		(p)->cpu_ns = sa_thread_cpu_ns() - c0;                                             \
+		(p)->wall_ns = sa_mono_ns() - w0;                                                  \
 	} while (0)
 
 __attribute__((noipa)) void sa_phase_a(struct phase *p, uint64_t until)
@@ -50,7 +50,7 @@ static void print_phase(const char *name, const struct phase *p)
 int main(int argc, char **argv)
 {
 	double a = 3, b = 3;
-	struct phase pa = { 0 }, pb = { 0 };
+	struct phase pa = {0}, pb = {0};
 	uint64_t start;
 	int opt;
 
@@ -65,7 +65,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(opt == 'h' ? stdout : stderr,
 				"usage: %s [-a SECONDS] [-b SECONDS]\n"
-				"  sa_phase_a for the first A seconds (default 3), then sa_phase_b\n"
+				"  sa_phase_a for the first A seconds (default 3), then "
+				"sa_phase_b\n"
 				"  for B seconds (default 3)\n",
 				argv[0]);
 			return opt == 'h' ? 0 : 2;

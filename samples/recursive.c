@@ -51,7 +51,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(opt == 'h' ? stdout : stderr,
 				"usage: %s [-d SECONDS] [-n DEPTH]\n"
-				"  sa_recurse calls itself DEPTH levels deep (default 8), burning the\n"
+				"  sa_recurse calls itself DEPTH levels deep (default 8), burning "
+				"the\n"
 				"  same CPU at each level, for SECONDS (default 5)\n",
 				argv[0]);
 			return opt == 'h' ? 0 : 2;

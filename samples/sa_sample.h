@@ -26,32 +26,32 @@
  * leaf's caller; see KERNEL-NOTES.md).
  */
 #if defined(__x86_64__)
-#define SA_SPIN_LOOP(acc_, cnt_)                                                         \
-	__asm__ volatile(".p2align 6\n"                                            \
-			 "1:\n\t"                                                   \
-			 "imul %[mul], %[acc]\n\t"                                      \
-			 "add %[cnt], %[acc]\n\t"                                       \
-			 "dec %[cnt]\n\t"                                             \
-			 "jnz 1b\n"                                                 \
-			 : [acc] "+r"(acc_), [cnt] "+r"(cnt_)                                \
-			 : [mul] "r"(6364136223846793005UL)                          \
+#define SA_SPIN_LOOP(acc_, cnt_)                                                                   \
+	__asm__ volatile(".p2align 6\n"                                                            \
+			 "1:\n\t"                                                                  \
+			 "imul %[mul], %[acc]\n\t"                                                 \
+			 "add %[cnt], %[acc]\n\t"                                                  \
+			 "dec %[cnt]\n\t"                                                          \
+			 "jnz 1b\n"                                                                \
+			 : [acc] "+r"(acc_), [cnt] "+r"(cnt_)                                      \
+			 : [mul] "r"(6364136223846793005UL)                                        \
 			 : "cc")
 #else
-#define SA_SPIN_LOOP(acc_, cnt_)                                                         \
-	for (; cnt_; cnt_--) {                                                     \
-		acc_ = acc_ * 6364136223846793005UL + cnt_;                        \
-		__asm__ volatile("" : "+r"(acc_));                                 \
+#define SA_SPIN_LOOP(acc_, cnt_)                                                                   \
+	for (; cnt_; cnt_--) {                                                                     \
+		acc_ = acc_ * 6364136223846793005UL + cnt_;                                        \
+		__asm__ volatile("" : "+r"(acc_));                                                 \
 	}
 #endif
 
-#define SA_SPIN(iters)                                                             \
-	do {                                                                       \
-		volatile unsigned long sa_acc_;                                    \
-		unsigned long sa_x_ = 1, sa_n_ = (iters);                          \
-		if (sa_n_)                                                         \
-			SA_SPIN_LOOP(sa_x_, sa_n_);                                \
-		sa_acc_ = sa_x_;                                                   \
-		(void)sa_acc_;                                                     \
+#define SA_SPIN(iters)                                                                             \
+	do {                                                                                       \
+		volatile unsigned long sa_acc_;                                                    \
+		unsigned long sa_x_ = 1, sa_n_ = (iters);                                          \
+		if (sa_n_)                                                                         \
+			SA_SPIN_LOOP(sa_x_, sa_n_);                                                \
+		sa_acc_ = sa_x_;                                                                   \
+		(void)sa_acc_;                                                                     \
 	} while (0)
 
 static inline uint64_t sa_clock_ns(clockid_t clk)
@@ -104,18 +104,18 @@ static inline unsigned long sa_calibrate(double ns)
 }
 
 /* Burns @ns of this thread's CPU time in the calling function's body. */
-#define SA_BURN_CPU_NS(ns, iters)                                                  \
-	do {                                                                       \
-		uint64_t sa_end_ = sa_thread_cpu_ns() + (ns);                      \
-		while (sa_thread_cpu_ns() < sa_end_)                               \
-			SA_SPIN(iters);                                            \
+#define SA_BURN_CPU_NS(ns, iters)                                                                  \
+	do {                                                                                       \
+		uint64_t sa_end_ = sa_thread_cpu_ns() + (ns);                                      \
+		while (sa_thread_cpu_ns() < sa_end_)                                               \
+			SA_SPIN(iters);                                                            \
 	} while (0)
 
 /* Burns until the monotonic clock reaches @deadline_ns. */
-#define SA_BURN_UNTIL(deadline_ns, iters)                                          \
-	do {                                                                       \
-		while (sa_mono_ns() < (deadline_ns))                               \
-			SA_SPIN(iters);                                            \
+#define SA_BURN_UNTIL(deadline_ns, iters)                                                          \
+	do {                                                                                       \
+		while (sa_mono_ns() < (deadline_ns))                                               \
+			SA_SPIN(iters);                                                            \
 	} while (0)
 
 static inline double sa_parse_double(const char *prog, const char *opt, const char *s)

@@ -37,7 +37,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(opt == 'h' ? stdout : stderr,
 				"usage: %s [-n PROCESSES] [-m MS]\n"
-				"  starts PROCESSES (default 500) one after another; each burns MS\n"
+				"  starts PROCESSES (default 500) one after another; each burns "
+				"MS\n"
 				"  ms of CPU (default 10) in sa_shortlived_work and exits\n",
 				argv[0]);
 			return opt == 'h' ? 0 : 2;
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 	}
 	w0 = sa_mono_ns();
 	for (i = 0; i < n; i++) {
-		char *cargv[] = { (char *)sa_self_path(), "-c", "-m", (char *)ms_s, NULL };
+		char *cargv[] = {(char *)sa_self_path(), "-c", "-m", (char *)ms_s, NULL};
 
 		if (sa_wait(sa_spawn(cargv)) != 0)
 			failed++;

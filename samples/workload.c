@@ -19,10 +19,10 @@
 #define BLOCK 256
 #define TIMED 16
 
-static const char *const leaf_names[NLEAF] = { "sa_leaf_a", "sa_leaf_b", "sa_leaf_c" };
+static const char *const leaf_names[NLEAF] = {"sa_leaf_a", "sa_leaf_b", "sa_leaf_c"};
 
 static unsigned long unit_iters;
-static unsigned long split[NLEAF] = { 60, 30, 10 };
+static unsigned long split[NLEAF] = {60, 30, 10};
 static uint64_t deadline_ns;
 static uint64_t cpu_budget_ns; /* -c: stop after this much thread CPU time */
 
@@ -73,7 +73,7 @@ __attribute__((noipa)) void sa_leaf_c(unsigned long units)
 	SA_SPIN((units - helper) * unit_iters);
 }
 
-static void (*const leaves[NLEAF])(unsigned long) = { sa_leaf_a, sa_leaf_b, sa_leaf_c };
+static void (*const leaves[NLEAF])(unsigned long) = {sa_leaf_a, sa_leaf_b, sa_leaf_c};
 
 __attribute__((noipa)) void sa_run(struct worker *w)
 {
@@ -141,14 +141,15 @@ static void parse_split(const char *prog, const char *s)
 
 static void report(const struct worker *w, long nthreads, double seconds)
 {
-	double leaf_ns[NLEAF] = { 0 }, sum = 0, cpu = 0, rounds = 0, helper, helper_self;
+	double leaf_ns[NLEAF] = {0}, sum = 0, cpu = 0, rounds = 0, helper, helper_self;
 	int i;
 	long t;
 
 	for (t = 0; t < nthreads; t++) {
 		for (i = 0; i < NLEAF; i++)
 			/* timed calls stand for all calls of that leaf in this thread */
-			leaf_ns[i] += (double)w[t].timed_ns[i] * w[t].calls[i] / w[t].timed_calls[i];
+			leaf_ns[i] +=
+				(double)w[t].timed_ns[i] * w[t].calls[i] / w[t].timed_calls[i];
 		cpu += w[t].cpu_ns;
 		rounds += w[t].rounds;
 	}
@@ -165,10 +166,9 @@ static void report(const struct worker *w, long nthreads, double seconds)
 	/* by construction: the helper's units inside leaf b and leaf c */
 	helper = leaf_ns[1] * (double)(split[1] / 3) / (split[1] ? split[1] : 1) +
 		 leaf_ns[2] * (double)(split[2] / 2) / (split[2] ? split[2] : 1);
-	helper_self = leaf_ns[1] * (double)(split[1] / 3 - split[1] / 3 / 2) /
-			      (split[1] ? split[1] : 1) +
-		      leaf_ns[2] * (double)(split[2] / 2 - split[2] / 2 / 2) /
-			      (split[2] ? split[2] : 1);
+	helper_self =
+		leaf_ns[1] * (double)(split[1] / 3 - split[1] / 3 / 2) / (split[1] ? split[1] : 1) +
+		leaf_ns[2] * (double)(split[2] / 2 - split[2] / 2 / 2) / (split[2] ? split[2] : 1);
 	printf("workload: helper sa_shared_helper total %.2f %% self %.2f %% (by construction)\n",
 	       100 * helper / sum, 100 * helper_self / sum);
 }

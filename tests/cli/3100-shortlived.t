@@ -43,6 +43,7 @@ unknown=$(awk '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, f, ";"
 	if (f[1] == "shortlived" && f[k] == "[unknown]") t += n } END { print t + 0 }' "$T/s.folded")
 [ "$unknown" -eq 0 ]
 ok $? "no shortlived sample has a leaf in no mapping ([unknown]: $unknown)"
+[ "$unknown" -eq 0 ] || grep '^shortlived;.*\[unknown\] [0-9]*$' "$T/s.folded" | head -5 | sed 's/^/#   /'
 anywhere=$(awk '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st); split(st, f, ";")
 	if (f[1] == "shortlived" && index(st, "[unknown]")) t += n } END { print t + 0 }' "$T/s.folded")
 total=$(folded_total "$T/s.folded" shortlived)

@@ -24,9 +24,12 @@ command -v gcc >/dev/null || { skip 8 "gcc not installed (the test builds its ow
 # that no copy elsewhere (build/samples/workload) can stand in for it
 build()
 {
+	local id
+
+	id=$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n')
 	mkdir -p "$1"
 	gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread \
-		-Wl,--build-id=0x$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n') \
+		-Wl,--build-id=0x"$id" \
 		-o "$1/sa_offbox_wl" "$SA_SRC/samples/workload.c" -lm
 }
 
@@ -37,6 +40,7 @@ ok $? "sa-record -- sa_offbox_wl -d 2 exits 0"
 rm -rf "$T/bin1"
 "$SA_REPORT" -o "$T/emb.folded" "$T/emb.sa" 2>"$T/rep.err"
 ok $? "sa-report exits 0 with the binary deleted"
+diag_file "$T/rep.err" 5
 tot=$(folded_total "$T/emb.folded" sa_offbox_wl)
 a=$(folded_path "$T/emb.folded" sa_offbox_wl "main;sa_run;sa_leaf_a")
 within "$(pct "$a" "$tot")" 60 3
@@ -49,6 +53,7 @@ ok $? "sa-record --no-embed-symbols -- sa_offbox_wl -d 2 exits 0"
 rm -rf "$T/bin2"
 "$SA_REPORT" -o "$T/noemb.folded" "$T/noemb.sa" 2>"$T/rep2.err"
 ok $? "sa-report exits 0 with the binary deleted and no embedded symbols"
+diag_file "$T/rep2.err" 5
 tot=$(folded_total "$T/noemb.folded" sa_offbox_wl)
 named=$(grep -c 'sa_leaf_\|sa_run\|sa_shared_helper' "$T/noemb.folded")
 [ "$tot" -gt 0 ] && [ "$named" -eq 0 ]

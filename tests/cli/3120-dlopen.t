@@ -28,7 +28,7 @@ for _ in $(seq 100); do
 done
 grep -q '^dlclosed' "$T/d.out"
 ok $? "dlopen_host ran in the library and dlclosed it"
-rm -rf "$T/lib"
+rm -rf "${T:?}/lib"
 wait $rec
 ok $? "sa-record -- dlopen_host exits 0 (the .so was deleted while recording)"
 

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+# tests/fuzz/rules.mk - build rules for fuzz_report, the harness that drives
+# sa-report's whole pipeline. It links report/ (all but main.c) besides
+# format/, so it needs explicit rules: make prefers them to the generic
+# replay_% / libfuzzer_% pattern rules of the top Makefile, whatever the
+# order of inclusion. The target itself stays in FUZZ_TARGETS (its name
+# matches tests/fuzz/fuzz_*.c), so check-fuzz and make fuzz run it.
+
+FUZZ_REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c)) $(FORMAT_SRCS)
+FUZZ_REPORT_DEPS := tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) \
+	$(wildcard report/*.h format/*.h format/include/*.h)
+FUZZ_REPORT_INC := -Iformat/include -Iformat -Ireport
+
+$(B)/fuzz/replay_fuzz_report: $(FUZZ_REPORT_DEPS) tests/fuzz/replay.c | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' $(SAN_FLAGS) \
+		$(FUZZ_REPORT_INC) -o $@ tests/fuzz/fuzz_report.c tests/fuzz/replay.c \
+		$(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
+
+$(B)/fuzz/libfuzzer_fuzz_report: $(FUZZ_REPORT_DEPS) | deps
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' \
+		-fsanitize=fuzzer,address,undefined $(FUZZ_REPORT_INC) -o $@ \
+		tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
