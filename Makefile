@@ -266,9 +266,12 @@ demo: all
 	$(Q)sh tests/demo.sh $(B)
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
 	$(Q)for m in docs/*.1; do [ -e "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man1/ || true; done
+	$(Q)for c in sa-record sa-report; do install -m 0644 docs/completion/$$c.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c || exit 1; done
 
 clean:
 	rm -rf $(B)

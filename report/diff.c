@@ -283,7 +283,8 @@ int rpt_diff__top(const struct rpt_profile *before, const struct rpt_profile *af
 	/* before weights were scaled to AFTER's total when normalized */
 	c.scale[0] = raw ? 1 : 100 / (d.normalized ? d.total[1] : fmax(d.total[0], 1));
 	c.scale[1] = raw ? 1 : 100 / fmax(d.total[1], 1);
-	qsort_r(t.v, t.n, sizeof(*t.v), cmp_change, &c);
+	if (t.n) /* t.v is NULL when empty: qsort_r's pointer must not be */
+		qsort_r(t.v, t.n, sizeof(*t.v), cmp_change, &c);
 	rows = to && to->rows && to->rows < t.n ? to->rows : t.n;
 	fprintf(out, "# before: %.0f samples, after: %.0f samples; %s\n", d.total[0], d.total[1],
 		raw ? "raw sample counts" : "% of each profile's samples");

@@ -42,7 +42,7 @@ struct rpt_speedscope_opts {
  * rpt_speedscope__write() - @p in speedscope's JSON file format
  * (https://www.speedscope.app/file-format-schema.json): shared frames, one
  * "sampled" profile per root frame (process), in root-name order; weights in
- * nanoseconds (count * 1e9 / meta.freq_hz) or, with no frequency, sample
+ * nanoseconds (count * floor(1e9 / meta.freq_hz)) or, with no frequency, sample
  * counts with unit "none". Any bytes are escaped; invalid UTF-8 becomes
  * U+FFFD. @return 0, -ENOMEM or a negative errno of the write.
  */
@@ -54,7 +54,7 @@ struct rpt_name_parts {
 	size_t fn_len;	  /* bytes of the function name at the start */
 	const char *file; /* borrowed, into the name; NULL when absent */
 	size_t file_len;
-	long line;	  /* 0 when absent */
+	long line; /* 0 when absent */
 };
 
 /** rpt_name__split() - split @name (borrowed) into function, file and line. */

@@ -13,12 +13,12 @@
 #include "pbenc.h"
 
 #define PB_VARINT 0
-#define PB_LEN 2
+#define PB_LEN	  2
 
 void rpt_pb__fini(struct rpt_pb *b)
 {
 	free(b->buf);
-	*b = (struct rpt_pb){ 0 };
+	*b = (struct rpt_pb){0};
 }
 
 static uint8_t *reserve(struct rpt_pb *b, size_t n)
@@ -95,7 +95,7 @@ void rpt_pb__msg(struct rpt_pb *b, uint32_t field, struct rpt_pb *sub)
 int rpt_pb__gzip(const void *data, size_t len, FILE *out, int level)
 {
 	unsigned char chunk[65536];
-	z_stream z = { 0 };
+	z_stream z = {0};
 	int zr, err = 0;
 
 	/* windowBits 15 + 16: a gzip header and trailer around the deflate stream */
@@ -117,7 +117,8 @@ int rpt_pb__gzip(const void *data, size_t len, FILE *out, int level)
 			err = -EIO;
 			break;
 		}
-		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) != sizeof(chunk) - z.avail_out) {
+		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) !=
+		    sizeof(chunk) - z.avail_out) {
 			err = errno ? -errno : -EIO;
 			break;
 		}

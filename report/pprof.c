@@ -13,12 +13,30 @@
 #include "pbenc.h"
 
 /* profile.proto field numbers */
-enum { P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE,
-       P_DURATION = 10, P_PERIOD_TYPE, P_PERIOD, P_COMMENT, P_DEFAULT_SAMPLE_TYPE };
+enum {
+	P_SAMPLE_TYPE = 1,
+	P_SAMPLE,
+	P_MAPPING,
+	P_LOCATION,
+	P_FUNCTION,
+	P_STRING_TABLE,
+	P_DURATION = 10,
+	P_PERIOD_TYPE,
+	P_PERIOD,
+	P_COMMENT,
+	P_DEFAULT_SAMPLE_TYPE
+};
 enum { S_LOCATION_ID = 1, S_VALUE, S_LABEL };
 enum { L_KEY = 1, L_STR, L_NUM };
-enum { M_ID = 1, M_FILENAME = 5, M_BUILD_ID, M_HAS_FUNCTIONS, M_HAS_FILENAMES,
-       M_HAS_LINE_NUMBERS, M_HAS_INLINE_FRAMES };
+enum {
+	M_ID = 1,
+	M_FILENAME = 5,
+	M_BUILD_ID,
+	M_HAS_FUNCTIONS,
+	M_HAS_FILENAMES,
+	M_HAS_LINE_NUMBERS,
+	M_HAS_INLINE_FRAMES
+};
 enum { LOC_ID = 1, LOC_MAPPING_ID, LOC_ADDRESS, LOC_LINE };
 enum { LN_FUNCTION_ID = 1, LN_LINE };
 enum { F_ID = 1, F_NAME, F_SYSTEM_NAME, F_FILENAME };
@@ -45,7 +63,7 @@ struct pp {
 
 static int map_grow(struct u64map *m)
 {
-	struct u64map g = { .cap = m->cap ? m->cap * 2 : 256 };
+	struct u64map g = {.cap = m->cap ? m->cap * 2 : 256};
 
 	g.keys = calloc(g.cap, sizeof(*g.keys));
 	g.vals = malloc(g.cap * sizeof(*g.vals));
@@ -268,8 +286,7 @@ static int write_stack(struct pp *w, const struct rpt_stack *s, uint64_t period,
 	return err;
 }
 
-static void value_type(struct pp *w, struct rpt_pb *out, uint32_t field, int64_t type,
-		       int64_t unit)
+static void value_type(struct pp *w, struct rpt_pb *out, uint32_t field, int64_t type, int64_t unit)
 {
 	rpt_pb__uint(&w->sub2, 1, (uint64_t)type);
 	rpt_pb__uint(&w->sub2, 2, (uint64_t)unit);
@@ -320,8 +337,8 @@ static int write_tail(struct pp *w, struct rpt_pb *b, uint64_t period)
 
 static void pp_fini(struct pp *w)
 {
-	struct rpt_pb *bufs[] = { &w->strtab, &w->samples, &w->locs, &w->funcs, &w->sub, &w->sub2 };
-	struct u64map *maps[] = { &w->str_ids, &w->func_ids, &w->loc_ids };
+	struct rpt_pb *bufs[] = {&w->strtab, &w->samples, &w->locs, &w->funcs, &w->sub, &w->sub2};
+	struct u64map *maps[] = {&w->str_ids, &w->func_ids, &w->loc_ids};
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		rpt_pb__fini(bufs[i]);
@@ -345,8 +362,8 @@ int rpt_pprof__write(const struct rpt_profile *p, FILE *out, const struct rpt_pp
 {
 	static const struct rpt_pprof_opts defaults;
 	uint64_t period = p->meta.freq_hz ? 1000000000ULL / p->meta.freq_hz : 0;
-	struct pp w = { .p = p };
-	struct rpt_pb b = { 0 };
+	struct pp w = {.p = p};
+	struct rpt_pb b = {0};
 	bool added;
 	int err = -ENOMEM;
 

@@ -18,7 +18,7 @@ void rpt_name__split(const char *name, struct rpt_name_parts *out)
 	char *end;
 	long line;
 
-	*out = (struct rpt_name_parts){ .fn_len = strlen(name) };
+	*out = (struct rpt_name_parts){.fn_len = strlen(name)};
 	if (!sp || sp == name)
 		return;
 	colon = strrchr(sp, ':');
@@ -191,7 +191,7 @@ static void write_frames(struct ss *w, FILE *f)
 }
 
 /* One sampled profile: stacks order[from..to), all with the same root. */
-static void write_profile(struct ss *w, FILE *f, size_t from, size_t to, double period)
+static void write_profile(struct ss *w, FILE *f, size_t from, size_t to, uint64_t period)
 {
 	const struct rpt_profile *p = w->p;
 	const struct rpt_stack *s0 = &p->stacks[w->order[from]];
@@ -202,8 +202,9 @@ static void write_profile(struct ss *w, FILE *f, size_t from, size_t to, double 
 		total += p->stacks[w->order[i]].count;
 	fputs("{\"type\":\"sampled\",\"name\":", f);
 	json_str(f, root, strlen(root));
-	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.0f,\n\"samples\":[",
-		period > 0 ? "nanoseconds" : "none", (double)total * (period > 0 ? period : 1));
+	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
+		period ? "nanoseconds" : "none",
+		(unsigned long long)(total * (period ? period : 1)));
 	for (size_t i = from; i < to; i++) {
 		const struct rpt_stack *s = &p->stacks[w->order[i]];
 
@@ -214,8 +215,8 @@ static void write_profile(struct ss *w, FILE *f, size_t from, size_t to, double 
 	}
 	fputs("],\n\"weights\":[", f);
 	for (size_t i = from; i < to; i++)
-		fprintf(f, i > from ? ",%.0f" : "%.0f",
-			(double)p->stacks[w->order[i]].count * (period > 0 ? period : 1));
+		fprintf(f, i > from ? ",%llu" : "%llu",
+			(unsigned long long)(p->stacks[w->order[i]].count * (period ? period : 1)));
 	fputs("]}", f);
 }
 
@@ -231,23 +232,27 @@ static bool same_root(const struct rpt_profile *p, uint32_t a, uint32_t b)
 int rpt_speedscope__write(const struct rpt_profile *p, FILE *out,
 			  const struct rpt_speedscope_opts *o)
 {
-	double period = p->meta.freq_hz ? 1e9 / (double)p->meta.freq_hz : 0;
-	const char *name = o && o->name ? o->name : p->meta.title ? p->pool + p->meta.title :
-								     "sa-report";
-	struct ss w = { 0 };
+	/* whole nanoseconds, as pprof's period: weights then add up exactly */
+	uint64_t period = p->meta.freq_hz ? 1000000000ULL / p->meta.freq_hz : 0;
+	const char *name = o && o->name	   ? o->name
+			   : p->meta.title ? p->pool + p->meta.title
+					   : "sa-report";
+	struct ss w = {0};
 	int err;
 
 	err = ss_init(&w, p);
 	if (err)
 		goto cleanup;
-	fputs("{\"$schema\":\"" SS_SCHEMA "\",\n\"exporter\":\"sa-report " SA_VERSION "\",\"name\":",
+	fputs("{\"$schema\":\"" SS_SCHEMA "\",\n\"exporter\":\"sa-report " SA_VERSION
+	      "\",\"name\":",
 	      out);
 	json_str(out, name, strlen(name));
 	fputs(",\"activeProfileIndex\":0,\n", out);
 	write_frames(&w, out);
 	fputs("\"profiles\":[", out);
 	for (size_t from = 0, to; from < p->nstacks; from = to) {
-		for (to = from + 1; to < p->nstacks && same_root(p, w.order[from], w.order[to]); to++)
+		for (to = from + 1; to < p->nstacks && same_root(p, w.order[from], w.order[to]);
+		     to++)
 			;
 		fputs(from ? ",\n" : "\n", out);
 		write_profile(&w, out, from, to, period);

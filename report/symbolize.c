@@ -330,7 +330,8 @@ static int cache_store(struct rpt_symbolizer *s, uint64_t key, int n)
 		s->syms = ns;
 		s->syms_cap = ncap;
 	}
-	memcpy(s->syms + s->nsyms, s->tmp, n * sizeof(*s->tmp));
+	if (n) /* s->syms is still NULL when nothing was stored */
+		memcpy(s->syms + s->nsyms, s->tmp, n * sizeof(*s->tmp));
 	if (rpt_hmap__put(&s->cache, key, (uint64_t)s->nsyms << 8 | n))
 		return -ENOMEM;
 	s->nsyms += n;

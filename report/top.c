@@ -175,7 +175,8 @@ int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_
 	err = rpt_functab__build(&t, p, NULL, NULL);
 	if (err)
 		goto cleanup;
-	qsort_r(t.v, t.n, sizeof(*t.v), cmp_rows, &ctx);
+	if (t.n) /* t.v is NULL when empty: qsort_r's pointer must not be */
+		qsort_r(t.v, t.n, sizeof(*t.v), cmp_rows, &ctx);
 	rows = o && o->rows && o->rows < t.n ? o->rows : t.n;
 	rpt_put_summary(out, o ? o->summary : NULL);
 	fprintf(out, "%12s %7s %12s %7s  %s\n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FUNCTION");

@@ -42,6 +42,8 @@ if [ -z "$why" ]; then
 	[ -x "$B/samples/workload" ] || die "$B/samples/workload not built; run make"
 	REC_FILE=$OUT/workload.sa
 	say "recording $B/samples/workload for 5 s at 999 Hz (main -> sa_run -> sa_leaf_a/b/c, 60/30/10)"
+	# a fresh file: sa-record would keep the previous one as workload.sa.old
+	rm -f "$REC_FILE" "$REC_FILE.old"
 	"$REC" -q -F 999 -o "$REC_FILE" -- "$B/samples/workload" -d 5 || die "sa-record failed"
 else
 	REC_FILE=$SRC/samples/demo.sa

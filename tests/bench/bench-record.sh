@@ -71,7 +71,7 @@ one_run() {
 	sleep 1
 	tp=$("$T/work" "$SECS")
 	rec=$(pgrep -P $tpid | head -1)
-	kill -INT "$rec"
+	kill -TERM "$rec"
 	wait $tpid
 	stat -c %s "$out" >"$T/size"
 	rm -f "$out" "$out.old"
@@ -94,7 +94,7 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 for r in $(seq "$ROUNDS"); do
 	for m in none sa perf; do
 		tp=$(one_run $m)
-		read -r u s rss <"$T/time"
+		read -r u s rss < <(tail -1 "$T/time")
 		echo "$m $tp $(echo "$u + $s" | bc) $rss $(cat "$T/size")" >>"$T/results"
 	done
 	for m in sa perf; do echo "$m $(startup $m)" >>"$T/startup"; done

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# Bash completion for sa-record: its options (kept equal to `sa-record --help`
+# by tests/cli/4020-man.t through the man page), file names after -o, cgroup
+# directories after -G, and command names after `--`.
+_sa_record()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
+	local opts="-a --all-cpus -p --pid -t --tid -G --cgroup -F --freq -e --event -C --cpu
+		-U --user-only -K --kernel-only --idle -g -o --output --duration --interval
+		--max-size -q --quiet --stack-map-size --counts-map-size --ringbuf-size
+		-h --help -V --version"
+
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		if [ "${COMP_WORDS[i]}" = "--" ]; then
+			# after --: complete the command and its arguments
+			if [ $((i + 1)) -eq "$COMP_CWORD" ]; then
+				COMPREPLY=($(compgen -c -- "$cur"))
+			else
+				COMPREPLY=($(compgen -f -- "$cur"))
+			fi
+			return
+		fi
+	done
+	case $prev in
+	-o | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-G | --cgroup) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-e | --event) COMPREPLY=($(compgen -W "cpu-clock cycles" -- "$cur")); return ;;
+	-p | --pid | -t | --tid | -F | --freq | -C | --cpu | --duration | --interval | \
+		--max-size | --stack-map-size | --counts-map-size | --ringbuf-size)
+		return ;;
+	esac
+	COMPREPLY=($(compgen -W "$opts --" -- "$cur"))
+}
+complete -F _sa_record sa-record
