@@ -236,6 +236,7 @@ static int check(struct rec_opts *o, int ntargets)
 
 static int parse(struct rec_opts *o, int argc, char **argv)
 {
+	const char *target_arg = "";
 	int c, err, ntargets = 0;
 
 	while ((c = getopt_long(argc, argv, "+ap:t:G:F:e:C:UKgqo:hV", long_opts, NULL)) != -1) {
@@ -251,6 +252,8 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 			return REC_EXIT_USAGE;
 		if ((err = parse_opt(o, c, optarg, &ntargets)))
 			return err;
+		if (c == 'p' || c == 't' || c == 'G')
+			target_arg = optarg;
 	}
 	if (optind < argc)
 		o->cmd = &argv[optind];
@@ -258,11 +261,15 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 	if (err)
 		return err;
 	o->cmdline = join(argc, argv, "");
-	o->target_desc = o->cmd && o->filter != SA_FILTER_CGROUP
-			 ? join(argc - optind, argv + optind, o->all ? "-a --" : "--")
-			 : o->filter == SA_FILTER_ALL ? join(0, NULL, "-a")
-			 : join(1, argv + optind - 1 - (o->cmd ? 0 : 0), "");
-	return 0;
+	if (o->cmd && o->filter != SA_FILTER_CGROUP)
+		o->target_desc = join(argc - optind, argv + optind, o->all ? "-a --" : "--");
+	else if (o->filter == SA_FILTER_ALL)
+		o->target_desc = join(0, NULL, "-a");
+	else
+		o->target_desc = join(1, (char **)&target_arg,
+				      o->filter == SA_FILTER_TGID ? "-p" :
+				      o->filter == SA_FILTER_TID ? "-t" : "-G");
+	return o->cmdline && o->target_desc ? 0 : REC_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)

@@ -341,8 +341,8 @@ int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
 		return err;
 	for (size_t i = 0; i < src->nmodules; i++) {
 		const struct rpt_module *m = &src->modules[i];
-		int64_t off = rpt_profile__add_module(dst, src->pool + m->path,
-						      src->pool + m->build_id);
+		int64_t off =
+			rpt_profile__add_module(dst, src->pool + m->path, src->pool + m->build_id);
 
 		if (off < 0)
 			return (int)off;
@@ -417,6 +417,6 @@ int64_t rpt_profile__add_module(struct rpt_profile *p, const char *path, const c
 	err = grow((void **)&p->modules, &p->modules_cap, p->nmodules + 1, sizeof(*p->modules), 16);
 	if (err)
 		return err;
-	p->modules[p->nmodules++] = (struct rpt_module){ (uint32_t)off, (uint32_t)bid };
+	p->modules[p->nmodules++] = (struct rpt_module){(uint32_t)off, (uint32_t)bid};
 	return off;
 }
