@@ -18,9 +18,9 @@ struct rec_elfsym {
 struct rec_elftab {
 	struct rec_elfsym *syms; /* sorted by off, one symbol per offset */
 	size_t nsyms;
-	char *names;		 /* the string table, copied */
+	char *names; /* the string table, copied */
 	size_t names_len;
-	int from_dynsym;	 /* 1 when .symtab was absent */
+	int from_dynsym; /* 1 when .symtab was absent */
 };
 
 /**

@@ -15,7 +15,7 @@
 #include "elfread.h"
 #include "elfsyms.h"
 
-#define SYM_WANTED 1
+#define SYM_WANTED  1
 #define SYM_EMITTED 2
 
 struct efile {
@@ -28,7 +28,7 @@ struct efile {
 	uint8_t *flags;	   /* per symbol: SYM_* */
 	uint32_t *pending; /* symbols wanted, not emitted */
 	size_t npending, pending_cap;
-	int dirty;	   /* on the dirty list */
+	int dirty; /* on the dirty list */
 };
 
 struct rec_elfsyms {
@@ -270,7 +270,7 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off)
 
 static int flush_file(struct rec_elfsyms *es, struct efile *f, const struct rec_sink *sink)
 {
-	struct saf_record rec = { .kind = SAF_REC_SYMTAB };
+	struct saf_record rec = {.kind = SAF_REC_SYMTAB};
 	int err, n = 0;
 
 	rec.symtab.build_id.data = f->bid;

@@ -17,15 +17,15 @@ struct rec_elfsyms;
 
 /* Costs and outcomes, for the summary and docs/self-contained.md. */
 struct rec_elfsyms_stats {
-	uint64_t files;	      /* distinct build ids registered */
-	uint64_t loaded;      /* files whose symbol table was read */
-	uint64_t failed;      /* files that could not be read or did not match */
-	uint64_t no_symbols;  /* files with neither .symtab nor .dynsym */
-	uint64_t fds_held;    /* open fds kept for files not read yet */
-	uint64_t symtabs;     /* SYMTAB records emitted */
-	uint64_t usyms;	      /* USYM records emitted */
-	uint64_t name_bytes;  /* bytes of names in those USYM records */
-	uint64_t load_ns;     /* CLOCK_MONOTONIC time spent reading ELF files */
+	uint64_t files;	     /* distinct build ids registered */
+	uint64_t loaded;     /* files whose symbol table was read */
+	uint64_t failed;     /* files that could not be read or did not match */
+	uint64_t no_symbols; /* files with neither .symtab nor .dynsym */
+	uint64_t fds_held;   /* open fds kept for files not read yet */
+	uint64_t symtabs;    /* SYMTAB records emitted */
+	uint64_t usyms;	     /* USYM records emitted */
+	uint64_t name_bytes; /* bytes of names in those USYM records */
+	uint64_t load_ns;    /* CLOCK_MONOTONIC time spent reading ELF files */
 };
 
 /**

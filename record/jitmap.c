@@ -15,7 +15,7 @@
 
 struct jproc {
 	uint32_t pid;
-	int fd;	     /* -1 until the map file exists */
+	int fd;	      /* -1 until the map file exists */
 	uint64_t off; /* bytes consumed */
 	int gone;     /* the process had exited when the file was looked for */
 };
@@ -70,7 +70,7 @@ int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid)
 		jm->cap = cap;
 	}
 	memmove(&jm->ps[i + 1], &jm->ps[i], (jm->n - i) * sizeof(*jm->ps));
-	jm->ps[i] = (struct jproc){ .pid = pid, .fd = -1 };
+	jm->ps[i] = (struct jproc){.pid = pid, .fd = -1};
 	jm->n++;
 	return 0;
 }
@@ -120,7 +120,7 @@ static void try_open(const struct rec_jitmap *jm, struct jproc *jp)
 /* "START SIZE NAME\n", START and SIZE in hex, optionally with 0x. */
 static int emit_line(uint32_t pid, char *line, const struct rec_sink *sink)
 {
-	struct saf_record rec = { .kind = SAF_REC_JITSYM };
+	struct saf_record rec = {.kind = SAF_REC_JITSYM};
 	char *end, *name;
 	uint64_t start, size;
 
@@ -131,11 +131,11 @@ static int emit_line(uint32_t pid, char *line, const struct rec_sink *sink)
 	if (name == end + 1 || *name != ' ' || !name[1])
 		return 0;
 	name++;
-	rec.jitsym = (struct saf_jitsym){ .pid = pid, .start = start, .size = size,
-					  .name = rec_str(name) };
+	rec.jitsym = (struct saf_jitsym){
+		.pid = pid, .start = start, .size = size, .name = rec_str(name)};
 	if (rec.jitsym.name.len > SAF_MAX_STRING)
 		rec.jitsym.name.len = SAF_MAX_STRING;
-	return rec_sink__emit(sink, &rec) ? : 1;
+	return rec_sink__emit(sink, &rec) ?: 1;
 }
 
 /* Read complete lines from jp->off on; a longer line than buf is skipped. */
@@ -161,7 +161,7 @@ static int read_new(struct rec_jitmap *jm, struct jproc *jp, const struct rec_si
 		if (line == jm->buf) {
 			if ((size_t)n < sizeof(jm->buf) - 1)
 				break; /* an incomplete last line: next time */
-			jp->off += n; /* an absurd line: skip it */
+			jp->off += n;  /* an absurd line: skip it */
 		}
 	}
 	return total;

@@ -212,7 +212,7 @@ static long lookup(const struct rec_ksyms *ks, uint64_t addr)
 
 static int emit_one(struct rec_ksyms *ks, uint64_t addr, const struct rec_sink *sink)
 {
-	struct saf_record rec = { .kind = SAF_REC_KSYM };
+	struct saf_record rec = {.kind = SAF_REC_KSYM};
 	long i = lookup(ks, addr);
 	int err;
 

@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"      --stack-map-size N   stack-map slots per map set (2 sets; ~1 KiB each)\n"
 	"      --counts-map-size N  distinct (thread, stacks) keys per interval\n"
 	"      --ringbuf-size SIZE  collision-recovery ring buffer\n"
+	"      --no-embed-symbols   do not carry ELF symbols of sampled binaries in the file\n"
 	"  -h, --help, -V, --version\n"
 	"\n"
 	"Stacks are walked with frame pointers (bpf_get_stackid). Code built without\n"

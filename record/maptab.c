@@ -158,7 +158,7 @@ static struct devino *devino_get(struct rec_maptab *mt, uint64_t dev, uint64_t i
 /* Fill in a missing build id from @fd or the path, cached by (dev, inode). */
 static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 {
-	struct devino *di = NULL, tmp = { .dev = e->m.dev, .ino = e->m.inode };
+	struct devino *di = NULL, tmp = {.dev = e->m.dev, .ino = e->m.inode};
 	int own = -1;
 
 	if (e->m.inode)
@@ -166,15 +166,16 @@ static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 	if (!di) {
 		if (fd < 0)
 			fd = own = open(e->path, O_RDONLY | O_CLOEXEC);
-		tmp.bid_len = fd < 0 ? -ENOENT : rec_elfsyms__read_build_id(fd, tmp.bid,
-									     sizeof(tmp.bid));
+		tmp.bid_len =
+			fd < 0 ? -ENOENT : rec_elfsyms__read_build_id(fd, tmp.bid, sizeof(tmp.bid));
 		if (own >= 0)
 			close(own);
 		di = &tmp;
 		if (e->m.inode && mt->ndis < 65536) {
-			void *p = mt->ndis < mt->dis_cap ? mt->dis :
-				  realloc(mt->dis, (mt->dis_cap = mt->dis_cap * 2 + 64) *
-							   sizeof(*mt->dis));
+			void *p = mt->ndis < mt->dis_cap
+					  ? mt->dis
+					  : realloc(mt->dis, (mt->dis_cap = mt->dis_cap * 2 + 64) *
+								     sizeof(*mt->dis));
 			if (p) {
 				mt->dis = p;
 				mt->dis[mt->ndis++] = tmp;
@@ -231,7 +232,7 @@ int rec_maptab__add(struct rec_maptab *mt, const struct saf_map *m, int fd,
 		    const struct rec_sink *sink)
 {
 	struct image *im = get_img(mt, m->pid, m->gen);
-	struct saf_record rec = { .kind = SAF_REC_MAP };
+	struct saf_record rec = {.kind = SAF_REC_MAP};
 	int err;
 
 	if (!im) {
@@ -256,8 +257,9 @@ static int parse_maps_line(char *line, struct saf_map *m, char *range, size_t ra
 	char *path;
 	size_t len;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perm, &off, &maj, &min,
-		   &ino, &pos) < 7 || perm[2] != 'x')
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perm, &off, &maj, &min, &ino,
+		   &pos) < 7 ||
+	    perm[2] != 'x')
 		return -EINVAL;
 	path = line + pos;
 	path[strcspn(path, "\n")] = '\0';
@@ -282,7 +284,7 @@ static int parse_maps_line(char *line, struct saf_map *m, char *range, size_t ra
 int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 {
 	char path[96], range[48], *line = NULL;
-	struct saf_map m = { .pid = pid, .gen = gen };
+	struct saf_map m = {.pid = pid, .gen = gen};
 	struct image *im;
 	size_t cap = 0;
 	FILE *f = NULL;
@@ -320,7 +322,7 @@ cleanup:
 int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t time_ns,
 		     const struct rec_sink *sink)
 {
-	struct saf_record rec = { .kind = SAF_REC_MAP };
+	struct saf_record rec = {.kind = SAF_REC_MAP};
 	long k = find_img(mt, pid, gen);
 	size_t i;
 	int err;
@@ -338,7 +340,7 @@ int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t
 int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uint32_t gen,
 		     uint64_t time_ns, const struct rec_sink *sink)
 {
-	struct saf_record rec = { .kind = SAF_REC_MAP };
+	struct saf_record rec = {.kind = SAF_REC_MAP};
 	struct image *pim, *cim;
 	long pi, ci;
 	size_t i;
@@ -369,8 +371,8 @@ int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uin
 	return (int)mt->imgs[pi].n;
 }
 
-int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen,
-			   const uint64_t *ips, size_t n)
+int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen, const uint64_t *ips,
+			   size_t n)
 {
 	const struct image *im;
 	size_t i, j;

@@ -67,8 +67,8 @@ int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t
  * is read from /proc first (a process running since before the recording).
  * @return the number of symbols newly wanted, or -ENOMEM.
  */
-int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen,
-			   const uint64_t *ips, size_t n);
+int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen, const uint64_t *ips,
+			   size_t n);
 
 /**
  * rec_maptab__exit() - process @pid exited; its images are dropped at the

@@ -19,7 +19,7 @@ struct rec_sink {
 /* A saf_str viewing a C string; format/'s saf_str__from() without linking it. */
 static inline struct saf_str rec_str(const char *s)
 {
-	struct saf_str r = { s ? s : "", 0 };
+	struct saf_str r = {s ? s : "", 0};
 
 	while (s && s[r.len])
 		r.len++;

@@ -47,14 +47,14 @@ static uint64_t mono_ns(void)
 
 struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 {
-	struct rec_sideband_opts sbo = { .sz = sizeof(sbo) };
+	struct rec_sideband_opts sbo = {.sz = sizeof(sbo)};
 	struct rec_sc *sc;
 	int err = -ENOMEM;
 
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		goto cleanup;
-	sc->sink = (struct rec_sink){ rec_sink__writer_emit, o->w };
+	sc->sink = (struct rec_sink){rec_sink__writer_emit, o->w};
 	sc->kallsyms = o->kallsyms;
 	if (!o->no_embed && !(sc->es = rec_elfsyms__new(0)))
 		goto cleanup;
@@ -87,12 +87,14 @@ cleanup:
 /* Written at the first poll, not at open: META has to come first. */
 static int write_child(struct rec_sc *sc)
 {
-	struct saf_record rec = { .kind = SAF_REC_PROC };
+	struct saf_record rec = {.kind = SAF_REC_PROC};
 	uint64_t t = mono_ns();
 	int ret;
 
-	rec.proc = (struct saf_proc){ .pid = sc->child, .ppid = (uint32_t)getpid(),
-				      .time_ns = t, .comm = rec_str("sa-record") };
+	rec.proc = (struct saf_proc){.pid = sc->child,
+				     .ppid = (uint32_t)getpid(),
+				     .time_ns = t,
+				     .comm = rec_str("sa-record")};
 	ret = rec_sink__emit(&sc->sink, &rec);
 	if (!ret)
 		ret = rec_maptab__emit(sc->mt, sc->child, 0, t, &sc->sink);
@@ -140,13 +142,12 @@ static int keep_ustack(struct rec_sc *sc, uint32_t fid, const uint64_t *ips, uin
 		sc->ips_cap = cap;
 	}
 	memcpy(sc->ips + sc->nips, ips, n * sizeof(*ips));
-	sc->us[fid] = (struct ustack){ .off = sc->nips, .n = n, .set = 1 };
+	sc->us[fid] = (struct ustack){.off = sc->nips, .n = n, .set = 1};
 	sc->nips += n;
 	return 0;
 }
 
-int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips,
-		  uint32_t n)
+int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips, uint32_t n)
 {
 	uint64_t t0 = mono_ns();
 	int ret = 0;

@@ -17,16 +17,16 @@
 struct rec_sc;
 
 struct rec_sc_opts {
-	size_t sz;		 /* sizeof(struct rec_sc_opts) */
-	struct saf_writer *w;	 /* borrowed; gets every record */
-	bool no_embed;		 /* --no-embed-symbols: no SYMTAB/USYM records */
-	bool no_sideband;	 /* tests: no perf events */
-	const int *cpus;	 /* NULL = every CPU */
+	size_t sz;	      /* sizeof(struct rec_sc_opts) */
+	struct saf_writer *w; /* borrowed; gets every record */
+	bool no_embed;	      /* --no-embed-symbols: no SYMTAB/USYM records */
+	bool no_sideband;     /* tests: no perf events */
+	const int *cpus;      /* NULL = every CPU */
 	int ncpus;
-	const char *kallsyms;	 /* NULL = /proc/kallsyms */
-	int child;		 /* the `-- CMD` child, forked before this and
-				  * waiting to exec: its first image is captured
-				  * from /proc now; 0 = none */
+	const char *kallsyms; /* NULL = /proc/kallsyms */
+	int child;	      /* the `-- CMD` child, forked before this and
+			       * waiting to exec: its first image is captured
+			       * from /proc now; 0 = none */
 };
 
 struct rec_sc_stats {
@@ -59,8 +59,7 @@ int rec_sc__poll(struct rec_sc *sc);
  * @ips, @n: borrowed for the call. Calling again for a known @fid is cheap.
  * @return 0 or a negative errno.
  */
-int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips,
-		  uint32_t n);
+int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips, uint32_t n);
 
 /**
  * rec_sc__count() - samples of (pid, gen) with user stack @ufid (0 = none):

@@ -81,9 +81,15 @@ static int open_ring(struct ring *r, int cpu, size_t pages)
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_DUMMY,
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
-		.mmap = 1, .mmap2 = 1, .comm = 1, .comm_exec = 1, .task = 1,
-		.build_id = 1, .sample_id_all = 1,
-		.use_clockid = 1, .clockid = CLOCK_MONOTONIC,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		.build_id = 1,
+		.sample_id_all = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
 	};
 	size_t psz = sysconf(_SC_PAGESIZE);
 
@@ -320,7 +326,7 @@ static int open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *p
 
 static int on_mmap2(struct rec_sideband *sb, const struct sb_mmap2 *r, uint64_t t)
 {
-	struct saf_map m = { .pid = r->pid, .time_ns = t };
+	struct saf_map m = {.pid = r->pid, .time_ns = t};
 	size_t max = r->h.size - sizeof(*r) - TRAILER, len;
 	char path[4096];
 	int fd = -1;
@@ -359,7 +365,7 @@ static int on_mmap2(struct rec_sideband *sb, const struct sb_mmap2 *r, uint64_t 
 
 static int on_comm(struct rec_sideband *sb, const struct sb_comm *r, uint64_t t)
 {
-	struct saf_record rec = { .kind = SAF_REC_COMM };
+	struct saf_record rec = {.kind = SAF_REC_COMM};
 	size_t max = r->h.size - sizeof(*r) - TRAILER;
 	char comm[64], exe[4096], link[64];
 	ssize_t n;
@@ -367,7 +373,7 @@ static int on_comm(struct rec_sideband *sb, const struct sb_comm *r, uint64_t t)
 	snprintf(comm, sizeof(comm), "%.*s", (int)strnlen(r->comm, max), r->comm);
 	sb->st.comm++;
 	if (!(r->h.misc & PERF_RECORD_MISC_COMM_EXEC)) {
-		rec.comm = (struct saf_comm){ r->pid, r->tid, t, rec_str(comm) };
+		rec.comm = (struct saf_comm){r->pid, r->tid, t, rec_str(comm)};
 		return rec_sink__emit(&sb->sink, &rec);
 	}
 	/* exec: a new image, as sa_on_exec counts it */
@@ -379,26 +385,29 @@ static int on_comm(struct rec_sideband *sb, const struct sb_comm *r, uint64_t t)
 	exe[n > 0 ? n : 0] = '\0';
 	rec.kind = SAF_REC_PROC;
 	rec.proc = (struct saf_proc){
-		.pid = r->pid, .gen = rec_sideband__gen(sb, r->pid), .time_ns = t,
+		.pid = r->pid,
+		.gen = rec_sideband__gen(sb, r->pid),
+		.time_ns = t,
 		.ppid = r->pid < sb->pid_max ? sb->ppids[r->pid] : 0,
-		.comm = rec_str(comm), .exe = rec_str(exe),
+		.comm = rec_str(comm),
+		.exe = rec_str(exe),
 	};
 	return rec_sink__emit(&sb->sink, &rec);
 }
 
 static int on_fork(struct rec_sideband *sb, const struct sb_task *r)
 {
-	struct saf_record rec = { .kind = SAF_REC_PROC };
+	struct saf_record rec = {.kind = SAF_REC_PROC};
 	uint32_t gen = rec_sideband__gen(sb, r->ppid);
 	int err;
 
 	sb->st.fork++;
 	if (r->pid == r->ppid || r->pid != r->tid || r->pid >= sb->pid_max)
-		return 0; /* a new thread */
+		return 0;	/* a new thread */
 	sb->gens[r->pid] = gen; /* the child runs its parent's image */
 	sb->ppids[r->pid] = r->ppid;
-	rec.proc = (struct saf_proc){ .pid = r->pid, .gen = gen, .ppid = r->ppid,
-				      .time_ns = r->time };
+	rec.proc =
+		(struct saf_proc){.pid = r->pid, .gen = gen, .ppid = r->ppid, .time_ns = r->time};
 	err = rec_sink__emit(&sb->sink, &rec);
 	if (err)
 		return err;
@@ -408,7 +417,7 @@ static int on_fork(struct rec_sideband *sb, const struct sb_task *r)
 
 static int on_task_exit(struct rec_sideband *sb, const struct sb_task *r)
 {
-	struct saf_record rec = { .kind = SAF_REC_EXIT };
+	struct saf_record rec = {.kind = SAF_REC_EXIT};
 
 	sb->st.exit++;
 	if (r->pid != r->tid)
@@ -418,7 +427,7 @@ static int on_task_exit(struct rec_sideband *sb, const struct sb_task *r)
 	rec_maptab__exit(sb->maptab, r->pid);
 	if (r->pid < sb->pid_max)
 		sb->gens[r->pid] = sb->ppids[r->pid] = 0;
-	rec.exit = (struct saf_exit){ .pid = r->pid, .time_ns = r->time };
+	rec.exit = (struct saf_exit){.pid = r->pid, .time_ns = r->time};
 	return rec_sink__emit(&sb->sink, &rec);
 }
 

@@ -18,11 +18,11 @@ struct rec_sideband;
 struct rec_jitmap;
 
 struct rec_sideband_opts {
-	size_t sz;		  /* sizeof(struct rec_sideband_opts) */
-	const int *cpus;	  /* CPUs to open; NULL = 0 .. ncpus-1 */
-	int ncpus;		  /* 0 = every possible CPU (sysconf) */
-	size_t ring_pages;	  /* data pages per CPU, a power of 2; 0 = 128 */
-	struct rec_sink sink;	  /* gets PROC, MAP, COMM, EXIT records */
+	size_t sz;		   /* sizeof(struct rec_sideband_opts) */
+	const int *cpus;	   /* CPUs to open; NULL = 0 .. ncpus-1 */
+	int ncpus;		   /* 0 = every possible CPU (sysconf) */
+	size_t ring_pages;	   /* data pages per CPU, a power of 2; 0 = 128 */
+	struct rec_sink sink;	   /* gets PROC, MAP, COMM, EXIT records */
 	struct rec_maptab *maptab; /* borrowed; gets every mapping and fork */
 	struct rec_jitmap *jitmap; /* borrowed, may be NULL; told of exits */
 };
@@ -30,9 +30,9 @@ struct rec_sideband_opts {
 /* What was seen, for the summary and tests. */
 struct rec_sideband_stats {
 	uint64_t records, mmap2, mmap2_exec, mmap2_build_id, comm, exec, fork, exit;
-	uint64_t lost;		/* records the kernel dropped (PERF_RECORD_LOST) */
-	uint64_t lost_events;	/* PERF_RECORD_LOST records */
-	uint64_t other;		/* records of other types, skipped */
+	uint64_t lost;	      /* records the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t lost_events; /* PERF_RECORD_LOST records */
+	uint64_t other;	      /* records of other types, skipped */
 };
 
 /**

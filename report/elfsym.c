@@ -16,9 +16,11 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
+#include "dwinline.h"
 #include "elfsym.h"
 
 #define ELFSYM_MAX_LOADS 16
+#define RPT_ELFSYM_MAX_INLINE 64
 
 struct elfsym_load {
 	uint64_t offset, vaddr, filesz;
@@ -37,6 +39,7 @@ struct rpt_elfsym {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
+	struct rpt_dwinline *inl; /* inline chains per compile unit */
 	bool has_symtab, has_dwarf;
 	bool loads_exact; /* program headers from the binary, not a debug file */
 	struct elfsym_load loads[ELFSYM_MAX_LOADS];
@@ -223,6 +226,10 @@ struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path)
 		goto cleanup;
 	}
 	dwfl_module_getelf(e->mod, &e->bias);
+	if (e->has_dwarf && !(e->inl = rpt_dwinline__new())) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	err = load_syms(e);
 	if (err)
 		goto cleanup;
@@ -239,6 +246,7 @@ void rpt_elfsym__free(struct rpt_elfsym *e)
 		return;
 	if (e->dwfl)
 		dwfl_end(e->dwfl);
+	rpt_dwinline__free(e->inl);
 	free(e->syms);
 	free(e);
 }
@@ -315,19 +323,13 @@ static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsy
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(e->mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die scopes[RPT_ELFSYM_MAX_INLINE];
 	int nscopes, n = 0;
 
-	if (!cu)
+	if (!cu || !e->inl)
 		return 0;
-	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+	nscopes = rpt_dwinline__chain(e->inl, cu, addr - bias, scopes, RPT_ELFSYM_MAX_INLINE);
 	for (int i = 0; i < nscopes && (size_t)n + 1 < cap; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
 		out[n] = (struct rpt_elfsym_frame){ die_name(&scopes[i]), *file, *line, true };
 		if (!out[n].name)
 			out[n].name = "[inlined]";
@@ -335,7 +337,6 @@ static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsy
 		/* the next outer frame is at this one's call site */
 		call_site(cu, &scopes[i], file, line);
 	}
-	free(scopes);
 	return n;
 }
 

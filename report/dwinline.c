@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dwinline.c - per compile unit index of inlined subroutines (see
+ * dwinline.h). A unit's index is every DW_TAG_inlined_subroutine with its
+ * nearest inlined ancestor, and every address range of them sorted by start.
+ * The innermost range holding an address is the last one starting at or
+ * below it, or one of that range's ancestors: ranges of one subprogram nest
+ * and never overlap otherwise, so this is exact on well-formed DWARF.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <dwarf.h>
+
+#include "dwinline.h"
+#include "strpool.h"
+
+#define DWI_MAX_DEPTH 256
+
+struct dwi_die {
+	Dwarf_Die die;
+	int32_t parent;	  /* nearest inlined ancestor, -1 = the subprogram */
+	uint32_t first, n; /* its ranges in cu_idx.own */
+};
+
+struct dwi_range {
+	Dwarf_Addr lo, hi;
+	uint32_t die;
+};
+
+struct cu_idx {
+	struct dwi_die *dies;
+	size_t ndies, dies_cap;
+	struct dwi_range *own;	  /* in DIE order */
+	struct dwi_range *sorted; /* by lo */
+	size_t nranges, ranges_cap;
+};
+
+struct rpt_dwinline {
+	struct rpt_hmap by_cu; /* CU DIE offset -> index in cus */
+	struct cu_idx *cus;
+	size_t ncus, cus_cap;
+};
+
+struct rpt_dwinline *rpt_dwinline__new(void)
+{
+	return calloc(1, sizeof(struct rpt_dwinline));
+}
+
+static void cu_idx_fini(struct cu_idx *c)
+{
+	free(c->dies);
+	free(c->own);
+	free(c->sorted);
+}
+
+void rpt_dwinline__free(struct rpt_dwinline *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->ncus; i++)
+		cu_idx_fini(&x->cus[i]);
+	free(x->cus);
+	rpt_hmap__fini(&x->by_cu);
+	free(x);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+static int add_die(struct cu_idx *c, Dwarf_Die *die, int32_t parent)
+{
+	uint32_t me = c->ndies;
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	if (grow((void **)&c->dies, &c->dies_cap, c->ndies + 1, sizeof(*c->dies)))
+		return -ENOMEM;
+	c->dies[me] = (struct dwi_die){ *die, parent, c->nranges, 0 };
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		if (grow((void **)&c->own, &c->ranges_cap, c->nranges + 1, sizeof(*c->own)))
+			return -ENOMEM;
+		c->own[c->nranges++] = (struct dwi_range){ start, end, me };
+		c->dies[me].n++;
+	}
+	c->ndies++;
+	return me;
+}
+
+/* Tags under which code-holding DIEs can sit; types and data are skipped. */
+static bool may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_lexical_block:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return true;
+	}
+	return false;
+}
+
+static int walk(struct cu_idx *c, Dwarf_Die *parent_die, int32_t parent, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > DWI_MAX_DEPTH || dwarf_child(parent_die, &child))
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), err;
+		int32_t me = parent;
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			me = add_die(c, &child, parent);
+			if (me < 0)
+				return me;
+		} else if (tag == DW_TAG_subprogram) {
+			me = -1;
+		}
+		if (may_hold_code(tag) && dwarf_haschildren(&child) > 0) {
+			err = walk(c, &child, me, depth + 1);
+			if (err)
+				return err;
+		}
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct dwi_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	/* at one start, the inner (later, deeper) DIE last: the floor finds it */
+	return x->die < y->die ? -1 : x->die > y->die;
+}
+
+static int cu_idx_build(struct cu_idx *c, Dwarf_Die *cu)
+{
+	int err = walk(c, cu, -1, 0);
+
+	if (err || !c->nranges)
+		return err;
+	c->sorted = malloc(c->nranges * sizeof(*c->sorted));
+	if (!c->sorted)
+		return -ENOMEM;
+	memcpy(c->sorted, c->own, c->nranges * sizeof(*c->sorted));
+	qsort(c->sorted, c->nranges, sizeof(*c->sorted), range_cmp);
+	return 0;
+}
+
+static struct cu_idx *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu), v;
+	struct cu_idx *c;
+
+	if (rpt_hmap__get(&x->by_cu, key, &v))
+		return &x->cus[v];
+	if (grow((void **)&x->cus, &x->cus_cap, x->ncus + 1, sizeof(*x->cus)))
+		return NULL;
+	c = &x->cus[x->ncus];
+	*c = (struct cu_idx){ 0 };
+	if (cu_idx_build(c, cu) || rpt_hmap__put(&x->by_cu, key, x->ncus)) {
+		cu_idx_fini(c);
+		return NULL;
+	}
+	x->ncus++;
+	return c;
+}
+
+static bool die_holds(const struct cu_idx *c, int32_t d, Dwarf_Addr addr)
+{
+	const struct dwi_die *e = &c->dies[d];
+
+	for (uint32_t i = e->first; i < e->first + e->n; i++)
+		if (addr >= c->own[i].lo && addr < c->own[i].hi)
+			return true;
+	return false;
+}
+
+/* The innermost inlined DIE holding @addr, or -1. */
+static int32_t innermost(const struct cu_idx *c, Dwarf_Addr addr)
+{
+	ssize_t lo = 0, hi = (ssize_t)c->nranges - 1, best = -1;
+	int32_t d;
+
+	while (lo <= hi) {
+		ssize_t mid = lo + (hi - lo) / 2;
+
+		if (c->sorted[mid].lo <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (best < 0)
+		return -1;
+	for (d = c->sorted[best].die; d >= 0; d = c->dies[d].parent)
+		if (die_holds(c, d, addr))
+			return d;
+	return -1;
+}
+
+int rpt_dwinline__chain(struct rpt_dwinline *x, Dwarf_Die *cu, Dwarf_Addr addr,
+			Dwarf_Die *out, int cap)
+{
+	struct cu_idx *c = cu_get(x, cu);
+	int n = 0;
+
+	if (!c)
+		return 0;
+	for (int32_t d = innermost(c, addr); d >= 0 && n < cap; d = c->dies[d].parent)
+		out[n++] = c->dies[d].die;
+	return n;
+}
