@@ -17,6 +17,7 @@ static const uint32_t flush_order[] = {
 };
 #define NBUF (sizeof(flush_order) / sizeof(flush_order[0]))
 #define SAMPLES_BUF (NBUF - 1)
+#define USYMS_BUF 2
 
 struct saf_writer {
 	int fd;
@@ -32,6 +33,7 @@ struct saf_writer {
 	struct saf_interval iv;
 	bool iv_open;
 	bool iv_head_needed; /* repeat INTERVAL at the head of the next SAMPLES chunk */
+	struct saf_buf symtab; /* the last SYMTAB, encoded: USYMs after a split need it */
 	bool finished;
 };
 
@@ -212,6 +214,24 @@ static int append(struct saf_writer *w, const struct saf_record *rec)
 		if (err)
 			return err;
 	}
+	/*
+	 * "USYMS chunk": a USYM belongs to the SYMTAB before it in its chunk, so
+	 * a SYMTAB is kept and written lazily ahead of the first USYM of every
+	 * USYMS chunk (re-writing what a reader returned stays byte-identical).
+	 */
+	if (rec->kind == SAF_REC_SYMTAB) {
+		w->symtab.len = 0;
+		err = saf_rec_encode(&w->symtab, rec);
+		if (err || !b->len)
+			return err;
+	}
+	if ((size_t)idx == USYMS_BUF && !b->len && rec->kind == SAF_REC_USYM && w->symtab.len) {
+		err = saf_buf_reserve(b, w->symtab.len);
+		if (err)
+			return err;
+		memcpy(b->p, w->symtab.p, w->symtab.len);
+		b->len = w->symtab.len;
+	}
 	err = saf_rec_encode(b, rec);
 	if (err)
 		return err;
@@ -376,6 +396,7 @@ void saf_writer__free(struct saf_writer *w)
 		saf_buf_release(&w->bufs[i]);
 	saf_buf_release(&w->out);
 	saf_buf_release(&w->tmp);
+	saf_buf_release(&w->symtab);
 	ZSTD_freeCCtx(w->cctx);
 	saf_free(w);
 }

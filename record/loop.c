@@ -108,6 +108,9 @@ static bool should_stop(struct run *r, uint64_t now)
 		return true;
 	if (r->end_at && now >= r->end_at)
 		return true;
+	/* -p/-t: checked at every poll (<= 100 ms), so the end comes quickly */
+	if (!r->o->cmd && !rec_targets_alive(r->o))
+		return true;
 	if (r->child > 0 && !r->child_done) {
 		p = waitpid(r->child, &ws, WNOHANG);
 		if (p == r->child) {
@@ -143,8 +146,6 @@ static int record_loop(struct run *r)
 			r->next_iv += (uint64_t)(r->o->interval * 1e9);
 		status_line(r, now);
 		if (r->o->max_size && saf_writer__bytes(r->w) >= r->o->max_size)
-			last = true;
-		if (!rec_targets_alive(r->o) && !r->o->cmd)
 			last = true;
 	}
 	return 0;

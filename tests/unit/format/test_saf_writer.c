@@ -136,6 +136,55 @@ static void test_split_repeats_interval(void **state)
 	free(buf);
 }
 
+/* A split USYMS chunk starts with the SYMTAB its USYM records belong to. */
+static void test_split_repeats_symtab(void **state)
+{
+	static const uint8_t bid[] = { 0xab, 0xcd, 0xef, 0x01 };
+	struct saf_writer_opts o = { .sz = sizeof(o), .chunk_target = 64 };
+	struct saf_record rec = { .kind = SAF_REC_SYMTAB };
+	int fd = memfd_create("s", 0);
+	struct saf_writer *w = saf_writer__open_fd(fd, &o);
+	struct saf_reader *r = NULL;
+	uint64_t off, last_off = 0, usyms = 0, chunks = 0;
+	uint32_t type, i;
+	char name[32];
+	int ret;
+
+	(void)state;
+	assert_non_null(w);
+	rec.symtab.build_id = (struct saf_bytes){ bid, sizeof(bid) };
+	rec.symtab.path = saf_str__from("/usr/bin/x");
+	assert_int_equal(saf_writer__add(w, &rec), 0);
+	rec.kind = SAF_REC_USYM;
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "function_number_%u", i);
+		rec.usym = (struct saf_usym){ 0x1000 + 16 * i, 16, saf_str__from(name) };
+		assert_int_equal(saf_writer__add(w, &rec), 0);
+	}
+	assert_int_equal(saf_writer__finish(w, &(struct saf_end){ 0 }), 0);
+	saf_writer__free(w);
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	r = saf_reader__open(name, NULL);
+	assert_non_null(r);
+	while ((ret = saf_reader__next(r, &rec)) == 1) {
+		saf_reader__chunk(r, &type, &off);
+		if (type != SAF_CHUNK_USYMS)
+			continue;
+		if (off != last_off) {
+			chunks++;
+			assert_int_equal(rec.kind, SAF_REC_SYMTAB);
+			assert_memory_equal(rec.symtab.build_id.data, bid, sizeof(bid));
+		}
+		last_off = off;
+		usyms += rec.kind == SAF_REC_USYM;
+	}
+	assert_int_equal(ret, 0);
+	assert_true(chunks > 5);
+	assert_int_equal(usyms, 40);
+	saf_reader__free(r);
+	close(fd);
+}
+
 static void test_bytes_counter(void **state)
 {
 	int fd = memfd_create("b", 0);
@@ -272,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_strings_terminated),
 		cmocka_unit_test(test_rewrite_identical),
 		cmocka_unit_test(test_split_repeats_interval),
+		cmocka_unit_test(test_split_repeats_symtab),
 		cmocka_unit_test(test_bytes_counter),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_enospc),
