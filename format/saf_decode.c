@@ -172,6 +172,33 @@ static void get_count(struct dec *d, struct saf_count *c)
 	c->comm = get_str(d);
 }
 
+/* "USTACK record": the stack bytes are a view into the body, not copied. */
+static void get_ustack(struct dec *d, struct saf_ustack *u)
+{
+	uint32_t i;
+
+	u->pid = get_u32(d);
+	u->tid = get_u32(d);
+	u->gen = get_u32(d);
+	u->time_ns = get_u64(d);
+	u->kstack = get_u32(d);
+	u->count = get_u64(d);
+	u->comm = get_str(d);
+	u->nregs = get_u32(d);
+	if (u->nregs > SAF_MAX_UREGS) {
+		fail(d, -EOVERFLOW, "more than 16 registers");
+		u->nregs = 0;
+	}
+	for (i = 0; i < u->nregs && !d->err; i++) {
+		if (d->p == d->end) {
+			fail(d, -EBADMSG, "registers run past the record");
+			break;
+		}
+		u->regs[i] = get_u64(d);
+	}
+	u->stack.data = get_raw(d, &u->stack.len, SAF_MAX_USTACK_BYTES);
+}
+
 static void get_loss(struct dec *d, struct saf_loss *l)
 {
 	uint32_t i;
@@ -281,7 +308,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec,
 	kind = get_u64(&d);
 	if (d.err)
 		return d.err;
-	if (kind < SAF_REC_META || kind > SAF_REC_END)
+	if (kind < SAF_REC_META || kind > SAF_REC_USTACK)
 		return 0;
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = (enum saf_rec_kind)kind;
@@ -291,6 +318,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec,
 	case SAF_REC_STACK: get_stack(&d, &rec->stack); break;
 	case SAF_REC_COUNT: get_count(&d, &rec->count); break;
 	case SAF_REC_LOSS: get_loss(&d, &rec->loss); break;
+	case SAF_REC_USTACK: get_ustack(&d, &rec->ustack); break;
 	case SAF_REC_KSYM:
 	case SAF_REC_SYMTAB:
 	case SAF_REC_USYM:

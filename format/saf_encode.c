@@ -26,6 +26,12 @@ static int check_meta(const struct saf_meta *m)
 	       str_ok(m->target) && str_ok(m->event);
 }
 
+static int check_ustack(const struct saf_ustack *u)
+{
+	return str_ok(u->comm) && u->nregs <= SAF_MAX_UREGS &&
+	       u->stack.len <= SAF_MAX_USTACK_BYTES && (u->stack.data || !u->stack.len);
+}
+
 /** saf_rec_check() - 0 if @rec respects every "Limits" rule, else -EINVAL. */
 int saf_rec_check(const struct saf_record *rec)
 {
@@ -48,6 +54,7 @@ int saf_rec_check(const struct saf_record *rec)
 		break;
 	case SAF_REC_USYM: ok = str_ok(rec->usym.name); break;
 	case SAF_REC_JITSYM: ok = str_ok(rec->jitsym.name); break;
+	case SAF_REC_USTACK: ok = check_ustack(&rec->ustack); break;
 	case SAF_REC_EXIT:
 	case SAF_REC_INTERVAL:
 	case SAF_REC_END: ok = 1; break;
@@ -68,6 +75,7 @@ uint32_t saf_rec_chunk_type(enum saf_rec_kind kind)
 	case SAF_REC_STACK: return SAF_CHUNK_STACKS;
 	case SAF_REC_INTERVAL:
 	case SAF_REC_COUNT:
+	case SAF_REC_USTACK:
 	case SAF_REC_LOSS: return SAF_CHUNK_SAMPLES;
 	case SAF_REC_KSYM: return SAF_CHUNK_KSYMS;
 	case SAF_REC_SYMTAB:
@@ -166,6 +174,24 @@ static void put_count(struct enc *e, const struct saf_count *c)
 	put_str(e, c->comm);
 }
 
+/* "USTACK record": nregs and its registers are one field group. */
+static void put_ustack(struct enc *e, const struct saf_ustack *u)
+{
+	uint32_t i;
+
+	put_u(e, u->pid);
+	put_u(e, u->tid);
+	put_u(e, u->gen);
+	put_u(e, u->time_ns);
+	put_u(e, u->kstack);
+	put_u(e, u->count);
+	put_str(e, u->comm);
+	put_u(e, u->nregs);
+	for (i = 0; i < u->nregs; i++)
+		put_u(e, u->regs[i]);
+	put_raw(e, u->stack.data, u->stack.len);
+}
+
 static void put_loss(struct enc *e, const struct saf_loss *l)
 {
 	uint32_t i;
@@ -210,6 +236,7 @@ static void put_body(struct enc *e, const struct saf_record *r)
 		break;
 	case SAF_REC_COUNT: put_count(e, &r->count); break;
 	case SAF_REC_LOSS: put_loss(e, &r->loss); break;
+	case SAF_REC_USTACK: put_ustack(e, &r->ustack); break;
 	case SAF_REC_KSYM:
 		put_u(e, r->ksym.addr);
 		put_str(e, r->ksym.name);

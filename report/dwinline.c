@@ -30,7 +30,7 @@ struct dwi_range {
 	uint32_t die;
 };
 
-struct cu_idx {
+struct sub_idx {
 	struct dwi_die *dies;
 	size_t ndies, dies_cap;
 	struct dwi_range *own;	  /* in DIE order */
@@ -38,9 +38,21 @@ struct cu_idx {
 	size_t nranges, ranges_cap;
 };
 
+/* A subprogram's address range; its inline index is built on first use. */
+struct dwi_sub {
+	Dwarf_Addr lo, hi;
+	Dwarf_Die die;
+	struct sub_idx *idx;
+};
+
+struct cu_subs {
+	struct dwi_sub *subs; /* by lo */
+	size_t n, cap;
+};
+
 struct rpt_dwinline {
 	struct rpt_hmap by_cu; /* CU DIE offset -> index in cus */
-	struct cu_idx *cus;
+	struct cu_subs *cus;
 	size_t ncus, cus_cap;
 };
 
@@ -49,8 +61,10 @@ struct rpt_dwinline *rpt_dwinline__new(void)
 	return calloc(1, sizeof(struct rpt_dwinline));
 }
 
-static void cu_idx_fini(struct cu_idx *c)
+static void sub_idx_fini(struct sub_idx *c)
 {
+	if (!c)
+		return;
 	free(c->dies);
 	free(c->own);
 	free(c->sorted);
@@ -60,8 +74,13 @@ void rpt_dwinline__free(struct rpt_dwinline *x)
 {
 	if (!x)
 		return;
-	for (size_t i = 0; i < x->ncus; i++)
-		cu_idx_fini(&x->cus[i]);
+	for (size_t i = 0; i < x->ncus; i++) {
+		for (size_t j = 0; j < x->cus[i].n; j++) {
+			sub_idx_fini(x->cus[i].subs[j].idx);
+			free(x->cus[i].subs[j].idx);
+		}
+		free(x->cus[i].subs);
+	}
 	free(x->cus);
 	rpt_hmap__fini(&x->by_cu);
 	free(x);
@@ -84,7 +103,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static int add_die(struct cu_idx *c, Dwarf_Die *die, int32_t parent)
+static int add_die(struct sub_idx *c, Dwarf_Die *die, int32_t parent)
 {
 	uint32_t me = c->ndies;
 	Dwarf_Addr base, start, end;
@@ -124,7 +143,7 @@ static bool may_hold_code(int tag)
 	return false;
 }
 
-static int walk(struct cu_idx *c, Dwarf_Die *parent_die, int32_t parent, int depth)
+static int walk(struct sub_idx *c, Dwarf_Die *parent_die, int32_t parent, int depth)
 {
 	Dwarf_Die child;
 
@@ -160,9 +179,9 @@ static int range_cmp(const void *a, const void *b)
 	return x->die < y->die ? -1 : x->die > y->die;
 }
 
-static int cu_idx_build(struct cu_idx *c, Dwarf_Die *cu)
+static int sub_idx_build(struct sub_idx *c, Dwarf_Die *sub)
 {
-	int err = walk(c, cu, -1, 0);
+	int err = walk(c, sub, -1, 0);
 
 	if (err || !c->nranges)
 		return err;
@@ -174,26 +193,93 @@ static int cu_idx_build(struct cu_idx *c, Dwarf_Die *cu)
 	return 0;
 }
 
-static struct cu_idx *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
+/* Subprograms of a unit, through namespaces and classes, not into bodies. */
+static int collect_subs(struct cu_subs *c, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die d;
+
+	if (depth > DWI_MAX_DEPTH || dwarf_child(parent, &d))
+		return 0;
+	do {
+		int tag = dwarf_tag(&d);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (tag != DW_TAG_subprogram) {
+			if (may_hold_code(tag) && dwarf_haschildren(&d) > 0 &&
+			    collect_subs(c, &d, depth + 1))
+				return -ENOMEM;
+			continue;
+		}
+		while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (grow((void **)&c->subs, &c->cap, c->n + 1, sizeof(*c->subs)))
+				return -ENOMEM;
+			c->subs[c->n++] = (struct dwi_sub){ lo, hi, d, NULL };
+		}
+	} while (!dwarf_siblingof(&d, &d));
+	return 0;
+}
+
+static int sub_cmp(const void *a, const void *b)
+{
+	const struct dwi_sub *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 {
 	uint64_t key = dwarf_dieoffset(cu), v;
-	struct cu_idx *c;
+	struct cu_subs *c;
 
 	if (rpt_hmap__get(&x->by_cu, key, &v))
 		return &x->cus[v];
 	if (grow((void **)&x->cus, &x->cus_cap, x->ncus + 1, sizeof(*x->cus)))
 		return NULL;
 	c = &x->cus[x->ncus];
-	*c = (struct cu_idx){ 0 };
-	if (cu_idx_build(c, cu) || rpt_hmap__put(&x->by_cu, key, x->ncus)) {
-		cu_idx_fini(c);
+	*c = (struct cu_subs){ 0 };
+	if (collect_subs(c, cu, 0) || rpt_hmap__put(&x->by_cu, key, x->ncus)) {
+		free(c->subs);
 		return NULL;
 	}
+	qsort(c->subs, c->n, sizeof(*c->subs), sub_cmp);
 	x->ncus++;
 	return c;
 }
 
-static bool die_holds(const struct cu_idx *c, int32_t d, Dwarf_Addr addr)
+/* The inline index of the subprogram holding @addr, built on first use. */
+static struct sub_idx *sub_get(struct cu_subs *c, Dwarf_Addr addr)
+{
+	ssize_t lo = 0, hi = (ssize_t)c->n - 1, best = -1;
+	struct dwi_sub *sub;
+
+	while (lo <= hi) {
+		ssize_t mid = lo + (hi - lo) / 2;
+
+		if (c->subs[mid].lo <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (best < 0 || addr >= c->subs[best].hi)
+		return NULL;
+	sub = &c->subs[best];
+	if (sub->idx)
+		return sub->idx;
+	sub->idx = calloc(1, sizeof(*sub->idx));
+	if (sub->idx && sub_idx_build(sub->idx, &sub->die)) {
+		sub_idx_fini(sub->idx);
+		free(sub->idx);
+		sub->idx = NULL;
+	}
+	return sub->idx;
+}
+
+static bool die_holds(const struct sub_idx *c, int32_t d, Dwarf_Addr addr)
 {
 	const struct dwi_die *e = &c->dies[d];
 
@@ -204,7 +290,7 @@ static bool die_holds(const struct cu_idx *c, int32_t d, Dwarf_Addr addr)
 }
 
 /* The innermost inlined DIE holding @addr, or -1. */
-static int32_t innermost(const struct cu_idx *c, Dwarf_Addr addr)
+static int32_t innermost(const struct sub_idx *c, Dwarf_Addr addr)
 {
 	ssize_t lo = 0, hi = (ssize_t)c->nranges - 1, best = -1;
 	int32_t d;
@@ -230,7 +316,8 @@ static int32_t innermost(const struct cu_idx *c, Dwarf_Addr addr)
 int rpt_dwinline__chain(struct rpt_dwinline *x, Dwarf_Die *cu, Dwarf_Addr addr,
 			Dwarf_Die *out, int cap)
 {
-	struct cu_idx *c = cu_get(x, cu);
+	struct cu_subs *cs = cu_get(x, cu);
+	struct sub_idx *c = cs ? sub_get(cs, addr) : NULL;
 	int n = 0;
 
 	if (!c)

@@ -21,6 +21,7 @@
 
 #define ELFSYM_MAX_LOADS 16
 #define RPT_ELFSYM_MAX_INLINE 64
+#define ELFSYM_SCANS_BEFORE_SORT 8
 
 struct elfsym_load {
 	uint64_t offset, vaddr, filesz;
@@ -36,6 +37,8 @@ struct elfsym_sym {
 struct rpt_elfsym {
 	struct elfsym_sym *syms;
 	size_t nsyms;
+	bool sorted;	  /* syms sorted, on the first lookup that pays for it */
+	unsigned nscans; /* lookups answered by a linear scan */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
@@ -155,13 +158,42 @@ static int load_syms(struct rpt_elfsym *e)
 			continue;
 		e->syms[e->nsyms++] = (struct elfsym_sym){ addr, sym.st_size, name };
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
 	return 0;
 }
 
-static const char *sym_find(const struct rpt_elfsym *e, uint64_t addr)
+/*
+ * Before sorting pays off: the symbol holding @addr with the highest start
+ * (then the largest size, then the first in the table, as the stable sort
+ * orders them). A binary with a handful of sampled addresses never sorts.
+ */
+static const char *sym_scan(const struct rpt_elfsym *e, uint64_t addr)
+{
+	const struct elfsym_sym *best = NULL;
+
+	for (size_t i = 0; i < e->nsyms; i++) {
+		const struct elfsym_sym *y = &e->syms[i];
+
+		if (addr - y->start >= y->size)
+			continue;
+		if (!best || y->start > best->start ||
+		    (y->start == best->start && y->size > best->size))
+			best = y;
+	}
+	return best ? best->name : NULL;
+}
+
+static const char *sym_find(struct rpt_elfsym *e, uint64_t addr)
 {
 	ssize_t lo = 0, hi = (ssize_t)e->nsyms - 1, best = -1;
+
+	if (!e->sorted && e->nscans < ELFSYM_SCANS_BEFORE_SORT) {
+		e->nscans++;
+		return sym_scan(e, addr);
+	}
+	if (!e->sorted) {
+		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+		e->sorted = true;
+	}
 
 	while (lo <= hi) {
 		ssize_t mid = lo + (hi - lo) / 2;
@@ -319,7 +351,7 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, int *lin
 
 /* Inlined frames at @addr (module address), innermost first; their lines too. */
 static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsym_frame *out,
-			 size_t cap, const char **file, int *line)
+			 size_t cap, bool lines, const char **file, int *line)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(e->mod, addr, &bias);
@@ -335,7 +367,8 @@ static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsy
 			out[n].name = "[inlined]";
 		n++;
 		/* the next outer frame is at this one's call site */
-		call_site(cu, &scopes[i], file, line);
+		if (lines) /* decoding the unit's line table is costly */
+			call_site(cu, &scopes[i], file, line);
 	}
 	return n;
 }
@@ -358,7 +391,7 @@ int rpt_elfsym__frames(struct rpt_elfsym *e, uint64_t vaddr, bool lines,
 			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 	}
 	if (e->has_dwarf)
-		n = inline_frames(e, addr, out, cap, &file, &line);
+		n = inline_frames(e, addr, out, cap, lines, &file, &line);
 	out[n++] = (struct rpt_elfsym_frame){ sym, file, line, false };
 	return n;
 }

@@ -28,6 +28,7 @@ struct rpt_symbolizer {
 	struct rpt_hmap dso_index; /* pool offset of the key string -> index */
 	struct rpt_symtab usyms;   /* key: dso index */
 	struct rpt_hmap cache;	   /* dso << 44 | offset -> first << 8 | n */
+	struct rpt_hmap names;	   /* ELF name pointer -> pool offset (no --lines) */
 	struct rpt_sym *syms;
 	size_t nsyms, syms_cap;
 	struct rpt_sym tmp[SYM_MAX_FRAMES];
@@ -73,6 +74,7 @@ void rpt_symbolizer__free(struct rpt_symbolizer *s)
 	free(s->syms);
 	rpt_hmap__fini(&s->dso_index);
 	rpt_hmap__fini(&s->cache);
+	rpt_hmap__fini(&s->names);
 	rpt_symtab__fini(&s->usyms);
 	rpt_strpool__fini(&s->pool);
 	free(s);
@@ -96,6 +98,17 @@ size_t rpt_symbolizer__ndsos(const struct rpt_symbolizer *s)
 static int64_t intern(struct rpt_symbolizer *s, const char *str)
 {
 	return rpt_strpool__intern(&s->pool, str, strlen(str));
+}
+
+static void to_hex(const uint8_t *b, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
 }
 
 static int dso_add(struct rpt_symbolizer *s, const char *hex, const char *path, uint32_t file_idx)
@@ -134,12 +147,13 @@ int rpt_symbolizer__dso(struct rpt_symbolizer *s, const uint8_t *bid, size_t bid
 
 	if (bid_len > 64)
 		bid_len = 64;
-	for (size_t i = 0; i < bid_len; i++)
-		sprintf(hex + 2 * i, "%02x", bid[i]);
-	if (bid_len)
-		snprintf(key, sizeof(key), "b:%s", hex);
-	else
+	to_hex(bid, bid_len, hex);
+	if (bid_len) { /* once per mapping record: no printf */
+		memcpy(key, "b:", 2);
+		memcpy(key + 2, hex, 2 * bid_len + 1);
+	} else {
 		snprintf(key, sizeof(key), "p:%u:%s", file_idx, path ? path : "");
+	}
 	k = intern(s, key);
 	if (k < 0)
 		return -ENOMEM;
@@ -172,8 +186,7 @@ static int build_id_check(struct rpt_symbolizer *s, const struct rpt_dso *d, con
 
 	if (n < 0)
 		return n;
-	for (int i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
+	to_hex(id, n, hex);
 	if (*want && strcmp(want, hex))
 		return -ESTALE;
 	return 0;
@@ -282,6 +295,26 @@ static int64_t frame_name(struct rpt_symbolizer *s, const char *name, const char
 	return intern(s, buf);
 }
 
+/*
+ * frame_name() of a name borrowed from an opened ELF file, which stays
+ * mapped until the symbolizer is freed: many addresses share a function,
+ * so demangling is done once per name, not once per address.
+ */
+static int64_t elf_frame_name(struct rpt_symbolizer *s, const struct rpt_elfsym_frame *f)
+{
+	uint64_t key = (uintptr_t)f->name, v;
+	int64_t name;
+
+	if (s->o.lines)
+		return frame_name(s, f->name, f->file, f->line);
+	if (rpt_hmap__get(&s->names, key, &v))
+		return v;
+	name = frame_name(s, f->name, NULL, 0);
+	if (name >= 0 && rpt_hmap__put(&s->names, key, name))
+		return -ENOMEM;
+	return name;
+}
+
 /* Resolve uncached: fill s->tmp. @return number of frames or -ENOMEM. */
 static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, uint64_t off,
 		   uint64_t map_pgoff)
@@ -294,7 +327,7 @@ static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, ui
 	if (d->elf && !rpt_elfsym__vaddr(d->elf, off, map_pgoff, &vaddr))
 		n = rpt_elfsym__frames(d->elf, vaddr, s->o.lines, fr, SYM_MAX_FRAMES);
 	for (int i = 0; i < n; i++) {
-		int64_t name = frame_name(s, fr[i].name, fr[i].file, fr[i].line);
+		int64_t name = elf_frame_name(s, &fr[i]);
 
 		if (name < 0)
 			return -ENOMEM;

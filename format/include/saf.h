@@ -20,7 +20,7 @@ extern "C" {
 #define SAF_MAGIC "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN 8
 #define SAF_VERSION_MAJOR 1
-#define SAF_VERSION_MINOR 0
+#define SAF_VERSION_MINOR 1
 #define SAF_FILE_HEADER_SIZE 24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -30,6 +30,8 @@ extern "C" {
 #define SAF_MAX_STRING 4096		  /* bytes in one string field */
 #define SAF_MAX_BUILD_ID 64		  /* bytes in one build id */
 #define SAF_MAX_COUNTERS 64		  /* counters in one interval's loss record */
+#define SAF_MAX_UREGS 16		  /* registers in one USTACK record */
+#define SAF_MAX_USTACK_BYTES (64u << 10) /* stack bytes in one USTACK record */
 
 /* "Chunk types". A reader skips a type it does not know. */
 enum saf_chunk_type {
@@ -59,6 +61,7 @@ enum saf_rec_kind {
 	SAF_REC_USYM = 12,
 	SAF_REC_JITSYM = 13,
 	SAF_REC_END = 14,
+	SAF_REC_USTACK = 15, /* 1.1: registers and a raw user stack copy */
 };
 
 /* "Stack kinds" */
@@ -201,6 +204,34 @@ struct saf_count {
 	struct saf_str comm; /* thread name */
 };
 
+/*
+ * "USTACK record" (1.1): one user stack captured raw, to be unwound offline
+ * with the binaries' call-frame information. It belongs to the open
+ * interval like a COUNT. regs[] is indexed by enum saf_ureg; stack holds
+ * the bytes at [regs[SAF_UREG_SP], + stack.len). Both pointers are
+ * borrowed: valid until the next saf_reader__next().
+ */
+struct saf_ustack {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t gen;
+	uint64_t time_ns;
+	uint32_t kstack; /* file stack id of the kernel stack, 0 = none */
+	uint64_t count;	 /* identical captures merged by the writer, >= 1 */
+	struct saf_str comm;
+	uint32_t nregs;	 /* <= SAF_MAX_UREGS */
+	uint64_t regs[SAF_MAX_UREGS];
+	struct saf_bytes stack; /* len <= SAF_MAX_USTACK_BYTES */
+};
+
+/* "USTACK record": register slots; arm64 adds the link register. */
+enum saf_ureg {
+	SAF_UREG_IP = 0,
+	SAF_UREG_SP = 1,
+	SAF_UREG_FP = 2, /* rbp on x86-64, x29 on arm64 */
+	SAF_UREG_LR = 3, /* arm64 x30 */
+};
+
 /* "LOSS record": counters of the interval (see enum saf_counter). */
 struct saf_loss {
 	uint64_t seq; /* interval number */
@@ -264,6 +295,7 @@ struct saf_record {
 		struct saf_usym usym;
 		struct saf_jitsym jitsym;
 		struct saf_end end;
+		struct saf_ustack ustack;
 	};
 };
 

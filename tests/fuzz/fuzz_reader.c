@@ -90,6 +90,15 @@ static void touch(const struct saf_record *r)
 		touch_str(r->jitsym.name);
 		sink += r->jitsym.pid + r->jitsym.start + r->jitsym.size;
 		break;
+	case SAF_REC_USTACK:
+		assert(r->ustack.nregs <= SAF_MAX_UREGS);
+		assert(r->ustack.stack.len <= SAF_MAX_USTACK_BYTES);
+		touch_str(r->ustack.comm), touch_bytes(r->ustack.stack);
+		for (i = 0; i < r->ustack.nregs; i++)
+			sink += r->ustack.regs[i];
+		sink += r->ustack.pid + r->ustack.tid + r->ustack.gen + r->ustack.time_ns +
+			r->ustack.kstack + r->ustack.count;
+		break;
 	case SAF_REC_END:
 		sink += r->end.end_mono_ns + r->end.samples + r->end.lost + r->end.intervals +
 			r->end.chunks;

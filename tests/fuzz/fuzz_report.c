@@ -6,6 +6,10 @@
  * --info, folded, --top, --svg, --pprof, --speedscope and the three --diff
  * forms. Two option sets alternate, chosen by the input's length, so
  * filters, --show-pid/--show-tid, --addrs and --inverted are reached too.
+ * Checksums are repaired before the bytes are used (the file header's and
+ * each chunk's CRC-32, docs/format.md "Chunk header"): fuzz_reader already
+ * covers the CRC checks, and without this nearly every mutation would stop
+ * there instead of reaching records, symbolization and the writers.
  * Oracle beyond the sanitizers: every folded line must parse as "stack N".
  */
 #include <assert.h>
@@ -16,10 +20,48 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "export.h"
 #include "output.h"
 #include "session.h"
+
+static uint32_t get_le(const uint8_t *p, int n)
+{
+	uint32_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+static void put_crc(uint8_t *at, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	uLong crc = crc32(crc32(0, Z_NULL, 0), a, (uInt)alen);
+
+	crc = crc32(crc, b, (uInt)blen);
+	for (int i = 0; i < 4; i++)
+		at[i] = (uint8_t)(crc >> (8 * i));
+}
+
+/* Recompute the file header's and every whole chunk's CRC-32 in place. */
+static void fix_crcs(uint8_t *b, size_t n)
+{
+	size_t off;
+
+	if (n < 24)
+		return;
+	put_crc(b + 20, b, 20, NULL, 0);
+	off = get_le(b + 12, 2);
+	while (off >= 24 && off + 24 <= n) {
+		size_t hs = get_le(b + off + 4, 2), ps = get_le(b + off + 8, 4);
+
+		if (hs < 24 || hs + ps > n - off)
+			break;
+		put_crc(b + off + 20, b + off, 20, b + off + 24, hs - 24 + ps);
+		off += hs + ps;
+	}
+}
 
 /* Folded output: one "name;name;... COUNT" line per stack, nothing else. */
 static void check_folded(const char *buf, size_t len)
@@ -94,13 +136,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rpt_session *s = NULL, *ks = NULL;
 	struct rpt_profile *p = NULL, *q = NULL;
 	bool alt = size & 1;
+	uint8_t *copy = NULL;
 	char path[64];
 	int fd;
 
 	fd = memfd_create("fuzz_report", 0);
 	if (fd < 0)
 		return 0;
-	if (size && write(fd, data, size) != (ssize_t)size)
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		goto cleanup;
+	memcpy(copy, data, size);
+	fix_crcs(copy, size);
+	if (size && write(fd, copy, size) != (ssize_t)size)
 		goto cleanup;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (alt) {
@@ -135,5 +183,6 @@ cleanup:
 	rpt_session__free(ks);
 	rpt_session__free(s);
 	close(fd);
+	free(copy);
 	return 0;
 }

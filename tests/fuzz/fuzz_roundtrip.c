@@ -141,7 +141,7 @@ static void expect(const struct saf_record *r)
 static void gen_sample(struct in *in, struct saf_writer *w, bool *iv_open, uint64_t *seq)
 {
 	struct saf_record r = { .kind = SAF_REC_COUNT };
-	uint8_t op = u8(in) % 4;
+	uint8_t op = u8(in) % 5;
 	uint32_t i;
 
 	if (op == 0 || !*iv_open) {
@@ -163,6 +163,14 @@ static void gen_sample(struct in *in, struct saf_writer *w, bool *iv_open, uint6
 		if (!with_loss)
 			return;
 		r.loss.seq = *seq - 1;
+	} else if (op == 4) {
+		r.kind = SAF_REC_USTACK;
+		r.ustack = (struct saf_ustack){ u8(in), u8(in), u8(in), u64(in), u8(in), u64(in),
+						str(in), u8(in) % (SAF_MAX_UREGS + 1) };
+		for (i = 0; i < r.ustack.nregs; i++)
+			r.ustack.regs[i] = u64(in);
+		r.ustack.stack = bytes(in);
+		assert(!saf_writer__add(w, &r));
 	} else {
 		r.count = (struct saf_count){ u8(in), u8(in), u8(in), u8(in), u8(in), u64(in), str(in) };
 		assert(!saf_writer__add(w, &r));

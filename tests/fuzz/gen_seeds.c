@@ -17,8 +17,9 @@
 #define DIR_R "tests/fuzz/corpus/fuzz_reader/"
 #define DIR_RT "tests/fuzz/corpus/fuzz_roundtrip/"
 
-static int write_rec(const char *path, size_t target, int finish, int level)
+static int write_rec(const char *path, size_t target, int finish, int level, int ustack)
 {
+	static const uint8_t stk[] = { 0x10, 0x20, 0x40, 0, 0, 0, 0, 0, 0x34, 0x12, 0x40, 0, 0, 0, 0, 0 };
 	static const uint64_t ips[] = { 0x401000, 0x400ff0, 0x7f0000001234 };
 	static const uint8_t bid[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	struct saf_writer_opts o = { .sz = sizeof(o), .chunk_target = target, .zstd_level = level };
@@ -39,6 +40,9 @@ static int write_rec(const char *path, size_t target, int finish, int level)
 	struct saf_interval iv = { 0, 1, 2 };
 	struct saf_record c = { .kind = SAF_REC_COUNT,
 				.count = { 42, 43, 1, 1, 0, 5, saf_str__from("t") } };
+	struct saf_record u = { .kind = SAF_REC_USTACK,
+				.ustack = { 42, 43, 1, 2, 0, 2, saf_str__from("t"), 3,
+					    { 0x401000, 0x7ffc0000, 0 }, { stk, sizeof(stk) } } };
 	struct saf_loss loss = { .ncounters = 2, .ids = { 1, 2 }, .values = { 5, 5 } };
 	struct saf_end end = { 3, 5, 0, 1, 0 };
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), err = 0;
@@ -54,6 +58,8 @@ static int write_rec(const char *path, size_t target, int finish, int level)
 		err = saf_writer__interval(w, &iv);
 	for (i = 0; !err && i < 3; i++)
 		err = saf_writer__add(w, &c);
+	if (!err && ustack)
+		err = saf_writer__add(w, &u);
 	if (!err)
 		err = saf_writer__interval_end(w, &loss);
 	if (!err && finish)
@@ -83,10 +89,11 @@ int main(void)
 	size_t i;
 	int err = 0;
 
-	err |= write_rec(DIR_R "clean.sa", 0, 1, 3);
-	err |= write_rec(DIR_R "split.sa", 24, 1, 1);
-	err |= write_rec(DIR_R "unfinished.sa", 0, 0, 3);
-	err |= write_rec(DIR_R "level19.sa", 0, 1, 19);
+	err |= write_rec(DIR_R "clean.sa", 0, 1, 3, 0);
+	err |= write_rec(DIR_R "split.sa", 24, 1, 1, 0);
+	err |= write_rec(DIR_R "unfinished.sa", 0, 0, 3, 0);
+	err |= write_rec(DIR_R "level19.sa", 0, 1, 19, 0);
+	err |= write_rec(DIR_R "ustack.sa", 0, 1, 3, 1);
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		snprintf(path, sizeof(path), DIR_RT "random-%zu", lens[i]);
 		err |= write_bytes(path, (unsigned int)i + 1, lens[i]);

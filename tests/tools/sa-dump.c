@@ -76,6 +76,12 @@ static void print_rec(const struct saf_record *r)
 	case SAF_REC_LOSS:
 		print_loss(&r->loss);
 		break;
+	case SAF_REC_USTACK:
+		printf("USTACK pid=%u tid=%u gen=%u kstack=%u count=%" PRIu64 " ip=%" PRIx64
+		       " sp=%" PRIx64 " bytes=%u\n", r->ustack.pid, r->ustack.tid, r->ustack.gen,
+		       r->ustack.kstack, r->ustack.count, r->ustack.regs[0], r->ustack.regs[1],
+		       r->ustack.stack.len);
+		break;
 	case SAF_REC_END:
 		printf("END samples=%" PRIu64 " lost=%" PRIu64 " intervals=%" PRIu64
 		       " chunks=%" PRIu64 "\n", r->end.samples, r->end.lost, r->end.intervals,

@@ -340,6 +340,16 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 		       a->jitsym.size == b->jitsym.size && tst_str_eq(a->jitsym.name, b->jitsym.name);
 	case SAF_REC_END:
 		return !memcmp(&a->end, &b->end, sizeof(a->end));
+	case SAF_REC_USTACK:
+		return a->ustack.pid == b->ustack.pid && a->ustack.tid == b->ustack.tid &&
+		       a->ustack.gen == b->ustack.gen && a->ustack.time_ns == b->ustack.time_ns &&
+		       a->ustack.kstack == b->ustack.kstack && a->ustack.count == b->ustack.count &&
+		       tst_str_eq(a->ustack.comm, b->ustack.comm) &&
+		       a->ustack.nregs == b->ustack.nregs &&
+		       !memcmp(a->ustack.regs, b->ustack.regs, a->ustack.nregs * sizeof(uint64_t)) &&
+		       a->ustack.stack.len == b->ustack.stack.len &&
+		       (!a->ustack.stack.len ||
+			!memcmp(a->ustack.stack.data, b->ustack.stack.data, a->ustack.stack.len));
 	}
 	return 0;
 }

@@ -314,6 +314,75 @@ static void test_oom_loop(void **state)
 	assert_true(n > 5);
 }
 
+/* "USTACK record" (1.1): registers and the raw stack bytes come back exactly. */
+static void test_ustack_roundtrip(void **state)
+{
+	static uint8_t stack[3000];
+	struct saf_record u = { .kind = SAF_REC_USTACK }, rec;
+	struct saf_interval iv = { 0, 10, 20 };
+	struct saf_end end = { 20, 5, 0, 1, 0 };
+	struct saf_writer *w;
+	struct saf_reader *r;
+	int fd = memfd_create("ustack", 0), ret, seen = 0;
+	size_t len;
+	uint8_t *buf;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(stack); i++)
+		stack[i] = (uint8_t)(i * 7);
+	u.ustack = (struct saf_ustack){ .pid = 42, .tid = 43, .gen = 1, .time_ns = 15,
+					.kstack = 0, .count = 5, .comm = saf_str__from("w"),
+					.nregs = 3, .regs = { 0x401234, 0x7ffd0000f000, 0 },
+					.stack = { stack, sizeof(stack) } };
+	assert_true(fd >= 0);
+	w = saf_writer__open_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(saf_writer__interval(w, &iv), 0);
+	assert_int_equal(saf_writer__add(w, &u), 0);
+	u.ustack.nregs = SAF_MAX_UREGS + 1;
+	assert_int_equal(saf_writer__add(w, &u), -EINVAL);
+	u.ustack.nregs = 3;
+	u.ustack.stack.len = SAF_MAX_USTACK_BYTES + 1;
+	assert_int_equal(saf_writer__add(w, &u), -EINVAL);
+	u.ustack.stack.len = sizeof(stack);
+	assert_int_equal(saf_writer__interval_end(w, NULL), 0);
+	assert_int_equal(saf_writer__finish(w, &end), 0);
+	saf_writer__free(w);
+	buf = tst_slurp(fd, &len);
+	close(fd);
+	r = saf_reader__open_mem(buf, len, NULL);
+	assert_non_null(r);
+	assert_int_equal(saf_reader__info(r)->version_minor, SAF_VERSION_MINOR);
+	while ((ret = saf_reader__next(r, &rec)) == 1) {
+		if (rec.kind != SAF_REC_USTACK)
+			continue;
+		seen++;
+		assert_int_equal(rec.ustack.pid, 42);
+		assert_int_equal(rec.ustack.tid, 43);
+		assert_int_equal(rec.ustack.count, 5);
+		assert_int_equal(rec.ustack.nregs, 3);
+		assert_int_equal(rec.ustack.regs[1], 0x7ffd0000f000);
+		assert_string_equal(rec.ustack.comm.str, "w");
+		assert_int_equal(rec.ustack.stack.len, sizeof(stack));
+		assert_memory_equal(rec.ustack.stack.data, stack, sizeof(stack));
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(seen, 1);
+	saf_reader__free(r);
+	free(buf);
+}
+
+/* A USTACK claiming more than 16 registers is refused with EOVERFLOW. */
+static void test_ustack_too_many_regs(void **state)
+{
+	uint8_t body[] = { SAF_REC_USTACK, 1, 1, 0, 0, 0, 1, 0, 17 };
+	struct saf_arena a = { 0 };
+	struct saf_record rec;
+
+	(void)state;
+	assert_int_equal(saf_rec_decode(body, sizeof(body), &rec, &a), -EOVERFLOW);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +396,8 @@ int main(void)
 		cmocka_unit_test(test_enospc),
 		cmocka_unit_test(test_epipe_sticks),
 		cmocka_unit_test(test_oom_loop),
+		cmocka_unit_test(test_ustack_roundtrip),
+		cmocka_unit_test(test_ustack_too_many_regs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
