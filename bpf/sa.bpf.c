@@ -290,6 +290,14 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/*
+ * The generation changes at sched_process_exec, which fires after the user
+ * registers switched to the new image (start_thread); a sample in between
+ * carries the new image's ip under the old generation, and sa-report then
+ * resolves it against the next generation (report/maps.c). A kprobe or
+ * fentry on finalize_exec() would close the gap, but kernels without
+ * CONFIG_KPROBES and ftrace (as measured here) have neither.
+ */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sa_on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -320,8 +328,13 @@ int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(sa_on_exit, struct task_struct *p)
+/*
+ * Forget a process when its task is freed, not at sched_process_exit: the
+ * exiting task still runs (and is sampled) in do_exit, and those samples
+ * must keep their generation and their target.
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(sa_on_free, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
 

@@ -92,11 +92,22 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 {
 	struct rpt_loaded *l = x->l;
 	const struct rpt_count *c = x->c;
+	uint32_t gen = c->k.gen;
 
+	/*
+	 * The recorder bumps the generation at sched_process_exec, which fires
+	 * after start_thread() switched the user registers to the new image:
+	 * a sample in between carries the next image's ip under the old
+	 * generation. Its leaf (read from the registers, so always a real ip)
+	 * then lies in no mapping of its generation but in one of the next.
+	 */
+	if (ref->n && !rpt_maps__find(&l->maps, c->k.pid, gen, l->ips[ref->first], c->time_ns) &&
+	    rpt_maps__find(&l->maps, c->k.pid, gen + 1, l->ips[ref->first], c->time_ns))
+		gen++;
 	for (uint32_t i = 0; i < ref->n; i++) {
 		uint64_t addr = l->ips[ref->first + i];
 		uint64_t la = i ? addr - 1 : addr; /* callers: the call, not the return */
-		const struct rpt_map *m = rpt_maps__find(&l->maps, c->k.pid, c->k.gen, addr,
+		const struct rpt_map *m = rpt_maps__find(&l->maps, c->k.pid, gen, addr,
 							 c->time_ns);
 		const struct rpt_symtab_ent *j = NULL;
 		int err;
