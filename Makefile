@@ -273,5 +273,11 @@ install: all
 	$(Q)for c in sa-record sa-report; do install -m 0644 docs/completion/$$c.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c || exit 1; done
 
+# Benchmarks against perf (tests/bench/run-all.sh, ~20 min; BENCH_QUICK=1 for
+# a few minutes): prints ratios, writes docs/performance.md. Not part of check.
+.PHONY: bench
+bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic
+	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
+
 clean:
 	rm -rf $(B)

@@ -4,12 +4,16 @@
 # on a CPU-bound 2-thread workload: the workload's throughput with no
 # recorder, with sa-record and with `perf record -e cpu-clock -g -F 999 -a`;
 # each recorder's CPU time and peak RSS (/usr/bin/time), its start-up +
-# shut-down time on an idle 10 ms recording, and its output size. Runs
-# alternate; medians are printed, and ratios to perf. Needs root.
+# shut-down time on an idle 10 ms recording, and its output size. The floor
+# is `perf record -e cpu-clock -F 999 -a` without -g: the same timer events
+# with no call chains (KERNEL-NOTES: it loses what a count-only BPF program
+# loses). Runs alternate; medians are printed with their min..max spread,
+# and ratios to perf. Needs root. FREQ=99 measures at 99 Hz.
 # Usage: tests/bench/bench-record.sh [ROUNDS [SECONDS]]   (default 5 10)
 set -u
 ROUNDS=${1:-5}
 SECS=${2:-10}
+FREQ=${FREQ:-999}
 SA_BUILD=${SA_BUILD:-build}
 REC=$SA_BUILD/bin/sa-record
 T=$(mktemp -d /tmp/sa-bench.XXXXXX)
@@ -62,9 +66,12 @@ one_run() {
 	local mode=$1 tp rec tpid out
 	case $mode in
 	none) "$T/work" "$SECS"; echo "0 0 0" >"$T/time"; echo 0 >"$T/size"; return ;;
-	sa) out=$T/r.sa; /usr/bin/time -f "%U %S %M" -o "$T/time" "$REC" -q -F 999 -a -o "$out" & ;;
+	sa) out=$T/r.sa; /usr/bin/time -f "%U %S %M" -o "$T/time" "$REC" -q -F "$FREQ" -a -o "$out" & ;;
 	perf) out=$T/perf.data
-		/usr/bin/time -f "%U %S %M" -o "$T/time" perf record -q -e cpu-clock -g -F 999 -a \
+		/usr/bin/time -f "%U %S %M" -o "$T/time" perf record -q -e cpu-clock -g -F "$FREQ" -a \
+			-o "$out" >/dev/null 2>&1 & ;;
+	floor) out=$T/floor.data
+		/usr/bin/time -f "%U %S %M" -o "$T/time" perf record -q -e cpu-clock -F "$FREQ" -a \
 			-o "$out" >/dev/null 2>&1 & ;;
 	esac
 	tpid=$!
@@ -82,8 +89,8 @@ startup() {
 	local s e
 	s=$(date +%s%N)
 	case $1 in
-	sa) "$REC" -q -F 999 -a --duration 0.01 -o "$T/s.sa" ;;
-	perf) perf record -q -e cpu-clock -g -F 999 -a -o "$T/s.data" -- sleep 0.01 >/dev/null 2>&1 ;;
+	sa) "$REC" -q -F "$FREQ" -a --duration 0.01 -o "$T/s.sa" ;;
+	perf) perf record -q -e cpu-clock -g -F "$FREQ" -a -o "$T/s.data" -- sleep 0.01 >/dev/null 2>&1 ;;
 	esac
 	e=$(date +%s%N)
 	echo $(( (e - s) / 1000000 ))
@@ -102,18 +109,27 @@ for r in $(seq "$ROUNDS"); do
 done
 
 col() { awk -v m="$1" -v c="$2" '$1 == m { print $c }' "$T/results" | median; }
+# min..max of column c for tool m
+spread() { awk -v m="$1" -v c="$2" '$1 == m { print $c }' "$T/results" | sort -n |
+	awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
 su() { awk -v m="$1" '$1 == m { print $2 }' "$T/startup" | median; }
 base=$(col none 2)
-printf "%-6s %14s %10s %9s %10s %12s %11s\n" tool "ops/s" "loss %" "cpu s" "rss MB" "bytes/s" "startup ms"
-for m in none sa perf; do
+echo "at $FREQ Hz, whole system (-a), $ROUNDS alternating rounds of $SECS s; floor = perf without -g"
+printf "%-6s %12s %-25s %8s %9s %8s %11s %11s\n" tool "ops/s" "(min..max)" "loss %" "cpu s" "rss MB" \
+	"bytes/s" "startup ms"
+for m in none sa perf floor; do
 	tp=$(col $m 2)
-	printf "%-6s %14.0f %10.2f %9.2f %10.1f %12.0f %11s\n" $m "$tp" \
+	printf "%-6s %12.0f %-25s %8.2f %9.2f %8.1f %11.0f %11s\n" $m "$tp" "($(spread $m 2))" \
 		"$(echo "100 * ($base - $tp) / $base" | bc -l)" "$(col $m 3)" \
 		"$(echo "$(col $m 4) / 1024" | bc -l)" "$(echo "$(col $m 5) / ($SECS + 1)" | bc -l)" \
-		"$([ $m = none ] && echo - || su $m)"
+		"$(case $m in sa|perf) su $m ;; *) echo - ;; esac)"
 done
-echo "ratios sa/perf: cpu $(echo "$(col sa 3) / $(col perf 3)" | bc -l | cut -c1-5)" \
-	"rss $(echo "$(col sa 4) / $(col perf 4)" | bc -l | cut -c1-5)" \
-	"startup $(echo "$(su sa) / $(su perf)" | bc -l | cut -c1-5)" \
-	"bytes $(echo "$(col sa 5) / $(col perf 5)" | bc -l | cut -c1-5)"
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
+echo "loss points: sa $(echo "100 * ($base - $(col sa 2)) / $base" | bc -l | cut -c1-5)" \
+	"perf $(echo "100 * ($base - $(col perf 2)) / $base" | bc -l | cut -c1-5)" \
+	"floor $(echo "100 * ($base - $(col floor 2)) / $base" | bc -l | cut -c1-5)"
+echo "ratios sa/perf: cpu $(ratio "$(col sa 3)" "$(col perf 3)")" \
+	"rss $(ratio "$(col sa 4)" "$(col perf 4)")" \
+	"startup $(ratio "$(su sa)" "$(su perf)")" \
+	"bytes $(ratio "$(col sa 5)" "$(col perf 5)")"
 echo "($ROUNDS alternating rounds of $SECS s, medians; $(nproc) CPUs; load avg $(cut -d' ' -f1-3 /proc/loadavg))"

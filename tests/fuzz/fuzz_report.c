@@ -39,7 +39,8 @@ static void put_crc(uint8_t *at, const uint8_t *a, size_t alen, const uint8_t *b
 {
 	uLong crc = crc32(crc32(0, Z_NULL, 0), a, (uInt)alen);
 
-	crc = crc32(crc, b, (uInt)blen);
+	if (blen) /* crc32() of a NULL buffer returns the initial value */
+		crc = crc32(crc, b, (uInt)blen);
 	for (int i = 0; i < 4; i++)
 		at[i] = (uint8_t)(crc >> (8 * i));
 }

@@ -165,8 +165,12 @@ static void gen_sample(struct in *in, struct saf_writer *w, bool *iv_open, uint6
 		r.loss.seq = *seq - 1;
 	} else if (op == 4) {
 		r.kind = SAF_REC_USTACK;
-		r.ustack = (struct saf_ustack){ u8(in), u8(in), u8(in), u64(in), u8(in), u64(in),
-						str(in), u8(in) % (SAF_MAX_UREGS + 1) };
+		r.ustack.pid = u8(in);
+		r.ustack.tid = u8(in);
+		r.ustack.time_ns = u64(in);
+		r.ustack.count = u64(in);
+		r.ustack.comm = str(in);
+		r.ustack.nregs = u8(in) % (SAF_MAX_UREGS + 1);
 		for (i = 0; i < r.ustack.nregs; i++)
 			r.ustack.regs[i] = u64(in);
 		r.ustack.stack = bytes(in);

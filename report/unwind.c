@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * unwind.c - libdwfl's unwinder driven from a capture instead of a live
+ * process: one Dwfl per process image with its binaries reported at their
+ * load bias, memory reads served from the captured stack copy, initial
+ * registers from the captured ones. Unwinds are cached by the content of
+ * the capture, so the cost follows distinct stacks, not samples.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+#include "strpool.h"
+#include "unwind.h"
+
+/* x86-64 DWARF register numbers (System V psABI, figure 3.36). */
+#define UW_X86_RBP 6
+#define UW_X86_RSP 7
+#define UW_TID 1 /* the one thread of an image; its number is irrelevant */
+#define UW_MAX_BID 64
+
+struct uw_image {
+	uint64_t key;
+	size_t nmods; /* modules the Dwfl was built from */
+	Dwfl *dwfl;   /* NULL when nothing could be reported */
+};
+
+/* A cached unwind: its frames are ips[first .. first + n) of the cache. */
+struct uw_cached {
+	uint64_t h2;
+	uint64_t first;
+	uint32_t n;
+};
+
+struct rpt_unwinder {
+	struct uw_image *imgs;
+	size_t nimgs, imgs_cap;
+	struct rpt_hmap img_index; /* key -> index in imgs */
+	struct rpt_hmap cache_index; /* content hash -> index in cached */
+	struct uw_cached *cached;
+	size_t ncached, cached_cap;
+	uint64_t *cips;
+	size_t ncips, cips_cap;
+	/* the capture being unwound, read by the callbacks */
+	const struct rpt_unwind_regs *regs;
+	const uint8_t *stack;
+	uint32_t len;
+	uint64_t *ips;
+	uint32_t n, cap;
+	bool served;
+	uint64_t nunwinds, nshort;
+};
+
+static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct rpt_unwinder *u = arg;
+
+	(void)dwfl;
+	if (u->served)
+		return 0;
+	u->served = true;
+	*thread_argp = u;
+	return UW_TID;
+}
+
+static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+/* Only the captured bytes are known; a read elsewhere ends the walk. */
+static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct rpt_unwinder *u = arg;
+	uint64_t sp = u->regs->sp;
+
+	(void)dwfl;
+	if (addr < sp || u->len < sizeof(*result) || addr - sp > u->len - sizeof(*result))
+		return false;
+	memcpy(result, u->stack + (addr - sp), sizeof(*result));
+	return true;
+}
+
+static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct rpt_unwinder *u = arg;
+	Dwarf_Word r[2] = { u->regs->fp, u->regs->sp }; /* rbp, rsp */
+
+	if (!dwfl_thread_state_registers(thread, UW_X86_RBP, 2, r))
+		return false;
+	dwfl_thread_state_register_pc(thread, u->regs->ip);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks uw_thread_cb = {
+	.next_thread = uw_next_thread,
+	.get_thread = uw_get_thread,
+	.memory_read = uw_memory_read,
+	.set_initial_registers = uw_set_initial_registers,
+};
+
+static char *uw_debuginfo_path;
+static const Dwfl_Callbacks uw_dwfl_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &uw_debuginfo_path,
+};
+
+static bool bid_matches(Elf *elf, const char *want)
+{
+	const uint8_t *bid;
+	char hex[2 * UW_MAX_BID + 1];
+	ssize_t n;
+
+	if (!want || !*want)
+		return true;
+	n = dwelf_elf_gnu_build_id(elf, (const void **)&bid);
+	if (n <= 0 || n > UW_MAX_BID)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	return !strcmp(hex, want);
+}
+
+/* Load bias of an ET_DYN file: address minus vaddr, from the segment at pgoff. */
+static int load_bias(Elf *elf, const struct rpt_unwind_module *m, uint64_t *bias)
+{
+	size_t nph;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &nph))
+		return -EINVAL;
+	for (size_t i = 0; i < nph; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (m->pgoff + 4096 <= ph.p_offset || m->pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		*bias = m->start - m->pgoff + ph.p_offset - ph.p_vaddr;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Report one binary at its load bias; a file that does not fit is skipped. */
+static void report_module(Dwfl *dwfl, const struct rpt_unwind_module *m)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	uint64_t bias = 0;
+	GElf_Ehdr eh;
+	Elf *elf;
+	bool ok;
+
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = elf && gelf_getehdr(elf, &eh) && bid_matches(elf, m->build_id) &&
+	     (eh.e_type == ET_EXEC || !load_bias(elf, m, &bias));
+	elf_end(elf);
+	/* on success the Dwfl owns fd */
+	if (!ok || !dwfl_report_elf(dwfl, m->path, m->path, fd, bias, false))
+		close(fd);
+}
+
+static bool reported_before(const struct rpt_unwind_module *mods, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(mods[j].path, mods[i].path))
+			return true;
+	return false;
+}
+
+static Dwfl *image_build(struct rpt_unwinder *u, const struct rpt_unwind_module *mods,
+			 size_t nmods)
+{
+	Dwfl *dwfl = dwfl_begin(&uw_dwfl_cb);
+
+	if (!dwfl)
+		return NULL;
+	dwfl_report_begin(dwfl);
+	for (size_t i = 0; i < nmods; i++)
+		if (mods[i].path && *mods[i].path && !reported_before(mods, i))
+			report_module(dwfl, &mods[i]);
+	if (dwfl_report_end(dwfl, NULL, NULL) ||
+	    !dwfl_attach_state(dwfl, NULL, UW_TID, &uw_thread_cb, u)) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+/* The Dwfl of image @key, (re)built when its module count changed. */
+static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *mods,
+		     size_t nmods, Dwfl **out)
+{
+	struct uw_image *img;
+	uint64_t v;
+
+	if (!rpt_hmap__get(&u->img_index, key, &v)) {
+		if (u->nimgs == u->imgs_cap) {
+			size_t ncap = u->imgs_cap ? 2 * u->imgs_cap : 16;
+
+			img = realloc(u->imgs, ncap * sizeof(*img));
+			if (!img)
+				return -ENOMEM;
+			u->imgs = img;
+			u->imgs_cap = ncap;
+		}
+		v = u->nimgs;
+		if (rpt_hmap__put(&u->img_index, key, v))
+			return -ENOMEM;
+		u->imgs[u->nimgs++] = (struct uw_image){ key, SIZE_MAX, NULL };
+	}
+	img = &u->imgs[v];
+	if (img->nmods != nmods) {
+		if (img->dwfl)
+			dwfl_end(img->dwfl);
+		img->dwfl = image_build(u, mods, nmods);
+		img->nmods = nmods;
+	}
+	*out = img->dwfl;
+	return 0;
+}
+
+static int uw_frame(Dwfl_Frame *state, void *arg)
+{
+	struct rpt_unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+		return DWARF_CB_ABORT;
+	if (u->n == 0 && pc != u->regs->ip)
+		return DWARF_CB_ABORT;
+	if (u->n >= u->cap)
+		return DWARF_CB_ABORT;
+	u->ips[u->n++] = pc;
+	return DWARF_CB_OK;
+}
+
+static int walk(struct rpt_unwinder *u, Dwfl *dwfl)
+{
+	int ret;
+
+	u->n = 0;
+	u->served = false;
+	if (dwfl) {
+		ret = dwfl_getthread_frames(dwfl, UW_TID, uw_frame, u);
+		if (ret && u->n < u->cap)
+			u->nshort++;
+	} else {
+		u->nshort++;
+	}
+	if (!u->n && u->cap)
+		u->ips[u->n++] = u->regs->ip;
+	return u->n;
+}
+
+/* Content hash of a capture: image, registers and every stack byte. */
+static void capture_hash(uint64_t key, const struct rpt_unwind_regs *regs, const uint8_t *stack,
+			 uint32_t len, uint64_t *h1, uint64_t *h2)
+{
+	uint64_t r[4] = { key, regs->ip, regs->sp, regs->fp };
+
+	*h1 = rpt_hash_bytes(stack, len, rpt_hash_bytes(r, sizeof(r), 1));
+	*h2 = rpt_hash_bytes(stack, len, rpt_hash_bytes(r, sizeof(r), 0x9e3779b97f4a7c15ull));
+	if (*h1 == UINT64_MAX) /* reserved by rpt_hmap */
+		*h1 = 0;
+}
+
+static int cache_put(struct rpt_unwinder *u, uint64_t h1, uint64_t h2, const uint64_t *ips,
+		     uint32_t n)
+{
+	if (u->ncached == u->cached_cap) {
+		size_t ncap = u->cached_cap ? 2 * u->cached_cap : 256;
+		struct uw_cached *c = realloc(u->cached, ncap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		u->cached = c;
+		u->cached_cap = ncap;
+	}
+	if (u->ncips + n > u->cips_cap) {
+		size_t ncap = u->cips_cap ? 2 * u->cips_cap : 4096;
+		uint64_t *p;
+
+		while (ncap < u->ncips + n)
+			ncap *= 2;
+		p = realloc(u->cips, ncap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		u->cips = p;
+		u->cips_cap = ncap;
+	}
+	if (rpt_hmap__put(&u->cache_index, h1, u->ncached))
+		return -ENOMEM;
+	memcpy(u->cips + u->ncips, ips, n * sizeof(*ips));
+	u->cached[u->ncached++] = (struct uw_cached){ h2, u->ncips, n };
+	u->ncips += n;
+	return 0;
+}
+
+struct rpt_unwinder *rpt_unwinder__new(void)
+{
+	struct rpt_unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		errno = ENOMEM;
+	return u;
+}
+
+void rpt_unwinder__free(struct rpt_unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->nimgs; i++)
+		if (u->imgs[i].dwfl)
+			dwfl_end(u->imgs[i].dwfl);
+	free(u->imgs);
+	rpt_hmap__fini(&u->img_index);
+	rpt_hmap__fini(&u->cache_index);
+	free(u->cached);
+	free(u->cips);
+	free(u);
+}
+
+int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *mods,
+			 size_t nmods, const struct rpt_unwind_regs *regs, const uint8_t *stack,
+			 uint32_t len, uint64_t *ips, uint32_t cap)
+{
+	uint64_t h1, h2, v;
+	Dwfl *dwfl = NULL;
+	int err, n;
+
+	if (!cap)
+		return 0;
+	capture_hash(key, regs, stack, len, &h1, &h2);
+	if (rpt_hmap__get(&u->cache_index, h1, &v) && u->cached[v].h2 == h2) {
+		n = u->cached[v].n < cap ? u->cached[v].n : cap;
+		memcpy(ips, u->cips + u->cached[v].first, n * sizeof(*ips));
+		return n;
+	}
+	err = image_get(u, key, mods, nmods, &dwfl);
+	if (err)
+		return err;
+	u->regs = regs;
+	u->stack = stack;
+	u->len = len;
+	u->ips = ips;
+	u->cap = cap;
+	n = walk(u, dwfl);
+	u->nunwinds++;
+	if (!rpt_hmap__get(&u->cache_index, h1, &v) && cache_put(u, h1, h2, ips, n))
+		return -ENOMEM;
+	return n;
+}
+
+void rpt_unwinder__stats(const struct rpt_unwinder *u, uint64_t *nunwinds, uint64_t *nshort)
+{
+	if (nunwinds)
+		*nunwinds = u->nunwinds;
+	if (nshort)
+		*nshort = u->nshort;
+}

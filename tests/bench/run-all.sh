@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# run-all.sh - `make bench`: sa against perf, side by side, and the scale of
+# sa-report on synthetic recordings. Prints a table of ratios and writes
+# docs/performance.md (the machine, the commands, the tables). Every figure
+# is a median of alternating runs with its min..max spread. Not a test: no
+# figure is asserted. Needs root and perf for parts 1-3 (skipped otherwise).
+#   BENCH_QUICK=1: fewer and shorter runs (a few minutes instead of ~20).
+# Usage: tests/bench/run-all.sh [BUILD_DIR] [OUT.md]
+set -u
+B=${1:-build}
+OUT=${2:-docs/performance.md}
+D=$(cd "$(dirname "$0")" && pwd)
+REC=$B/bin/sa-record
+REP=$B/bin/sa-report
+GEN=$B/tests/bench/gen-synthetic
+WORK=$B/samples/workload
+if [ -n "${BENCH_QUICK:-}" ]; then
+	RROUNDS=2 RSECS=5 CAP=10 ART=2 RUNS=1 BIG=10000000
+else
+	RROUNDS=3 RSECS=10 CAP=60 ART=3 RUNS=3 BIG=100000000
+fi
+T=$(mktemp -d /tmp/sa-bench-all.XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+for f in "$REP" "$GEN"; do [ -x "$f" ] || { echo "run-all: $f not built" >&2; exit 1; }; done
+: >"$T/md"
+md() { printf '%s\n' "$*" >>"$T/md"; }
+say() { printf '%s\n' "$*"; md "$*"; }
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
+ratio() { echo "$1 $2" | awk '{ printf "%.1f", ($2 > 0 ? $1 / $2 : 0) }'; }
+# timed TAG CMD...: appends "TAG wall_s maxrss_kb" to $T/times
+timed() {
+	local tag=$1
+	shift
+	/usr/bin/time -f "$tag %e %M" -a -o "$T/times" "$@" >/dev/null 2>"$T/err" ||
+		{ echo "run-all: failed: $*" >&2; tail -3 "$T/err" >&2; }
+}
+col() { awk -v t="$1" -v c="$2" '$1 == t { print $c }' "$T/times"; }
+cell() { printf '%s (%s)' "$(col "$1" "${2:-2}" | median)" "$(col "$1" "${2:-2}" | range)"; }
+can_perf() { [ "$(id -u)" = 0 ] && command -v perf >/dev/null && [ -x "$REC" ]; }
+
+machine() {
+	md "# sa performance"
+	md ""
+	md "Written by \`make bench\` (tests/bench/run-all.sh${BENCH_QUICK:+, BENCH_QUICK=1}) on $(date -u '+%Y-%m-%d %H:%M UTC')."
+	md "Do not edit the tables by hand: rerun \`make bench\`. The notes below them are kept in"
+	md "tests/bench/performance-notes.md and appended as they are."
+	md ""
+	md "Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+	md "$(free -g | awk '/Mem:/ { print $2 }') GiB RAM, kernel $(uname -r), $(perf --version 2>/dev/null || echo 'no perf'),"
+	md "load average at start $(cut -d' ' -f1-3 /proc/loadavg) (a shared, noisy VM: read ratios, not absolutes)."
+	md "Figures: median (min..max) of alternating runs; times are wall seconds, memory is peak RSS."
+	md ""
+}
+
+part_record() {
+	say "## 1. Recording overhead (whole system, CPU-bound 2-thread workload)"
+	md ""
+	md "Command: \`FREQ=999 tests/bench/bench-record.sh $RROUNDS $RSECS\`, then FREQ=99."
+	md "sa = \`sa-record -F 999 -a\`; perf = \`perf record -e cpu-clock -g -F 999 -a\`;"
+	md "floor = \`perf record -e cpu-clock -F 999 -a\` (no call chains: the timer interrupt's own cost,"
+	md "the same as a count-only BPF program per KERNEL-NOTES.md)."
+	md ""
+	for f in 999 99; do
+		md '```'
+		FREQ=$f SA_BUILD=$B "$D/bench-record.sh" "$RROUNDS" "$RSECS" 2>/dev/null | tee -a "$T/md"
+		md '```'
+	done
+	md ""
+}
+
+# capture SECS: sa-record, perf record -g and perf record -g -z, at once, on
+# the sample workload (2 threads) plus whatever else the host runs.
+capture() {
+	local secs=$1 opt
+	"$WORK" -d $((secs + 3)) -t 2 >/dev/null 2>&1 &
+	"$REC" -q -F 999 -a --duration "$secs" -o "$T/cap.sa" &
+	perf record -q -z -e cpu-clock -g -F 999 -a -o "$T/perfz.data" -- sleep "$secs" >/dev/null 2>&1 &
+	perf record -q -e cpu-clock -g -F 999 -a -o "$T/perf.data" -- sleep "$secs" >/dev/null 2>&1
+	wait
+	# perf record sometimes aborts ("stack smashing detected") while it
+	# writes build ids; a broken file is retried, then taken without them.
+	for opt in "" "--no-buildid"; do
+		[ -n "$(perf script -i "$T/perf.data" 2>/dev/null | head -c 1)" ] && return 0
+		echo "run-all: perf.data unreadable (perf record aborted); again ${opt:-as is}" >&2
+		md "Note: perf record aborted and left an unreadable perf.data; captured again ${opt:+with $opt }(sa and perf -z files from the first capture)."
+		"$WORK" -d $((secs + 3)) -t 2 >/dev/null 2>&1 &
+		perf record -q -e cpu-clock -g -F 999 -a $opt -o "$T/perf.data" -- sleep "$secs" >/dev/null 2>&1
+		wait
+	done
+	[ -n "$(perf script -i "$T/perf.data" 2>/dev/null | head -c 1)" ]
+}
+
+part_file() {
+	local sa pd pz
+	say "## 2. File size of one ${CAP} s whole-system capture at 999 Hz"
+	md ""
+	md "The three recorders ran at the same time on the same host (samples/workload -t 2 plus the host's own load)."
+	md ""
+	capture "$CAP" || { say "perf.data unreadable after retries: parts 2-3 skipped"; return 1; }
+	sa=$(stat -c %s "$T/cap.sa") pd=$(stat -c %s "$T/perf.data") pz=$(stat -c %s "$T/perfz.data")
+	md "| file | bytes | perf.data / file |"
+	md "|---|---:|---:|"
+	md "| .sa | $sa | $(ratio "$pd" "$sa") |"
+	md "| perf.data | $pd | 1.0 |"
+	md "| perf.data (-z) | $pz | $(ratio "$pd" "$pz") |"
+	md ""
+	echo "file size: .sa $sa, perf.data $pd ($(ratio "$pd" "$sa")x), perf -z $pz ($(ratio "$pz" "$sa")x) (target >= 20x)"
+	md "Target: .sa at least 20x smaller than perf.data: $(ratio "$pd" "$sa")x$(awk -v r="$(ratio "$pd" "$sa")" 'BEGIN { print (r >= 20) ? " (met)" : " (MISSED)" }')."
+	md ""
+}
+
+part_answer() {
+	local ps ss
+	say "## 3. Time to answer, on the capture of part 2"
+	md ""
+	for r in $(seq "$ART"); do
+		timed sa_folded "$REP" -q -o "$T/a.folded" "$T/cap.sa"
+		timed perf_script perf script -i "$T/perf.data"
+		timed sa_svg "$REP" -q --svg -o "$T/a.svg" "$T/cap.sa"
+		timed perf_report perf report --stdio -i "$T/perf.data"
+	done
+	ps=$(col perf_script 2 | median) ss=$(col sa_folded 2 | median)
+	md "| command | wall s | RSS KB | perf script / it |"
+	md "|---|---|---|---:|"
+	md "| \`sa-report FILE.sa\` (folded) | $(cell sa_folded) | $(cell sa_folded 3) | $(ratio "$ps" "$ss") |"
+	md "| \`sa-report --svg FILE.sa\` | $(cell sa_svg) | $(cell sa_svg 3) | $(ratio "$ps" "$(col sa_svg 2 | median)") |"
+	md "| \`perf script -i perf.data\` | $(cell perf_script) | $(cell perf_script 3) | 1.0 |"
+	md "| \`perf report --stdio -i perf.data\` | $(cell perf_report) | $(cell perf_report 3) | $(ratio "$ps" "$(col perf_report 2 | median)") |"
+	md ""
+	echo "file -> folded: sa $ss s, perf script $ps s: $(ratio "$ps" "$ss")x (target >= 20x)"
+	md "Target: file to folded at least 20x faster than perf script alone: $(ratio "$ps" "$ss")x$(awk -v r="$(ratio "$ps" "$ss")" 'BEGIN { print (r >= 20) ? " (met)" : " (MISSED)" }')."
+	md ""
+}
+
+# scale_case TAG GEN-ARGS...: sa-report folded, --top, --svg on one file
+scale_case() {
+	local tag=$1
+	shift
+	"$GEN" "$@" -o "$T/g.sa" || return
+	for r in $(seq "$RUNS"); do
+		timed "${tag}_f" "$REP" -q -o "$T/g.out" "$T/g.sa"
+		timed "${tag}_t" "$REP" -q --top -o "$T/g.out" "$T/g.sa"
+		timed "${tag}_s" "$REP" -q --svg -o "$T/g.out" "$T/g.sa"
+	done
+	md "| $tag | $(stat -c %s "$T/g.sa") | $(cell "${tag}_f") | $(cell "${tag}_t") | $(cell "${tag}_s") | $(col "${tag}_f" 3 | median) / $(col "${tag}_s" 3 | median) |"
+	echo "scale $tag: folded $(col "${tag}_f" 2 | median) s, top $(col "${tag}_t" 2 | median) s, svg $(col "${tag}_s" 2 | median) s"
+	rm -f "$T/g.sa"
+}
+
+part_scale() {
+	local a b
+	say "## 4. Scale (synthetic recordings, tests/bench/gen-synthetic, depth 24, 64 kernel stacks)"
+	md ""
+	md "Case names: unique stacks / samples / processes, one interval unless said."
+	md ""
+	md "| case | .sa bytes | folded s | --top s | --svg s | RSS KB folded / svg |"
+	md "|---|---:|---|---|---|---|"
+	scale_case "10k/10M/100" -s 10000 -d 24 -p 100 -k 64 -i 1 -n 10000000
+	scale_case "100k/10M/100" -s 100000 -d 24 -p 100 -k 64 -i 1 -n 10000000
+	scale_case "1M/10M/100" -s 1000000 -d 24 -p 100 -k 64 -i 1 -n 10000000
+	scale_case "100k/1M/100" -s 100000 -d 24 -p 100 -k 64 -i 1 -n 1000000
+	scale_case "100k/$((BIG / 1000000))M/100" -s 100000 -d 24 -p 100 -k 64 -i 1 -n "$BIG"
+	scale_case "100k/10M/10" -s 100000 -d 24 -p 10 -k 64 -i 1 -n 10000000
+	scale_case "100k/10M/1000" -s 100000 -d 24 -p 1000 -k 64 -i 1 -n 10000000
+	md ""
+	md "Same unique (stack, interval) keys at 1M and 100M samples (20k stacks x 10 intervals = 200k"
+	md "cells, fewer than 1M samples, so both files hold every cell; with 60 intervals the 1M file"
+	md "would lack cells and the comparison would measure record counts): alternating runs."
+	"$GEN" -s 20000 -d 24 -p 16 -k 64 -i 10 -n 1000000 -o "$T/1m.sa"
+	"$GEN" -s 20000 -d 24 -p 16 -k 64 -i 10 -n 100000000 -o "$T/100m.sa"
+	for r in $(seq $((RUNS + 2))); do
+		timed s1m "$REP" -q -o "$T/g.out" "$T/1m.sa"
+		timed s100m "$REP" -q -o "$T/g.out" "$T/100m.sa"
+	done
+	a=$(col s1m 2 | median) b=$(col s100m 2 | median)
+	md ""
+	md "| samples | .sa bytes | folded s |"
+	md "|---|---:|---|"
+	md "| 1M | $(stat -c %s "$T/1m.sa") | $(cell s1m) |"
+	md "| 100M | $(stat -c %s "$T/100m.sa") | $(cell s100m) |"
+	md ""
+	md "Ratio 100M / 1M: $(echo "$b $a" | awk '{ printf "%.2f", $2 > 0 ? $1 / $2 : 0 }') (target <= 1.2)."
+	echo "scale: same keys, 100M/1M samples time ratio $(echo "$b $a" | awk '{ printf "%.2f", $2 > 0 ? $1 / $2 : 0 }') (target <= 1.2)"
+	md ""
+}
+
+machine
+if can_perf; then
+	part_record
+	[ -x "$WORK" ] && part_file && part_answer
+else
+	say "Parts 1-3 skipped: they need root, perf and $REC."
+fi
+part_scale
+[ -f "$D/performance-notes.md" ] && cat "$D/performance-notes.md" >>"$T/md"
+mkdir -p "$(dirname "$OUT")"
+cp "$T/md" "$OUT"
+echo "wrote $OUT"
