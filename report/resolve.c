@@ -21,6 +21,8 @@ struct res_ctx {
 	struct rpt_loaded *l;
 	const struct rpt_count *c;
 	struct rpt_sym fr[RES_MAX_FRAMES]; /* leaf first while building */
+	uint32_t dso[RES_MAX_FRAMES];	   /* binary of each frame, RPT_NO_DSO if none */
+	uint32_t cur_dso;		   /* binary of the frames pushed now */
 	uint32_t n;
 	uint32_t outer_dso; /* binary of the outermost user frame */
 	bool outer_unnamed;
@@ -42,8 +44,10 @@ static int push(struct res_ctx *x, int64_t name, uint32_t kind)
 {
 	if (name < 0)
 		return -ENOMEM;
-	if (x->n < RES_MAX_FRAMES)
+	if (x->n < RES_MAX_FRAMES) {
+		x->dso[x->n] = x->cur_dso;
 		x->fr[x->n++] = (struct rpt_sym){ (uint32_t)name, kind };
+	}
 	return 0;
 }
 
@@ -114,6 +118,7 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 
 		if (!m || m->dso == RPT_NO_DSO)
 			j = rpt_symtab__lookup(&l->jit, c->k.pid, la);
+		x->cur_dso = m && !j ? m->dso : RPT_NO_DSO;
 		if (j)
 			err = push(x, j->name, RPT_FRAME_JIT);
 		else if (m && m->dso != RPT_NO_DSO)
@@ -130,6 +135,7 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 		if (err)
 			return err;
 	}
+	x->cur_dso = RPT_NO_DSO;
 	return 0;
 }
 
@@ -227,6 +233,30 @@ static int64_t prof_name(struct rpt_session *s, struct rpt_profile *prof, uint32
 	return r;
 }
 
+/*
+ * The profile's module (pprof mapping) for a binary: its path and build id,
+ * added once per profile; cached in name_map under a key no pool offset has.
+ */
+static int64_t prof_module(struct rpt_session *s, struct rpt_profile *prof, uint32_t dso)
+{
+	uint64_t key = 1ull << 63 | dso, v;
+	const struct rpt_dso *d;
+	int64_t r;
+
+	if (dso == RPT_NO_DSO)
+		return 0;
+	if (rpt_hmap__get(&s->name_map, key, &v))
+		return (int64_t)v;
+	d = rpt_symbolizer__get(s->sym, dso);
+	r = rpt_profile__add_module(prof, rpt_session__str(s, d->path),
+				    d->build_id ? rpt_session__str(s, d->build_id) : NULL);
+	if (r == -EINVAL)
+		r = 0; /* a binary without a path has no mapping to show */
+	if (r >= 0 && rpt_hmap__put(&s->name_map, key, (uint64_t)r))
+		return -ENOMEM;
+	return r;
+}
+
 static int resolve_key(struct res_ctx *x, struct rpt_profile *prof)
 {
 	struct rpt_frame out[RES_MAX_FRAMES + 1];
@@ -240,6 +270,7 @@ static int resolve_key(struct res_ctx *x, struct rpt_profile *prof)
 	x->dropped = 0;
 	x->serial = ++x->s->serial;
 	x->outer_dso = RPT_NO_DSO;
+	x->cur_dso = RPT_NO_DSO;
 	if (x->c->k.kstack && rpt_hmap__get(&l->stacks, x->c->k.kstack, &v))
 		err = kernel_frames(x, &l->refs[v]);
 	nk = x->n;
@@ -254,11 +285,13 @@ static int resolve_key(struct res_ctx *x, struct rpt_profile *prof)
 	out[0] = (struct rpt_frame){ .name = (uint32_t)r, .kind = RPT_FRAME_ROOT };
 	for (uint32_t i = 0; i < x->n; i++) {
 		const struct rpt_sym *f = &x->fr[x->n - 1 - i];
+		int64_t mod = prof_module(x->s, prof, x->dso[x->n - 1 - i]);
 
 		r = prof_name(x->s, prof, f->name);
-		if (r < 0)
+		if (r < 0 || mod < 0)
 			return -ENOMEM;
-		out[i + 1] = (struct rpt_frame){ .name = (uint32_t)r, .kind = f->kind };
+		out[i + 1] = (struct rpt_frame){ .name = (uint32_t)r, .kind = f->kind,
+						 .module = (uint32_t)mod };
 	}
 	return rpt_profile__add(prof, out, x->n + 1, x->c->count);
 }

@@ -17,7 +17,7 @@ tmpdir
 T=$tap_tmp
 INL=$SA_BUILD/tests/data/inline
 
-plan 14
+plan 15
 
 "$SA_RECORD" -q -F 999 -o "$T/w.sa" -- "$SA_SAMPLES/workload" -c 4 >/dev/null 2>"$T/rec.err"
 ok $? "sa-record -F 999 -- workload -c 4 exits 0"
@@ -36,6 +36,11 @@ total=$(sed -n 's/.*Total samples = \([0-9]*\).*/\1/p' "$T/top")
 tot_folded=$(folded_total "$T/w.folded" workload)
 [ -n "$total" ] && [ "$total" -eq "$(awk '{ n += $NF } END { print n }' "$T/w.folded")" ]
 ok $? "pprof's total ($total samples) equals sa-report's folded total"
+# the workload's mapping carries its path and the build id read from the binary
+bid=$(readelf -n "$SA_SAMPLES/workload" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+go tool pprof -raw "$T/w.pb.gz" 2>/dev/null | sed -n '/^Mappings/,$p' \
+	| grep -q -- "$SA_SAMPLES/workload $bid"
+ok $? "pprof mappings name the workload binary with its build id ($bid)"
 for pair in sa_leaf_a:60 sa_leaf_b:30 sa_leaf_c:10; do
 	leaf=${pair%:*}
 	want=${pair#*:}
