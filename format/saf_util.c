@@ -69,6 +69,8 @@ const char *saf_counter__name(uint32_t id)
 		[SAF_CTR_TRUNCATED] = "truncated",
 		[SAF_CTR_COLLISIONS] = "collisions",
 		[SAF_CTR_LOST_USERSPACE] = "lost_userspace",
+		[SAF_CTR_MAPFULL_RECOVERED] = "mapfull_recovered",
+		[SAF_CTR_SIDEBAND_LOST] = "sideband_lost",
 	};
 
 	if (id >= sizeof(names) / sizeof(names[0]))

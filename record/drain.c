@@ -48,6 +48,7 @@ struct rec_drain {
 	struct rec_totals tot;
 	int err; /* sticky write error seen in the ring buffer callback */
 	struct rec_sc *sc; /* NULL, or symbols and mappings to capture */
+	__u64 sb_lost_seen; /* side-band records lost, as of the last interval */
 };
 
 static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u64 count,
@@ -252,8 +253,22 @@ static int clear_stacks(struct rec_drain *d, __u32 set)
 	return 0;
 }
 
+/* Side-band records the kernel dropped since the last interval. */
+static __u64 sideband_lost(struct rec_drain *d)
+{
+	struct rec_sc_stats st;
+	__u64 n;
+
+	if (!d->sc)
+		return 0;
+	rec_sc__stats(d->sc, &st);
+	n = st.sb.lost - d->sb_lost_seen;
+	d->sb_lost_seen = st.sb.lost;
+	return n;
+}
+
 static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated,
-		      __u64 lost_us)
+		      __u64 lost_us, __u64 sb_lost)
 {
 	static const struct {
 		__u32 id;
@@ -268,6 +283,7 @@ static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 trunca
 		{ SAF_CTR_LOST_MAPFULL, SA_CTR_LOST_MAPFULL },
 		{ SAF_CTR_LOST_OTHER, SA_CTR_LOST_OTHER },
 		{ SAF_CTR_COLLISIONS, SA_CTR_COLLISIONS },
+		{ SAF_CTR_MAPFULL_RECOVERED, SA_CTR_MAPFULL_RECOVERED },
 	};
 	size_t i;
 
@@ -282,6 +298,8 @@ static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 trunca
 	l->values[i++] = truncated;
 	l->ids[i] = SAF_CTR_LOST_USERSPACE;
 	l->values[i++] = lost_us;
+	l->ids[i] = SAF_CTR_SIDEBAND_LOST;
+	l->values[i++] = sb_lost;
 	l->ncounters = i;
 }
 
@@ -384,7 +402,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = write_counts(d, set, &truncated);
 	if (err)
 		return err;
-	fill_loss(&loss, &c, truncated, d->lost_us[set]);
+	fill_loss(&loss, &c, truncated, d->lost_us[set], sideband_lost(d));
 	add_totals(&d->tot, &loss);
 	rec_htab__clear(d->agg[set]);
 	d->lost_us[set] = 0;

@@ -74,8 +74,9 @@ enum saf_stack_kind {
  * "Loss counters": ids of the (id, value) pairs of a LOSS record. Every
  * BPF program run ends in exactly one of KEPT, FILTERED or a LOST_* cause,
  * so RUNS == KEPT + FILTERED + sum(LOST_*). TRUNCATED counts kept samples
- * whose stack hit the depth limit; COLLISIONS counts stack-map clashes
- * that were recovered (not lost).
+ * whose stack hit the depth limit; COLLISIONS and MAPFULL_RECOVERED count
+ * kept samples whose stack-map clash or full map was recovered (not lost);
+ * SIDEBAND_LOST counts process records (not samples) the kernel dropped.
  */
 enum saf_counter {
 	SAF_CTR_RUNS = 1,
@@ -89,7 +90,9 @@ enum saf_counter {
 	SAF_CTR_TRUNCATED = 9,
 	SAF_CTR_COLLISIONS = 10,
 	SAF_CTR_LOST_USERSPACE = 11, /* dropped by sa-record itself */
-	SAF_CTR__MAX_KNOWN = 11,
+	SAF_CTR_MAPFULL_RECOVERED = 12, /* kept samples recovered after a full map */
+	SAF_CTR_SIDEBAND_LOST = 13,	/* side-band records (mappings) the kernel dropped */
+	SAF_CTR__MAX_KNOWN = 13,
 };
 
 /* Metadata flags (saf_meta.flags) */
