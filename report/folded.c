@@ -19,18 +19,41 @@ static const char *const kind_suffix[] = {
 
 #define SUFFIX_LEN 4
 
+size_t rpt_utf8_len(const char *str)
+{
+	static const uint32_t min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = s[0] >= 0xf8 ? 0 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+	uint32_t v;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (!n)
+		return 0;
+	v = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the NUL */
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	return v < min_cp[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ? 0 : n;
+}
+
 void rpt_put_folded_name(FILE *out, const char *s)
 {
 	const char *run = s;
 
 	/* Clean runs go out with one fwrite: this is the hot loop of folded output. */
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = c < 0x80 ? 1 : rpt_utf8_len(s);
 
-		if (c == ';' || c < 0x20 || c == 0x7f) {
+		if (c == ';' || c < 0x20 || c == 0x7f || !n) {
 			fwrite(run, 1, (size_t)(s - run), out);
-			putc('_', out);
-			run = s + 1;
+			fputs(n ? "_" : RPT_UTF8_REPLACEMENT, out);
+			run = ++s;
+		} else {
+			s += n;
 		}
 	}
 	fwrite(run, 1, (size_t)(s - run), out);

@@ -237,6 +237,19 @@ static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct sa
 	return count_add(l, &k, c->count);
 }
 
+/* "USTACK record": unwound into an ordinary stack and counted (ustack.c). */
+static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u)
+{
+	uint64_t ips[RPT_USTACK_MAX_FRAMES];
+	struct saf_stack st;
+	struct saf_count c;
+	int ret = rpt_loaded__ustack(s, l, u, ips, &st, &c);
+
+	if (ret > 0)
+		ret = on_stack(l, &st);
+	return ret < 0 ? ret : on_count(s, l, &c);
+}
+
 static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)
 {
 	struct rpt_strpool *pool = rpt_symbolizer__pool(s->sym);
@@ -284,6 +297,8 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 		l->st->jitsyms++;
 		return name < 0 ? -ENOMEM :
 			rpt_symtab__add(&l->jit, r->jitsym.pid, r->jitsym.start, r->jitsym.size, name);
+	case SAF_REC_USTACK:
+		return on_ustack(s, l, &r->ustack);
 	case SAF_REC_END:
 		l->st->finished = true;
 		if (r->end.end_mono_ns > l->st->last_ns)
@@ -332,6 +347,7 @@ cleanup:
 
 void rpt_loaded__fini(struct rpt_loaded *l)
 {
+	rpt_loaded__ustack_fini(l);
 	rpt_maps__fini(&l->maps);
 	rpt_symtab__fini(&l->ksyms);
 	rpt_symtab__fini(&l->jit);

@@ -9,8 +9,17 @@
 
 #include "output.h"
 
-/* Put @s with ';', CR, LF and control bytes replaced by '_' (folded.c). */
+/* Put @s with ';', CR, LF and control bytes replaced by '_' and bytes that
+ * are not well-formed UTF-8 by U+FFFD, so every line parses (folded.c). */
 void rpt_put_folded_name(FILE *out, const char *s);
+
+/* U+FFFD in UTF-8: what a byte that is not well-formed UTF-8 becomes. */
+#define RPT_UTF8_REPLACEMENT "\xef\xbf\xbd"
+
+/* Bytes of the well-formed UTF-8 sequence at @s (1 for ASCII, NUL too), or
+ * 0 when it is not one (stray or missing continuation, overlong, surrogate,
+ * past U+10FFFF) (folded.c). */
+size_t rpt_utf8_len(const char *s);
 
 /* ---- per-function table (top.c) ---------------------------------------- */
 
@@ -39,7 +48,8 @@ int rpt_functab__build(struct rpt_functab *t, const struct rpt_profile *p, const
 		       const double *w1);
 void rpt_functab__release(struct rpt_functab *t);
 
-/* Put @s with control bytes replaced by '_', for tables. */
+/* Put @s with control bytes replaced by '_' and bytes that are not
+ * well-formed UTF-8 by U+FFFD, for tables. */
 void rpt_put_plain(FILE *out, const char *s);
 
 /* "# host: ..., duration: ..." header lines of a table. */

@@ -138,6 +138,10 @@ struct rpt_stackref {
 	uint32_t n, kind;
 };
 
+struct rpt_unwinder;
+struct rpt_unwind_module;
+#define RPT_USTACK_PATH_MAX (SAF_MAX_STRING + 256)
+
 /* Everything read from one file, freed once it is resolved. */
 struct rpt_loaded {
 	struct rpt_file_stats *st;
@@ -155,8 +159,26 @@ struct rpt_loaded {
 	uint32_t cur_symtab;	  /* dso of the last SYMTAB record */
 	bool in_interval_ok;	  /* the open interval passes --time */
 	uint64_t iv_end;
+	/* USTACK records, unwound offline (ustack.c) */
+	struct rpt_unwinder *unw;
+	struct rpt_hmap ustack_ids; /* hash of unwound frames -> synthetic stack id */
+	uint32_t nustacks;
+	struct rpt_unwind_module *umods;
+	char (*upaths)[RPT_USTACK_PATH_MAX];
+	size_t umods_cap;
 };
 
+#define RPT_USTACK_MAX_FRAMES 512
+
+/*
+ * rpt_loaded__ustack() - unwind USTACK record @u (ustack.c): @c gets the
+ * equivalent COUNT; when the unwound frames (in @ips, RPT_USTACK_MAX_FRAMES
+ * entries) are new, @st gets a STACK to add under c->ustack.
+ * @return 1 when @st is to be added, 0 when not, or -ENOMEM.
+ */
+int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
+		       uint64_t *ips, struct saf_stack *st, struct saf_count *c);
+void rpt_loaded__ustack_fini(struct rpt_loaded *l);
 int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path);
 int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
 void rpt_loaded__fini(struct rpt_loaded *l);

@@ -101,10 +101,17 @@ void rpt_functab__release(struct rpt_functab *t)
 
 void rpt_put_plain(FILE *out, const char *s)
 {
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = rpt_utf8_len(s);
 
-		putc(c < 0x20 || c == 0x7f ? '_' : c, out);
+		if (!n)
+			fputs(RPT_UTF8_REPLACEMENT, out);
+		else if (n > 1)
+			fwrite(s, 1, n, out);
+		else
+			putc(c < 0x20 || c == 0x7f ? '_' : c, out);
+		s += n ? n : 1;
 	}
 }
 

@@ -53,7 +53,7 @@ struct rpt_unwinder {
 	uint64_t *ips;
 	uint32_t n, cap;
 	bool served;
-	uint64_t nunwinds, nshort;
+	uint64_t nunwinds;
 };
 
 static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -173,7 +173,7 @@ static void report_module(Dwfl *dwfl, const struct rpt_unwind_module *m)
 static bool reported_before(const struct rpt_unwind_module *mods, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (!strcmp(mods[j].path, mods[i].path))
+		if (mods[j].path && !strcmp(mods[j].path, mods[i].path))
 			return true;
 	return false;
 }
@@ -248,17 +248,11 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 
 static int walk(struct rpt_unwinder *u, Dwfl *dwfl)
 {
-	int ret;
-
 	u->n = 0;
 	u->served = false;
-	if (dwfl) {
-		ret = dwfl_getthread_frames(dwfl, UW_TID, uw_frame, u);
-		if (ret && u->n < u->cap)
-			u->nshort++;
-	} else {
-		u->nshort++;
-	}
+	/* the walk ends quietly where a read falls outside the copy */
+	if (dwfl)
+		dwfl_getthread_frames(dwfl, UW_TID, uw_frame, u);
 	if (!u->n && u->cap)
 		u->ips[u->n++] = u->regs->ip;
 	return u->n;
@@ -363,10 +357,7 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 	return n;
 }
 
-void rpt_unwinder__stats(const struct rpt_unwinder *u, uint64_t *nunwinds, uint64_t *nshort)
+uint64_t rpt_unwinder__nunwinds(const struct rpt_unwinder *u)
 {
-	if (nunwinds)
-		*nunwinds = u->nunwinds;
-	if (nshort)
-		*nshort = u->nshort;
+	return u->nunwinds;
 }

@@ -58,10 +58,9 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 			 uint32_t len, uint64_t *ips, uint32_t cap);
 
 /**
- * rpt_unwinder__stats() - unwinds done and samples whose walk ended
- * before reaching a frame without a return address (truncated).
- * @nunwinds, @nshort: out, either may be NULL.
+ * rpt_unwinder__nunwinds() - unwinds really done (cache misses); the rest
+ * of the calls were answered from the cache.
  */
-void rpt_unwinder__stats(const struct rpt_unwinder *u, uint64_t *nunwinds, uint64_t *nshort);
+uint64_t rpt_unwinder__nunwinds(const struct rpt_unwinder *u);
 
 #endif /* SA_REPORT_UNWIND_H */

@@ -3,7 +3,7 @@
 # dlopen_host loads, and a workload built without frame pointers (what users
 # of such binaries see: truncated stacks). Included by the top-level Makefile.
 
-SAMPLE_EXTRA := $(B)/samples/libsa_plugin.so $(B)/samples/workload-nofp
+SAMPLE_EXTRA := $(B)/samples/libsa_plugin.so $(B)/samples/workload-nofp $(B)/samples/workload-leaf
 
 $(B)/samples/libsa_plugin.so: samples/plugin/libsa_plugin.c $(wildcard samples/*.h) | deps
 	$(call msg,CC,$@)
@@ -15,5 +15,12 @@ $(B)/samples/workload-nofp: samples/workload.c $(wildcard samples/*.h) | deps
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(filter-out -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer,$(SAMPLE_CFLAGS)) \
 		-fomit-frame-pointer -o $@ $< -lm -ldl
+
+# Frame pointers on, but leaves left without a frame as gcc 12 does by
+# default (issue 10): a frame-pointer walk skips their callers; CFI does not.
+$(B)/samples/workload-leaf: samples/workload.c $(wildcard samples/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -DSA_FRAMELESS_LEAVES -o $@ $< -lm -ldl
 
 all: $(SAMPLE_EXTRA)

@@ -44,9 +44,20 @@
 	}
 #endif
 
+/*
+ * -DSA_FRAMELESS_LEAVES (build/samples/workload-leaf) drops the volatile
+ * local: the natural case, where gcc gives leaves no frame at all, used to
+ * check that an unwinder with CFI still finds their callers.
+ */
+#ifdef SA_FRAMELESS_LEAVES
+#define SA_SPIN_ACC_QUAL_
+#else
+#define SA_SPIN_ACC_QUAL_ volatile
+#endif
+
 #define SA_SPIN(iters)                                                                             \
 	do {                                                                                       \
-		volatile unsigned long sa_acc_;                                                    \
+		SA_SPIN_ACC_QUAL_ unsigned long sa_acc_;                                           \
 		unsigned long sa_x_ = 1, sa_n_ = (iters);                                          \
 		if (sa_n_)                                                                         \
 			SA_SPIN_LOOP(sa_x_, sa_n_);                                                \

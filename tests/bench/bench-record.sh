@@ -99,7 +99,7 @@ startup() {
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 for r in $(seq "$ROUNDS"); do
-	for m in none sa perf; do
+	for m in none sa perf floor; do
 		tp=$(one_run $m)
 		read -r u s rss < <(tail -1 "$T/time")
 		echo "$m $tp $(echo "$u + $s" | bc) $rss $(cat "$T/size")" >>"$T/results"

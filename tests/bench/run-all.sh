@@ -16,7 +16,7 @@ REP=$B/bin/sa-report
 GEN=$B/tests/bench/gen-synthetic
 WORK=$B/samples/workload
 if [ -n "${BENCH_QUICK:-}" ]; then
-	RROUNDS=2 RSECS=5 CAP=10 ART=2 RUNS=1 BIG=10000000
+	RROUNDS=2 RSECS=5 CAP=10 ART=2 RUNS=1 BIG=50000000
 else
 	RROUNDS=3 RSECS=10 CAP=60 ART=3 RUNS=3 BIG=100000000
 fi
@@ -181,8 +181,8 @@ part_scale() {
 	md "| 1M | $(stat -c %s "$T/1m.sa") | $(cell s1m) |"
 	md "| 100M | $(stat -c %s "$T/100m.sa") | $(cell s100m) |"
 	md ""
-	md "Ratio 100M / 1M: $(echo "$b $a" | awk '{ printf "%.2f", $2 > 0 ? $1 / $2 : 0 }') (target <= 1.2)."
-	echo "scale: same keys, 100M/1M samples time ratio $(echo "$b $a" | awk '{ printf "%.2f", $2 > 0 ? $1 / $2 : 0 }') (target <= 1.2)"
+	md "Ratio 100M / 1M: $(echo "$b $a" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }') (target <= 1.2)."
+	echo "scale: same keys, 100M/1M samples time ratio $(echo "$b $a" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }') (target <= 1.2)"
 	md ""
 }
 

@@ -10,7 +10,8 @@
  * each chunk's CRC-32, docs/format.md "Chunk header"): fuzz_reader already
  * covers the CRC checks, and without this nearly every mutation would stop
  * there instead of reaching records, symbolization and the writers.
- * Oracle beyond the sanitizers: every folded line must parse as "stack N".
+ * Oracle beyond the sanitizers: every folded line parses as "stack N" and
+ * holds no control byte and only well-formed UTF-8.
  */
 #include <assert.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 
 #include "export.h"
 #include "output.h"
+#include "output_int.h"
 #include "session.h"
 
 static uint32_t get_le(const uint8_t *p, int n)
@@ -78,8 +80,11 @@ static void check_folded(const char *buf, size_t len)
 		while (sp > p && sp[-1] >= '0' && sp[-1] <= '9')
 			sp--;
 		assert(sp < nl && sp > p && sp[-1] == ' '); /* " COUNT" at the end */
-		for (const char *c = p; c < sp - 1; c++)
+		/* no control byte, and well-formed UTF-8 (names are replaced) */
+		for (const char *c = p; c < sp - 1; c += rpt_utf8_len(c)) {
 			assert((unsigned char)*c >= 0x20 && *c != 0x7f);
+			assert(rpt_utf8_len(c) && c + rpt_utf8_len(c) <= sp - 1);
+		}
 		p = nl + 1;
 	}
 }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ustack.c - turns a USTACK record (registers and a raw user stack copy,
+ * docs/format.md) into an ordinary user stack of the loaded recording:
+ * unwound offline with the binaries' CFI (unwind.c), interned under a
+ * synthetic stack id, and counted like a COUNT record of that id.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "unwind.h"
+
+/* Synthetic ids count down from here; sa-record's ids count up from 1. */
+#define UST_FIRST_ID 0xffffff00u
+
+/* The process image whose mappings describe the sample (an exec'd gen may lack them). */
+static struct rpt_proc *image_of(struct rpt_loaded *l, uint32_t pid, uint32_t gen)
+{
+	struct rpt_proc *p = NULL;
+
+	for (int64_t g = gen; g >= 0; g--) {
+		p = rpt_maps__proc(&l->maps, pid, (uint32_t)g);
+		if (!p || p->nmaps)
+			return p;
+	}
+	return p;
+}
+
+/* The binaries of @p, at the paths where the report can read them. */
+static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct rpt_proc *p)
+{
+	const char *symfs = s->o.sym.symfs;
+
+	if (p->nmaps > l->umods_cap) {
+		struct rpt_unwind_module *m = realloc(l->umods, p->nmaps * sizeof(*m));
+		char (*paths)[RPT_USTACK_PATH_MAX] = realloc(l->upaths, p->nmaps * sizeof(*paths));
+
+		if (m)
+			l->umods = m;
+		if (paths)
+			l->upaths = paths;
+		if (!m || !paths)
+			return -ENOMEM;
+		l->umods_cap = p->nmaps;
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct rpt_map *map = &p->maps[i];
+		struct rpt_unwind_module *m = &l->umods[i];
+		struct rpt_dso *d;
+
+		*m = (struct rpt_unwind_module){ NULL, NULL, map->start, map->end, map->pgoff };
+		if (map->dso == RPT_NO_DSO)
+			continue;
+		d = rpt_symbolizer__get(s->sym, map->dso);
+		m->path = rpt_session__str(s, d->path);
+		m->build_id = d->build_id ? rpt_session__str(s, d->build_id) : NULL;
+		if (symfs) {
+			snprintf(l->upaths[i], RPT_USTACK_PATH_MAX, "%s%s", symfs, m->path);
+			if (!access(l->upaths[i], R_OK))
+				m->path = l->upaths[i];
+		}
+	}
+	return p->nmaps;
+}
+
+/* The id of the unwound frames: an earlier identical stack's, or a new one. */
+static int intern_frames(struct rpt_loaded *l, const uint64_t *ips, uint32_t n, uint32_t *id,
+			 bool *is_new)
+{
+	uint64_t h = rpt_hash_bytes(ips, n * sizeof(*ips), n), v, r;
+	bool hashed = rpt_hmap__get(&l->ustack_ids, h == UINT64_MAX ? 0 : h, &v);
+
+	if (hashed && rpt_hmap__get(&l->stacks, v, &r) && l->refs[r].n == n &&
+	    !memcmp(l->ips + l->refs[r].first, ips, n * sizeof(*ips))) {
+		*id = v;
+		*is_new = false;
+		return 0;
+	}
+	*id = UST_FIRST_ID - l->nustacks++;
+	*is_new = true;
+	/* a hash clash keeps the first stack in the index; this one goes unindexed */
+	if (!hashed && rpt_hmap__put(&l->ustack_ids, h == UINT64_MAX ? 0 : h, *id))
+		return -ENOMEM;
+	return 0;
+}
+
+int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
+		       uint64_t *ips, struct saf_stack *st, struct saf_count *c)
+{
+	struct rpt_unwind_regs regs = { u->nregs > SAF_UREG_IP ? u->regs[SAF_UREG_IP] : 0,
+					u->nregs > SAF_UREG_SP ? u->regs[SAF_UREG_SP] : 0,
+					u->nregs > SAF_UREG_FP ? u->regs[SAF_UREG_FP] : 0 };
+	struct rpt_proc *p;
+	bool is_new;
+	uint32_t id;
+	int n, err;
+
+	*c = (struct saf_count){ u->pid, u->tid, u->gen, 0, u->kstack, u->count, u->comm };
+	if (!regs.ip)
+		return 0; /* no user context: a kernel-only sample */
+	if (!l->unw && !(l->unw = rpt_unwinder__new()))
+		return -ENOMEM;
+	p = image_of(l, u->pid, u->gen);
+	if (!p)
+		return -ENOMEM;
+	n = image_mods(s, l, p);
+	if (n >= 0)
+		n = rpt_unwinder__unwind(l->unw, (uint64_t)u->pid << 32 | p->gen, l->umods, n,
+					 &regs, u->stack.data, u->stack.len, ips, RPT_USTACK_MAX_FRAMES);
+	if (n < 0)
+		return n;
+	err = intern_frames(l, ips, n, &id, &is_new);
+	if (err)
+		return err;
+	c->ustack = id;
+	*st = (struct saf_stack){ id, SAF_STACK_USER, n, ips };
+	return is_new;
+}
+
+void rpt_loaded__ustack_fini(struct rpt_loaded *l)
+{
+	rpt_unwinder__free(l->unw);
+	rpt_hmap__fini(&l->ustack_ids);
+	free(l->umods);
+	free(l->upaths);
+}

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 5070-privilege.t - least privilege (docs/reliability.md, "Least
+# privilege"): the recording is mode 0600 whatever the umask; an output
+# path that is a symbolic link is never followed (the link is moved aside
+# to FILE.old and a new file is created with O_EXCL | O_NOFOLLOW); sa-report
+# runs as user nobody on a copied file, executes nothing and opens nothing
+# for writing but its -o file.
+. "$(dirname "$0")/lib.sh"
+require_report
+require_root_bpf
+tmpdir
+T=$tap_tmp
+plan 11
+
+# umask 0 would make a plain creat(0666) world-writable.
+(umask 000 && "$SA_RECORD" -q -F 99 --duration 0.3 -o "$T/m.sa")
+mode=$(stat -c %a "$T/m.sa")
+[ "$mode" = 600 ]
+ok $? "the recording is mode 0600 under umask 000 (got $mode)"
+
+echo precious >"$T/target"
+ln -s "$T/target" "$T/link.sa"
+"$SA_RECORD" -q -F 99 --duration 0.3 -o "$T/link.sa" 2>"$T/link.err"
+rc=$?
+[ "$(cat "$T/target")" = precious ] && [ "$(stat -c %s "$T/target")" = 9 ]
+ok $? "a symlink at the output path: its target is untouched (exit $rc)"
+if [ $rc = 0 ]; then
+	[ -f "$T/link.sa" ] && [ ! -L "$T/link.sa" ] && [ "$(stat -c %a "$T/link.sa")" = 600 ]
+	ok $? "the recording replaced the link: a regular file, mode $(stat -c %a "$T/link.sa")"
+	[ -L "$T/link.sa.old" ] && [ "$(readlink "$T/link.sa.old")" = "$T/target" ]
+	ok $? "the link itself was moved aside, not followed: link.sa.old -> $(readlink "$T/link.sa.old")"
+else
+	grep -q 'link.sa' "$T/link.err"
+	ok $? "refused with a message naming the path: $(head -n 1 "$T/link.err")"
+	skip 1 "refused: nothing moved aside"
+fi
+
+# A dangling link must not create its target either.
+ln -s "$T/created-through-link" "$T/dangling.sa"
+"$SA_RECORD" -q -F 99 --duration 0.3 -o "$T/dangling.sa" 2>/dev/null
+[ ! -e "$T/created-through-link" ]
+ok $? "a dangling symlink: its target is not created"
+# A link to a directory's file where the recorder cannot move it aside.
+mkdir "$T/ro" && ln -s "$T/target" "$T/ro/x.sa" && chattr +i "$T/ro" 2>/dev/null
+if lsattr -d "$T/ro" 2>/dev/null | grep -q -- '-i-'; then
+	"$SA_RECORD" -q -F 99 --duration 0.3 -o "$T/ro/x.sa" 2>"$T/ro.err"
+	rc=$?
+	chattr -i "$T/ro"
+	[ $rc != 0 ] && [ "$(cat "$T/target")" = precious ] && grep -q 'x.sa' "$T/ro.err"
+	ok $? "link that cannot be moved aside: refused (exit $rc), target intact: $(head -n 1 "$T/ro.err")"
+else
+	chattr -i "$T/ro" 2>/dev/null
+	skip 1 "chattr +i unsupported on $T"
+fi
+
+# sa-report as nobody, on a copy, from a copy of the binary (the build tree
+# may not be readable by nobody).
+mkdir "$T/nobody"
+cp "$SA_REPORT" "$T/nobody/sa-report"
+cp "$T/m.sa" "$T/nobody/copy.sa"
+chmod 644 "$T/nobody/copy.sa"
+chown nobody "$T/nobody"
+asnobody()
+{
+	if command -v setpriv >/dev/null; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups --no-new-privs \
+			--inh-caps=-all --bounding-set=-all -- "$@"
+	else
+		runuser -u nobody -- "$@"
+	fi
+}
+asnobody "$T/nobody/sa-report" "$T/nobody/copy.sa" >"$T/nobody.folded" 2>"$T/nobody.err"
+rc=$?
+n=$(folded_total "$T/nobody.folded")
+ok $rc "sa-report as nobody (no capabilities): exit $rc, $n samples $(head -n 1 "$T/nobody.err")"
+asnobody "$T/nobody/sa-report" --svg -o "$T/nobody/out.svg" "$T/nobody/copy.sa" 2>"$T/nobody.err"
+rc=$?
+[ $rc = 0 ] && [ -s "$T/nobody/out.svg" ]
+ok $? "sa-report --svg -o as nobody: exit $rc"
+asnobody "$T/nobody/sa-report" --info "$T/nobody/copy.sa" >/dev/null 2>&1
+ok $? "sa-report --info as nobody"
+
+if command -v strace >/dev/null; then
+	strace -f -qq -o "$T/strace" -e trace=execve,execveat,openat,open,creat \
+		"$SA_REPORT" --svg -o "$T/s.svg" "$T/m.sa" 2>/dev/null
+	execs=$(grep -cE 'execve(at)?\(' "$T/strace")
+	[ "$execs" = 1 ]
+	ok $? "sa-report executes nothing: $execs execve (its own)"
+	writes=$(grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\(' "$T/strace" | grep -v 's.svg' |
+		grep -v '= -1 ')
+	[ -z "$writes" ]
+	ok $? "sa-report opens nothing for writing but its -o file ${writes:+: $writes}"
+else
+	skip 2 "strace not installed"
+fi
+done_testing
