@@ -269,7 +269,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
-	$(Q)for m in docs/*.1; do [ -e "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man1/ || true; done
+	install -m 0644 docs/sa-record.1 docs/sa-report.1 $(DESTDIR)$(MANDIR)/man1/
 	$(Q)for c in sa-record sa-report; do install -m 0644 docs/completion/$$c.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c || exit 1; done
 
@@ -279,5 +279,7 @@ install: all
 bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic
 	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
 
+# Leaves only tracked files: build/ and what the browser and schema tests
+# install with npm.
 clean:
-	rm -rf $(B)
+	rm -rf $(B) tests/browser/node_modules tests/speedscope/node_modules
