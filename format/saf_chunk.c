@@ -233,7 +233,7 @@ static void commit(struct saf_reader *r, const struct chunk_hdr *c, const uint8_
 	r->chunk_type = c->type;
 	r->chunk_off = r->off;
 	r->cp = content;
-	r->cend = content + len;
+	r->cend = len ? content + len : content; /* content is NULL when empty */
 	r->info.chunks++;
 	r->next_seq++;
 	r->off += (uint64_t)c->hsize + c->psize;

@@ -13,7 +13,8 @@
 struct rec_htab {
 	size_t key_sz;
 	size_t val_sz;
-	size_t slot_sz; /* 1 used byte, padding, key, value */
+	size_t val_off; /* key_sz rounded up so the value is 8-byte aligned */
+	size_t slot_sz; /* 1 used byte, padding, key, padding, value */
 	size_t cap;	/* power of two */
 	size_t len;
 	unsigned char *slots;
@@ -55,7 +56,8 @@ struct rec_htab *rec_htab__new(size_t key_sz, size_t val_sz)
 		return NULL;
 	h->key_sz = key_sz;
 	h->val_sz = val_sz;
-	h->slot_sz = (KEY_OFF + key_sz + val_sz + 7) & ~(size_t)7;
+	h->val_off = (KEY_OFF + key_sz + 7) & ~(size_t)7;
+	h->slot_sz = (h->val_off + val_sz + 7) & ~(size_t)7;
 	h->cap = 64;
 	h->slots = calloc(h->cap, h->slot_sz);
 	if (!h->slots) {
@@ -111,7 +113,7 @@ void *rec_htab__get(const struct rec_htab *h, const void *key)
 	bool found;
 	size_t i = find(h, key, &found);
 
-	return found ? slot_at(h, i) + KEY_OFF + h->key_sz : NULL;
+	return found ? slot_at(h, i) + h->val_off : NULL;
 }
 
 void *rec_htab__put(struct rec_htab *h, const void *key, bool *is_new)
@@ -129,12 +131,12 @@ void *rec_htab__put(struct rec_htab *h, const void *key, bool *is_new)
 	if (!found) {
 		s[0] = 1;
 		memcpy(s + KEY_OFF, key, h->key_sz);
-		memset(s + KEY_OFF + h->key_sz, 0, h->val_sz);
+		memset(s + h->val_off, 0, h->val_sz);
 		h->len++;
 	}
 	if (is_new)
 		*is_new = !found;
-	return s + KEY_OFF + h->key_sz;
+	return s + h->val_off;
 }
 
 size_t rec_htab__len(const struct rec_htab *h)
@@ -151,7 +153,7 @@ const void *rec_htab__next(const struct rec_htab *h, size_t *iter, void **val)
 		if (s[0]) {
 			(*iter)++;
 			if (val)
-				*val = s + KEY_OFF + h->key_sz;
+				*val = s + h->val_off;
 			return s + KEY_OFF;
 		}
 	}

@@ -283,13 +283,20 @@ int main(int argc, char **argv)
 
 	err = parse(&o, argc, argv);
 	if (err)
-		return err;
+		goto cleanup;
 	if (o.cmd) {
 		child = rec_child__spawn(o.cmd, &go, &status);
 		if (child < 0) {
 			fprintf(stderr, "sa-record: fork: %s\n", strerror(-child));
-			return REC_EXIT_CMD_FAIL;
+			err = REC_EXIT_CMD_FAIL;
+			goto cleanup;
 		}
 	}
-	return rec_run(&o, child, go, status, &wstatus);
+	err = rec_run(&o, child, go, status, &wstatus);
+cleanup:
+	free(o.cmdline);
+	free(o.target_desc);
+	free(o.ids);
+	free(o.cpus);
+	return err;
 }

@@ -505,7 +505,8 @@ int rec_sideband__poll(struct rec_sideband *sb, bool final)
 	if (err)
 		return err;
 	/* Sorting moves entries, not bytes: offsets stay valid. */
-	qsort(sb->q, sb->nq, sizeof(*sb->q), cmp_qent);
+	if (sb->nq) /* sb->q is NULL until the first record */
+		qsort(sb->q, sb->nq, sizeof(*sb->q), cmp_qent);
 	for (i = 0; i < sb->nq && sb->q[i].time <= limit; i++) {
 		err = handle(sb, &sb->q[i]);
 		if (err) {

@@ -21,7 +21,7 @@ static const char *const kind_suffix[] = {
 
 size_t rpt_utf8_len(const char *str)
 {
-	static const uint32_t min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = s[0] >= 0xf8 ? 0 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
 	uint32_t v;

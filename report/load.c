@@ -114,7 +114,8 @@ static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 		l->ips = ips;
 		l->ips_cap = ncap;
 	}
-	memcpy(l->ips + l->nips, st->ips, st->nframes * sizeof(*st->ips));
+	if (st->nframes) /* both arrays may be NULL for an empty stack */
+		memcpy(l->ips + l->nips, st->ips, st->nframes * sizeof(*st->ips));
 	l->refs[l->nrefs] = (struct rpt_stackref){ l->nips, st->nframes, st->kind };
 	l->nips += st->nframes;
 	l->st->stacks++;

@@ -94,7 +94,8 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 	if (!p)
 		return NULL;
 	if (!p->sorted) {
-		qsort(p->maps, p->nmaps, sizeof(*p->maps), map_cmp);
+		if (p->nmaps) /* p->maps is NULL when empty */
+			qsort(p->maps, p->nmaps, sizeof(*p->maps), map_cmp);
 		p->sorted = true;
 	}
 	hi = (ssize_t)p->nmaps - 1;

@@ -382,7 +382,8 @@ int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off,
 	if (dso >= s->ndsos)
 		return 0;
 	if (cacheable && rpt_hmap__get(&s->cache, key, &v)) {
-		*frames = s->syms + (v >> 8);
+		/* s->syms is NULL while only empty results are cached */
+		*frames = v & 0xff ? s->syms + (v >> 8) : s->tmp;
 		return v & 0xff;
 	}
 	d = &s->dsos[dso];
@@ -393,6 +394,6 @@ int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off,
 		return n;
 	if (cacheable && cache_store(s, key, n))
 		return -ENOMEM;
-	*frames = cacheable ? s->syms + s->nsyms - n : s->tmp;
+	*frames = cacheable && n ? s->syms + s->nsyms - n : s->tmp;
 	return n;
 }

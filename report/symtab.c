@@ -46,7 +46,8 @@ static ssize_t symtab_floor(struct rpt_symtab *st, uint64_t key, uint64_t addr)
 	ssize_t lo = 0, hi = (ssize_t)st->n - 1, best = -1;
 
 	if (!st->sorted) {
-		qsort(st->ents, st->n, sizeof(*st->ents), ent_cmp);
+		if (st->n) /* st->ents is NULL when empty */
+			qsort(st->ents, st->n, sizeof(*st->ents), ent_cmp);
 		st->sorted = true;
 	}
 	while (lo <= hi) {

@@ -3,8 +3,10 @@
  * unwind.c - libdwfl's unwinder driven from a capture instead of a live
  * process: one Dwfl per process image with its binaries reported at their
  * load bias, memory reads served from the captured stack copy, initial
- * registers from the captured ones. Unwinds are cached by the content of
- * the capture, so the cost follows distinct stacks, not samples.
+ * registers from the captured ones. An unwind is cached with the stack words
+ * it read: a later capture with the same registers whose words at those
+ * offsets are the same unwinds the same way (locals elsewhere may differ),
+ * so the cost follows distinct stacks, not samples.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,22 +32,40 @@ struct uw_image {
 	Dwfl *dwfl;   /* NULL when nothing could be reported */
 };
 
-/* A cached unwind: its frames are ips[first .. first + n) of the cache. */
+#define UW_MAX_READS 256 /* reads logged per unwind; more is not cached */
+
+/* A word the unwinder asked for: at sp + off, readable or not. */
+struct uw_read {
+	uint64_t off, val;
+	bool ok;
+};
+
+/*
+ * A cached unwind of (image, ip, sp, fp): its frames are cips[first ..
+ * first + n), the reads it made creads[rfirst .. rfirst + nreads). Entries
+ * of one hash chain through next (index + 1, 0 ends the chain).
+ */
 struct uw_cached {
-	uint64_t h2;
-	uint64_t first;
-	uint32_t n;
+	uint64_t key, nmods, ip, sp, fp;
+	uint64_t first, rfirst;
+	uint32_t n, nreads;
+	size_t next;
 };
 
 struct rpt_unwinder {
 	struct uw_image *imgs;
 	size_t nimgs, imgs_cap;
 	struct rpt_hmap img_index; /* key -> index in imgs */
-	struct rpt_hmap cache_index; /* content hash -> index in cached */
+	struct rpt_hmap cache_index; /* hash of (key, regs) -> chain head in cached */
 	struct uw_cached *cached;
 	size_t ncached, cached_cap;
 	uint64_t *cips;
 	size_t ncips, cips_cap;
+	struct uw_read *creads;
+	size_t ncreads, creads_cap;
+	struct uw_read reads[UW_MAX_READS]; /* of the unwind in progress */
+	uint32_t nreads;
+	bool reads_overflow;
 	/* the capture being unwound, read by the callbacks */
 	const struct rpt_unwind_regs *regs;
 	const uint8_t *stack;
@@ -82,11 +102,18 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	struct rpt_unwinder *u = arg;
 	uint64_t sp = u->regs->sp;
 
+	bool ok = addr >= sp && u->len >= sizeof(*result) &&
+		  addr - sp <= u->len - sizeof(*result);
+
 	(void)dwfl;
-	if (addr < sp || u->len < sizeof(*result) || addr - sp > u->len - sizeof(*result))
-		return false;
-	memcpy(result, u->stack + (addr - sp), sizeof(*result));
-	return true;
+	*result = 0;
+	if (ok)
+		memcpy(result, u->stack + (addr - sp), sizeof(*result));
+	if (u->nreads < UW_MAX_READS)
+		u->reads[u->nreads++] = (struct uw_read){ addr - sp, *result, ok };
+	else
+		u->reads_overflow = true;
+	return ok;
 }
 
 static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -258,47 +285,96 @@ static int walk(struct rpt_unwinder *u, Dwfl *dwfl)
 	return u->n;
 }
 
-/* Content hash of a capture: image, registers and every stack byte. */
-static void capture_hash(uint64_t key, const struct rpt_unwind_regs *regs, const uint8_t *stack,
-			 uint32_t len, uint64_t *h1, uint64_t *h2)
+static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
 {
 	uint64_t r[4] = { key, regs->ip, regs->sp, regs->fp };
+	uint64_t h = rpt_hash_bytes(r, sizeof(r), 1);
 
-	*h1 = rpt_hash_bytes(stack, len, rpt_hash_bytes(r, sizeof(r), 1));
-	*h2 = rpt_hash_bytes(stack, len, rpt_hash_bytes(r, sizeof(r), 0x9e3779b97f4a7c15ull));
-	if (*h1 == UINT64_MAX) /* reserved by rpt_hmap */
-		*h1 = 0;
+	return h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
 }
 
-static int cache_put(struct rpt_unwinder *u, uint64_t h1, uint64_t h2, const uint64_t *ips,
-		     uint32_t n)
+/* Does the capture give every word @c read the same answer? */
+static bool reads_match(const struct rpt_unwinder *u, const struct uw_cached *c)
 {
-	if (u->ncached == u->cached_cap) {
-		size_t ncap = u->cached_cap ? 2 * u->cached_cap : 256;
-		struct uw_cached *c = realloc(u->cached, ncap * sizeof(*c));
+	for (uint32_t i = 0; i < c->nreads; i++) {
+		const struct uw_read *r = &u->creads[c->rfirst + i];
+		bool ok = u->len >= 8 && r->off <= u->len - 8;
+		uint64_t v;
 
-		if (!c)
-			return -ENOMEM;
-		u->cached = c;
-		u->cached_cap = ncap;
+		if (ok != r->ok)
+			return false;
+		if (!ok)
+			continue;
+		memcpy(&v, u->stack + r->off, sizeof(v));
+		if (v != r->val)
+			return false;
 	}
-	if (u->ncips + n > u->cips_cap) {
-		size_t ncap = u->cips_cap ? 2 * u->cips_cap : 4096;
-		uint64_t *p;
+	return true;
+}
 
-		while (ncap < u->ncips + n)
-			ncap *= 2;
-		p = realloc(u->cips, ncap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		u->cips = p;
-		u->cips_cap = ncap;
+static const struct uw_cached *cache_find(const struct rpt_unwinder *u, uint64_t h, uint64_t key,
+					  size_t nmods)
+{
+	const struct rpt_unwind_regs *regs = u->regs;
+	uint64_t v;
+	size_t i;
+
+	if (!rpt_hmap__get(&u->cache_index, h, &v))
+		return NULL;
+	for (i = v + 1; i; i = u->cached[i - 1].next) {
+		const struct uw_cached *c = &u->cached[i - 1];
+
+		if (c->key == key && c->nmods == nmods && c->ip == regs->ip &&
+		    c->sp == regs->sp && c->fp == regs->fp && reads_match(u, c))
+			return c;
 	}
-	if (rpt_hmap__put(&u->cache_index, h1, u->ncached))
+	return NULL;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 256;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
 		return -ENOMEM;
-	memcpy(u->cips + u->ncips, ips, n * sizeof(*ips));
-	u->cached[u->ncached++] = (struct uw_cached){ h2, u->ncips, n };
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+/* Cache the unwind just done (frames @ips[0..n), reads in u->reads). */
+static int cache_put(struct rpt_unwinder *u, uint64_t h, uint64_t key, size_t nmods,
+		     const uint64_t *ips, uint32_t n)
+{
+	const struct rpt_unwind_regs *regs = u->regs;
+	uint64_t head;
+	size_t next = 0;
+
+	if (u->reads_overflow)
+		return 0;
+	if (grow((void **)&u->cached, &u->cached_cap, u->ncached + 1, sizeof(*u->cached)) ||
+	    grow((void **)&u->cips, &u->cips_cap, u->ncips + n, sizeof(*u->cips)) ||
+	    grow((void **)&u->creads, &u->creads_cap, u->ncreads + u->nreads, sizeof(*u->creads)))
+		return -ENOMEM;
+	if (rpt_hmap__get(&u->cache_index, h, &head))
+		next = head + 1;
+	if (rpt_hmap__put(&u->cache_index, h, u->ncached))
+		return -ENOMEM;
+	/* the arrays are NULL while nothing was stored: no memcpy of NULL, 0 */
+	if (n)
+		memcpy(u->cips + u->ncips, ips, n * sizeof(*ips));
+	if (u->nreads)
+		memcpy(u->creads + u->ncreads, u->reads, u->nreads * sizeof(*u->reads));
+	u->cached[u->ncached++] = (struct uw_cached){ key, nmods, regs->ip, regs->sp, regs->fp,
+						       u->ncips, u->ncreads, n, u->nreads, next };
 	u->ncips += n;
+	u->ncreads += u->nreads;
 	return 0;
 }
 
@@ -323,6 +399,7 @@ void rpt_unwinder__free(struct rpt_unwinder *u)
 	rpt_hmap__fini(&u->cache_index);
 	free(u->cached);
 	free(u->cips);
+	free(u->creads);
 	free(u);
 }
 
@@ -330,29 +407,32 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 			 size_t nmods, const struct rpt_unwind_regs *regs, const uint8_t *stack,
 			 uint32_t len, uint64_t *ips, uint32_t cap)
 {
-	uint64_t h1, h2, v;
+	uint64_t h = regs_hash(key, regs);
+	const struct uw_cached *c;
 	Dwfl *dwfl = NULL;
 	int err, n;
 
 	if (!cap)
 		return 0;
-	capture_hash(key, regs, stack, len, &h1, &h2);
-	if (rpt_hmap__get(&u->cache_index, h1, &v) && u->cached[v].h2 == h2) {
-		n = u->cached[v].n < cap ? u->cached[v].n : cap;
-		memcpy(ips, u->cips + u->cached[v].first, n * sizeof(*ips));
+	u->regs = regs;
+	u->stack = stack;
+	u->len = len;
+	c = cache_find(u, h, key, nmods);
+	if (c) {
+		n = c->n < cap ? c->n : cap;
+		memcpy(ips, u->cips + c->first, n * sizeof(*ips));
 		return n;
 	}
 	err = image_get(u, key, mods, nmods, &dwfl);
 	if (err)
 		return err;
-	u->regs = regs;
-	u->stack = stack;
-	u->len = len;
 	u->ips = ips;
 	u->cap = cap;
+	u->nreads = 0;
+	u->reads_overflow = false;
 	n = walk(u, dwfl);
 	u->nunwinds++;
-	if (!rpt_hmap__get(&u->cache_index, h1, &v) && cache_put(u, h1, h2, ips, n))
+	if (cache_put(u, h, key, nmods, ips, n))
 		return -ENOMEM;
 	return n;
 }

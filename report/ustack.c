@@ -20,14 +20,25 @@
 /* The process image whose mappings describe the sample (an exec'd gen may lack them). */
 static struct rpt_proc *image_of(struct rpt_loaded *l, uint32_t pid, uint32_t gen)
 {
-	struct rpt_proc *p = NULL;
+	struct rpt_proc *best = NULL;
+	uint64_t idx;
 
-	for (int64_t g = gen; g >= 0; g--) {
-		p = rpt_maps__proc(&l->maps, pid, (uint32_t)g);
-		if (!p || p->nmaps)
-			return p;
+	/*
+	 * The latest gen <= @gen that has mappings. Look gens up without
+	 * creating them (rpt_maps__proc() would), and only a few: a damaged
+	 * file's gen can be 2^32 - 1. Past those, scan the images the file has.
+	 */
+	for (uint32_t k = 0; k <= gen && k < 64; k++)
+		if (rpt_hmap__get(&l->maps.index, (uint64_t)pid << 32 | (gen - k), &idx) &&
+		    l->maps.procs[idx].nmaps)
+			return &l->maps.procs[idx];
+	for (size_t i = 0; gen >= 64 && i < l->maps.nprocs; i++) {
+		struct rpt_proc *p = &l->maps.procs[i];
+
+		if (p->pid == pid && p->gen <= gen && p->nmaps && (!best || p->gen > best->gen))
+			best = p;
 	}
-	return p;
+	return best ? best : rpt_maps__proc(&l->maps, pid, 0);
 }
 
 /* The binaries of @p, at the paths where the report can read them. */

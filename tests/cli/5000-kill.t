@@ -24,7 +24,7 @@ wl=$!
 rec=$!
 sleep 2.2
 kill -KILL $rec
-wait $rec
+wait $rec 2>/dev/null # no "Killed" job notice
 rc=$?
 kill $wl 2>/dev/null
 wait $wl 2>/dev/null

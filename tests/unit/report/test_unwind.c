@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "saf.h"
+#include "session.h"
 #include "unwind.h"
 
 #define CAP_BYTES 16384
@@ -76,8 +79,8 @@ static void load_maps(void)
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %255s", &s, &e, perms, &off, path) < 4)
 			continue;
-		if (!strcmp(path, "[stack]"))
-			cap.stack_end = e;
+		if ((uint64_t)s <= (uint64_t)&line && (uint64_t)&line < e)
+			cap.stack_end = e; /* the mapping holding this frame: the stack */
 		if (perms[2] != 'x' || path[0] != '/')
 			continue;
 		snprintf(paths[nmods], sizeof(paths[0]), "%s", path);
@@ -129,6 +132,32 @@ static void test_unwinds_through_frameless_code(void **state)
 	rpt_unwinder__free(u);
 }
 
+/* Words the unwinder never read may differ: the cached unwind still applies. */
+static void test_cache_keyed_by_words_read(void **state)
+{
+	static uint8_t copy[CAP_BYTES];
+	struct rpt_unwinder *u = rpt_unwinder__new();
+	uint64_t ips[128], again[128];
+	int n, i;
+
+	(void)state;
+	memcpy(copy, cap.stack, cap.len);
+	n = rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, copy, cap.len, ips, 128);
+	copy[cap.len - 1] ^= 0xff; /* the top of the stack: never read */
+	assert_int_equal(rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, copy, cap.len, again,
+					      128), n);
+	assert_int_equal(rpt_unwinder__nunwinds(u), 1);
+	/* the leaf's return address is read: changing it is a new unwind */
+	for (i = 0; i + 8 <= (int)cap.len; i += 8)
+		if (!memcmp(copy + i, &cap.ret[0], 8))
+			break;
+	assert_true(i + 8 <= (int)cap.len);
+	copy[i] ^= 1;
+	rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, copy, cap.len, again, 128);
+	assert_int_equal(rpt_unwinder__nunwinds(u), 2);
+	rpt_unwinder__free(u);
+}
+
 static void test_short_copy_stops(void **state)
 {
 	struct rpt_unwinder *u = rpt_unwinder__new();
@@ -158,12 +187,76 @@ static void test_build_id_mismatch_not_used(void **state)
 	rpt_unwinder__free(u);
 }
 
+/* A recording holding this process's mappings and the capture as a USTACK. */
+static void write_recording(int fd)
+{
+	struct saf_meta m = { .writer = saf_str__from("test_unwind"), .freq_hz = 99, .ncpus = 1 };
+	struct saf_record r = { .kind = SAF_REC_PROC };
+	struct saf_interval iv = { 0, 1, 2 };
+	struct saf_end end = { 2, 3, 0, 1, 0 };
+	struct saf_writer *w = saf_writer__open_fd(fd, NULL);
+
+	assert_non_null(w);
+	assert_int_equal(saf_writer__meta(w, &m), 0);
+	r.proc = (struct saf_proc){ 42, 0, 1, 0, saf_str__from("unw"), saf_str__from(paths[0]) };
+	assert_int_equal(saf_writer__add(w, &r), 0);
+	for (size_t i = 0; i < nmods; i++) {
+		r = (struct saf_record){ .kind = SAF_REC_MAP };
+		r.map = (struct saf_map){ .pid = 42, .start = mods[i].start, .end = mods[i].end,
+					  .pgoff = mods[i].pgoff, .flags = SAF_MAP_EXEC,
+					  .path = saf_str__from(paths[i]) };
+		assert_int_equal(saf_writer__add(w, &r), 0);
+	}
+	assert_int_equal(saf_writer__interval(w, &iv), 0);
+	r = (struct saf_record){ .kind = SAF_REC_USTACK };
+	r.ustack = (struct saf_ustack){ .pid = 42, .tid = 42, .time_ns = 1, .count = 3,
+					.comm = saf_str__from("unw"), .nregs = 3,
+					.regs = { cap.regs.ip, cap.regs.sp, cap.regs.fp },
+					.stack = { cap.stack, cap.len } };
+	assert_int_equal(saf_writer__add(w, &r), 0);
+	assert_int_equal(saf_writer__interval_end(w, NULL), 0);
+	assert_int_equal(saf_writer__finish(w, &end), 0);
+	saf_writer__free(w);
+}
+
+/* sa-report's pipeline: a USTACK comes out as a named chain, caller first. */
+static void test_report_names_unwound_chain(void **state)
+{
+	struct rpt_session_opts o = { .sym = { .no_system_debug = true } };
+	struct rpt_profile *prof = rpt_profile__new();
+	struct rpt_session *s = rpt_session__new(&o);
+	char path[] = "/tmp/test_unwind.XXXXXX";
+	int fd = mkstemp(path), found = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	write_recording(fd);
+	close(fd);
+	assert_int_equal(rpt_session__add_file(s, path, prof), 0);
+	unlink(path);
+	assert_int_equal(prof->total, 3);
+	assert_int_equal(prof->nstacks, 1);
+	for (uint32_t i = 0; i + 2 < prof->stacks[0].nframes; i++) {
+		const struct rpt_frame *f = rpt_profile__stack_frames(prof, &prof->stacks[0]) + i;
+
+		if (!strcmp(rpt_profile__name(prof, f[0].name), "top") &&
+		    !strcmp(rpt_profile__name(prof, f[1].name), "mid") &&
+		    !strcmp(rpt_profile__name(prof, f[2].name), "leaf"))
+			found = 1;
+	}
+	assert_true(found);
+	rpt_session__free(s);
+	rpt_profile__free(prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unwinds_through_frameless_code),
+		cmocka_unit_test(test_cache_keyed_by_words_read),
 		cmocka_unit_test(test_short_copy_stops),
 		cmocka_unit_test(test_build_id_mismatch_not_used),
+		cmocka_unit_test(test_report_names_unwound_chain),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

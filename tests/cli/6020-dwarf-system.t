@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# --call-graph dwarf on Debian's own binaries, built without frame pointers
+# (issue 10): zstd -19 compressing a file and a dash loop get stacks that
+# reach __libc_start_call_main, where a frame-pointer walk reaches nothing.
+. "$(dirname "$0")/lib.sh"
+
+require_root_bpf
+require_report
+has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
+tmpdir
+T=$tap_tmp
+
+plan 6
+
+# reach FILE COMM: percentage of COMM's samples whose stack holds the libc root
+reach()
+{
+	pct "$(folded_with "$1" "$2" __libc_start_call_main)" "$(folded_total "$1" "$2")"
+}
+
+if command -v zstd >/dev/null 2>&1; then
+	head -c 3000000 /dev/urandom | base64 >"$T/in.txt"
+	"$SA_RECORD" -q -F 999 --call-graph dwarf -o "$T/z.sa" -- \
+		zstd -19 --single-thread -q -f "$T/in.txt" -o "$T/in.zst" 2>"$T/record.err"
+	ok $? "sa-record --call-graph dwarf -- zstd -19 exits 0"
+	"$SA_REPORT" -o "$T/z.folded" "$T/z.sa" 2>"$T/report.err"
+	ok $? "sa-report of the zstd recording exits 0"
+	got=$(reach "$T/z.folded" zstd)
+	ge "$got" 95
+	ok $? "$got% of zstd stacks reach __libc_start_call_main (want >= 95)"
+else
+	skip 3 "zstd not installed"
+fi
+
+"$SA_RECORD" -q -F 999 --call-graph dwarf -o "$T/s.sa" -- \
+	sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done' 2>"$T/record.err"
+ok $? "sa-record --call-graph dwarf -- sh loop exits 0"
+"$SA_REPORT" -o "$T/s.folded" "$T/s.sa" 2>"$T/report.err"
+ok $? "sa-report of the sh recording exits 0"
+got=$(reach "$T/s.folded" sh)
+ge "$got" 95
+ok $? "$got% of sh stacks reach __libc_start_call_main (want >= 95)"
+
+done_testing
