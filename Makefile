@@ -150,15 +150,16 @@ BINS := $(B)/bin/sa-record $(B)/bin/sa-report
 all: $(BINS) $(SAMPLE_BINS)
 
 # Module fragments: extra rules owned by a folder (tests, samples).
--include tests/rules.mk samples/rules.mk tests/report.mk tests/record.mk
+-include tests/rules.mk samples/rules.mk tests/report.mk tests/record.mk tests/fuzz/rules.mk
 
 # ---- tests -----------------------------------------------------------------
 # tests/unit/<module>/test_<file>.c: one cmocka binary per source file; it
 # links that module's objects except main.o.
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
-.PHONY: unit-bins
+.PHONY: unit-bins check-extra
 unit-bins: $(UNIT_BINS)
+check-extra: $(CHECK_EXTRA_DEPS)
 MODULE_OBJS_format :=
 MODULE_OBJS_record := $(filter-out %/main.o,$(RECORD_OBJS))
 MODULE_OBJS_report := $(filter-out %/main.o,$(REPORT_OBJS))
@@ -192,7 +193,7 @@ check-san:
 	$(Q)$(MAKE) --no-print-directory B=$(SAN_B) \
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -O1" \
 		EXTRA_LDFLAGS="-fsanitize=address,undefined" CFLAGS="-g" \
-		SA_SANITIZED=1 all unit-bins
+		SA_SANITIZED=1 all unit-bins check-extra
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(MAKE) --no-print-directory B=$(SAN_B) SA_SANITIZED=1 check-unit check-cli
 

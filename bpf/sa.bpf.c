@@ -28,6 +28,10 @@ const volatile bool sa_kernel_only;
 const volatile bool sa_follow;	  /* add forked children of targets */
 const volatile __u32 sa_rb_wake;  /* wake user space past this many bytes */
 
+const volatile __u32 sa_call_graph = SA_CG_FP;
+const volatile __u32 sa_stack_bytes = 16384; /* --stack-size, <= SA_USTACK_MAX */
+const volatile __u32 sa_urb_wake;	      /* wake user space past this many bytes */
+
 /* Written by user space through the mmapped .bss: the current interval. */
 volatile __u32 sa_epoch;
 
@@ -63,6 +67,23 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
 } rb SEC(".maps");
+
+/* --call-graph dwarf: raw user stacks, and the per-CPU record being built. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} urb SEC(".maps");
+
+/*
+ * One slot per possible CPU (a per-CPU array value is capped at 32 KiB);
+ * perf_event programs do not nest on a CPU, so the slot is ours for the run.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sa_rb_ustack);
+} uscratch SEC(".maps");
 
 /* tgid or tid -> 1, for SA_FILTER_TGID and SA_FILTER_TID. */
 struct {
@@ -250,6 +271,105 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, struct sa_cou
 	return recover(ctx, key, epoch, rflags);
 }
 
+struct vma_end {
+	__u64 end;
+};
+
+static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct vma_end *)data)->end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * Bytes of user stack to copy from @sp: --stack-size, cut at the end of the
+ * stack's mapping (a read crossing it would fail whole). When the mapping
+ * cannot be looked up (mmap lock busy), only the rest of sp's page.
+ */
+static __always_inline __u64 stack_len(struct task_struct *t, __u64 sp)
+{
+	struct vma_end ve = { 0 };
+	__u64 n = sa_stack_bytes;
+
+	if (bpf_find_vma(t, sp, vma_end_cb, &ve, 0) || ve.end <= sp)
+		ve.end = (sp | 4095) + 1;
+	if (ve.end - sp < n)
+		n = ve.end - sp;
+	return n;
+}
+
+/*
+ * Bytes from @sp up to the first page that faults. The kernel leaves a
+ * random gap of up to 8 KiB, never touched, under the argument strings at
+ * the top of the main stack (arch_align_stack()); a copy that reaches it
+ * fails whole, while everything the unwinder needs lies below it.
+ */
+static __always_inline __u64 present_len(__u64 sp, __u64 n)
+{
+	__u64 page = (sp | 4095) + 1, w;
+	int i;
+
+	for (i = 0; i < SA_USTACK_MAX / 4096; i++) {
+		if (page >= sp + n)
+			break;
+		if (bpf_probe_read_user(&w, sizeof(w), (void *)page))
+			return page - sp;
+		page += 4096;
+	}
+	return n;
+}
+
+/* --call-graph dwarf: registers and the stack copy go to user space whole. */
+static __noinline int capture_ustack(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
+				     __u32 epoch)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct sa_rb_ustack *r;
+	__u32 cpu = bpf_get_smp_processor_id(), flags;
+	__u64 n, sp;
+	long kb = 0;
+
+	r = bpf_map_lookup_elem(&uscratch, &cpu);
+	if (!r)
+		return SA_CTR_LOST_OTHER;
+	r->epoch = epoch;
+	r->tgid = key->tgid;
+	r->tid = key->tid;
+	r->gen = key->gen;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->regs[0] = BPF_CORE_READ(uregs, ip);
+	r->regs[1] = sp = BPF_CORE_READ(uregs, sp);
+	r->regs[2] = BPF_CORE_READ(uregs, bp);
+	if (!sa_user_only && !in_user_mode(ctx)) {
+		kb = bpf_get_stack(ctx, r->kips, sizeof(r->kips), 0);
+		if (kb < 0)
+			return SA_CTR_LOST_KSTACK;
+	}
+	r->kbytes = kb;
+	n = stack_len(t, sp);
+	if (n > SA_USTACK_MAX)
+		n = SA_USTACK_MAX;
+	if (bpf_probe_read_user(r->stack, n, (void *)sp)) {
+		n = present_len(sp, n);
+		if (n > SA_USTACK_MAX)
+			n = SA_USTACK_MAX;
+		if (bpf_probe_read_user(r->stack, n, (void *)sp))
+			n = 0; /* the leaf (ip) is still known */
+	}
+	r->ubytes = n;
+	flags = BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_query(&urb, BPF_RB_AVAIL_DATA) > sa_urb_wake)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&urb, r, __builtin_offsetof(struct sa_rb_ustack, stack) + n, flags))
+		return SA_CTR_LOST_RINGBUF;
+	return SA_CTR_KEPT;
+#else
+	return SA_CTR_LOST_OTHER; /* user space refuses dwarf mode elsewhere */
+#endif
+}
+
 SEC("perf_event")
 int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -276,7 +396,9 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	gen = bpf_map_lookup_elem(&gens, &key.tgid);
 	key.gen = gen ? *gen : 0;
-	if (set)
+	if (sa_call_graph == SA_CG_DWARF && !sa_kernel_only && !no_user_mm())
+		slot = capture_ustack(ctx, &key, epoch);
+	else if (set)
 		slot = sample(ctx, &key, epoch, &stacks1, &counts1, &rflags);
 	else
 		slot = sample(ctx, &key, epoch, &stacks0, &counts0, &rflags);

@@ -85,4 +85,32 @@ struct sa_rb_sample {
 	__u64 ips[2 * SA_MAX_DEPTH];
 };
 
+/* --call-graph: how user stacks are taken (docs/unwinding.md). */
+enum sa_call_graph {
+	SA_CG_FP = 0,	 /* bpf_get_stackid() frame-pointer walk, counted in the kernel */
+	SA_CG_DWARF = 1, /* registers and a raw stack copy to the ustack ring buffer */
+};
+
+/* Largest --stack-size: bytes of user stack one sa_rb_ustack carries. */
+#define SA_USTACK_MAX 32768
+#define SA_UREGS 3 /* ip, sp, bp (x86-64) */
+
+/*
+ * Ring buffer record of --call-graph dwarf: user registers and the user
+ * stack from sp, unwound offline by sa-report. Only the header and ubytes
+ * of stack[] are submitted. Kernel frames (kernel-mode samples) are inline.
+ */
+struct sa_rb_ustack {
+	__u32 epoch;
+	__u32 tgid;
+	__u32 tid;
+	__u32 gen;
+	__s32 kbytes; /* bytes of kernel frames in kips, 0 = none */
+	__u32 ubytes; /* bytes of stack[] */
+	char comm[SA_COMM_LEN];
+	__u64 regs[SA_UREGS];
+	__u64 kips[SA_MAX_DEPTH];
+	__u8 stack[SA_USTACK_MAX];
+};
+
 #endif /* SA_SHARED_H */

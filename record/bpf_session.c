@@ -23,7 +23,7 @@ struct rec_session {
 	int nlinks;
 	int ncpus_possible;
 	int cgroup_fd;
-	__u32 stack_entries, counts_entries, rb_bytes;
+	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes;
 	struct sa_ctrs *percpu; /* ncpus_possible entries, for lookups */
 };
 
@@ -62,6 +62,11 @@ static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus
 								256 << 10, 64 << 20));
 	if (s->rb_bytes < (__u32)getpagesize())
 		s->rb_bytes = getpagesize();
+	/* --call-graph dwarf: 0.25 s of full-size captures (most are far smaller) */
+	s->urb_bytes = getpagesize();
+	if (o->call_graph == SA_CG_DWARF)
+		s->urb_bytes = pow2_at_least(clamp_u32(o->freq * (uint64_t)ncpus / 4 *
+						       (o->stack_size + 1024), 1 << 20, 64 << 20));
 }
 
 static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
@@ -78,8 +83,15 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 			return err;
 	}
 	err = bpf_map__set_max_entries(k->maps.rb, s->rb_bytes);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.urb, s->urb_bytes);
+	if (!err && o->call_graph == SA_CG_DWARF)
+		err = bpf_map__set_max_entries(k->maps.uscratch, libbpf_num_possible_cpus());
 	if (err)
 		return err;
+	k->rodata->sa_call_graph = o->call_graph;
+	k->rodata->sa_stack_bytes = o->stack_size;
+	k->rodata->sa_urb_wake = s->urb_bytes / 2;
 	k->rodata->sa_filter = o->filter;
 	k->rodata->sa_idle = o->idle;
 	k->rodata->sa_user_only = o->user_only;
@@ -330,6 +342,12 @@ struct bpf_map *rec_session__ringbuf(const struct rec_session *s)
 	return s->skel->maps.rb;
 }
 
+/** rec_session__ustack_ringbuf() - the --call-graph dwarf ring buffer map, borrowed. */
+struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s)
+{
+	return s->skel->maps.urb;
+}
+
 /** rec_session__ncpus() - number of CPUs sampled. */
 int rec_session__ncpus(const struct rec_session *s)
 {
@@ -344,7 +362,7 @@ int rec_session__ncpus(const struct rec_session *s)
 uint64_t rec_session__kernel_bytes(const struct rec_session *s)
 {
 	return 2 * ((uint64_t)s->stack_entries * 1040 + (uint64_t)s->counts_entries * 100) +
-	       s->rb_bytes;
+	       s->rb_bytes + s->urb_bytes;
 }
 
 /** rec_session__free() - detach and unload. Accepts NULL. */

@@ -7,6 +7,7 @@
  * "Samples chunk"). docs/recording.md explains why.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,6 +38,7 @@ struct rec_drain {
 	struct rec_stackdb *db;
 	struct ring_buffer *rb;
 	struct rec_htab *agg[SA_NSETS];	  /* agg_key -> agg_val, per set */
+	struct rec_ustacks *us;		  /* --call-graph dwarf captures, per set */
 	__u64 lost_us[SA_NSETS];	  /* samples sa-record itself dropped */
 	struct rec_htab *kid2fid;	  /* kid_key -> file id, per drain */
 	struct sa_count_key *keys;
@@ -91,6 +93,36 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* --call-graph dwarf: kernel frames interned now, the rest kept for its interval. */
+static int on_rb_ustack(void *ctx, void *data, size_t len)
+{
+	struct rec_drain *d = ctx;
+	const struct sa_rb_ustack *r = data;
+	int err = 0;
+	__u32 kfid;
+
+	if (len < offsetof(struct sa_rb_ustack, stack) ||
+	    r->ubytes > len - offsetof(struct sa_rb_ustack, stack))
+		return 0;
+	kfid = rec_stackdb__intern(d->db, SAF_STACK_KERNEL, r->kips, r->kbytes / 8, d->w, &err);
+	if (!err)
+		err = rec_ustacks__add(d->us, r, kfid);
+	if (err == -ENOMEM) {
+		d->lost_us[r->epoch & 1]++;
+		err = 0;
+	}
+	if (err && !d->err)
+		d->err = err;
+	return 0;
+}
+
+static int note_ustack(void *ctx, __u32 tgid, __u32 gen, __u64 ip)
+{
+	struct rec_drain *d = ctx;
+
+	return d->sc ? rec_sc__note_ip(d->sc, tgid, gen, ip) : 0;
+}
+
 /**
  * rec_drain__new() - drain state for session @s writing to @w and noting
  * processes in @procs (all borrowed; they must outlive the drain).
@@ -114,8 +146,15 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	d->kid2fid = rec_htab__new(sizeof(struct kid_key), sizeof(__u32));
 	for (i = 0; i < SA_NSETS; i++)
 		d->agg[i] = rec_htab__new(sizeof(struct agg_key), sizeof(struct agg_val));
+	d->us = rec_ustacks__new();
 	d->rb = ring_buffer__new(bpf_map__fd(rec_session__ringbuf(s)), on_rb_sample, d, NULL);
-	if (!d->keys || !d->vals || !d->db || !d->kid2fid || !d->agg[0] || !d->agg[1] || !d->rb) {
+	if (d->rb && ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)),
+				      on_rb_ustack, d)) {
+		ring_buffer__free(d->rb);
+		d->rb = NULL;
+	}
+	if (!d->keys || !d->vals || !d->db || !d->kid2fid || !d->agg[0] || !d->agg[1] || !d->rb ||
+	    !d->us) {
 		rec_drain__free(d);
 		errno = ENOMEM;
 		return NULL;
@@ -400,6 +439,8 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = saf_writer__interval(d->w, &iv);
 	if (!err)
 		err = write_counts(d, set, &truncated);
+	if (!err)
+		err = rec_ustacks__write(d->us, set, d->w, d->procs, note_ustack, d);
 	if (err)
 		return err;
 	fill_loss(&loss, &c, truncated, d->lost_us[set], sideband_lost(d));
@@ -437,6 +478,7 @@ void rec_drain__free(struct rec_drain *d)
 	if (!d)
 		return;
 	ring_buffer__free(d->rb);
+	rec_ustacks__free(d->us);
 	for (i = 0; i < SA_NSETS; i++)
 		rec_htab__free(d->agg[i]);
 	rec_htab__free(d->kid2fid);

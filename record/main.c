@@ -32,6 +32,11 @@ static const char usage_text[] =
 	"  -K, --kernel-only        kernel stacks only\n"
 	"      --idle               keep samples of the idle task (pid 0)\n"
 	"  -g                       accepted for perf's habit; stacks are always taken\n"
+	"      --call-graph MODE    fp (default): frame-pointer walk, counted in the kernel;\n"
+	"                           dwarf: registers and a copy of the user stack per sample,\n"
+	"                           unwound by sa-report with the binaries' CFI\n"
+	"      --stack-size SIZE    dwarf: user stack bytes copied per sample (default 16k,\n"
+	"                           at most 32k; cut at the end of the stack)\n"
 	"Output:\n"
 	"  -o, --output FILE        default record.sa; an existing FILE becomes FILE.old\n"
 	"      --duration SECONDS   stop after this long (default: Ctrl-C or SIGTERM)\n"
@@ -45,17 +50,17 @@ static const char usage_text[] =
 	"      --no-embed-symbols   do not carry ELF symbols of sampled binaries in the file\n"
 	"  -h, --help, -V, --version\n"
 	"\n"
-	"Stacks are walked with frame pointers (bpf_get_stackid). Code built without\n"
-	"them (-fomit-frame-pointer, the default of many distributions' -O2) gives\n"
-	"truncated user stacks: often only the sampled function and one wrong caller.\n"
-	"Build what you profile with -fno-omit-frame-pointer (and\n"
-	"-mno-omit-leaf-frame-pointer); a leaf without its own frame is charged past\n"
-	"its caller. Kernel stacks are complete (ORC). Stacks deeper than 127 frames\n"
-	"are cut and counted as truncated.\n";
+	"By default stacks are walked with frame pointers (bpf_get_stackid). Code built\n"
+	"without them (-fomit-frame-pointer, the default of many distributions' -O2)\n"
+	"gives truncated user stacks: often only the sampled function and one wrong\n"
+	"caller; a leaf without its own frame is charged past its caller. For such\n"
+	"code use --call-graph dwarf (larger files; sa-report then needs the sampled\n"
+	"binaries, which hold the unwind tables). Kernel stacks are complete (ORC).\n"
+	"Stacks deeper than 127 frames are cut and counted as truncated.\n";
 
 enum {
 	OPT_IDLE = 256, OPT_DURATION, OPT_INTERVAL, OPT_MAX_SIZE, OPT_STACK_MAP,
-	OPT_COUNTS_MAP, OPT_RINGBUF, OPT_NO_EMBED,
+	OPT_COUNTS_MAP, OPT_RINGBUF, OPT_NO_EMBED, OPT_CALL_GRAPH, OPT_STACK_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +77,8 @@ static const struct option long_opts[] = {
 	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "no-embed-symbols", no_argument, NULL, OPT_NO_EMBED },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "help", no_argument, NULL, 'h' },		  { "version", no_argument, NULL, 'V' },
 	{ 0 },
 };
@@ -144,6 +151,34 @@ static char *join(int argc, char **argv, const char *prefix)
 	return s;
 }
 
+/* --call-graph and --stack-size (docs/unwinding.md) */
+static int parse_unwind_opt(struct rec_opts *o, int c, const char *arg)
+{
+	uint64_t v;
+
+	if (c == OPT_STACK_SIZE) {
+		v = parse_size(arg);
+		if (v < 64 || v > SA_USTACK_MAX)
+			return usage_error("bad stack size '%s' (64 .. 32k)", arg);
+		o->stack_size = (__u32)v & ~7u;
+		return 0;
+	}
+	if (!strcmp(arg, "fp"))
+		o->call_graph = SA_CG_FP;
+	else if (!strcmp(arg, "dwarf"))
+		o->call_graph = SA_CG_DWARF;
+	else if (!strcmp(arg, "auto"))
+		return usage_error("%s", "--call-graph auto is not implemented yet "
+				   "(docs/unwinding.md); use fp or dwarf");
+	else
+		return usage_error("unknown call graph mode '%s' (fp or dwarf)", arg);
+#if !defined(__x86_64__)
+	if (o->call_graph == SA_CG_DWARF)
+		return usage_error("%s", "--call-graph dwarf is implemented for x86-64 only");
+#endif
+	return 0;
+}
+
 static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 {
 	char *end;
@@ -183,6 +218,7 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 	case 'o': o->output = arg; break;
 	case OPT_IDLE: o->idle = true; break;
 	case OPT_NO_EMBED: o->no_embed_symbols = true; break;
+	case OPT_CALL_GRAPH: case OPT_STACK_SIZE: return parse_unwind_opt(o, c, arg);
 	case OPT_DURATION:
 		if ((o->duration = parse_seconds(arg)) < 0)
 			return usage_error("bad duration '%s'", arg);
@@ -277,6 +313,7 @@ int main(int argc, char **argv)
 {
 	struct rec_opts o = {
 		.freq = 99, .event = "cpu-clock", .interval = 1.0, .output = "record.sa",
+		.call_graph = SA_CG_FP, .stack_size = 16384,
 	};
 	int go = -1, status = -1, wstatus, err;
 	pid_t child = 0;

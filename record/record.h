@@ -17,6 +17,8 @@ _Static_assert(sizeof(struct sa_count_key) == 20, "sa_count_key layout");
 _Static_assert(sizeof(struct sa_count_val) == 24, "sa_count_val layout");
 _Static_assert(sizeof(struct sa_rb_sample) == 48 + 2 * SA_MAX_DEPTH * 8, "sa_rb_sample layout");
 _Static_assert(sizeof(struct sa_ctrs) == SA_CTR__NR * 8, "sa_ctrs layout");
+_Static_assert(sizeof(struct sa_rb_ustack) == 64 + SA_MAX_DEPTH * 8 + SA_USTACK_MAX,
+	       "sa_rb_ustack layout");
 
 /* Exit codes (STYLE.md "Errors"). */
 #define REC_EXIT_FAIL 1
@@ -45,6 +47,8 @@ struct rec_opts {
 	__u32 stack_map_size;	   /* 0 = default */
 	__u32 counts_map_size;
 	__u32 ringbuf_size;
+	enum sa_call_graph call_graph; /* --call-graph */
+	__u32 stack_size;	   /* --stack-size: bytes of user stack per dwarf sample */
 	uint64_t max_size;	   /* bytes, 0 = none */
 	char *cmdline;		   /* argv joined, for META */
 	char *target_desc;
@@ -67,6 +71,7 @@ int rec_session__counts_fd(const struct rec_session *s, __u32 set);
 __u32 rec_session__counts_size(const struct rec_session *s);
 __u32 rec_session__gen(const struct rec_session *s, __u32 tgid);
 struct bpf_map *rec_session__ringbuf(const struct rec_session *s);
+struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s);
 int rec_session__ncpus(const struct rec_session *s);
 uint64_t rec_session__kernel_bytes(const struct rec_session *s);
 void rec_session__free(struct rec_session *s);
@@ -118,6 +123,19 @@ void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc);
 const struct rec_totals *rec_drain__totals(const struct rec_drain *d);
 size_t rec_drain__unique_stacks(const struct rec_drain *d);
 void rec_drain__free(struct rec_drain *d);
+
+/* ---- ustacks.c ---- */
+struct rec_ustacks;
+
+/* Called per written USTACK with its process image and leaf address. */
+typedef int (*rec_ustack_note_fn)(void *ctx, __u32 tgid, __u32 gen, __u64 ip);
+
+struct rec_ustacks *rec_ustacks__new(void);
+int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid);
+int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
+		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx);
+__u64 rec_ustacks__bytes(const struct rec_ustacks *u);
+void rec_ustacks__free(struct rec_ustacks *u);
 
 /* ---- target.c ---- */
 int rec_parse_id_list(const char *s, pid_t **out, int *n);

@@ -178,6 +178,17 @@ int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 	return ret < 0 ? ret : 0;
 }
 
+int rec_sc__note_ip(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint64_t ip)
+{
+	uint64_t t0 = mono_ns();
+	int ret = rec_jitmap__note(sc->jm, pid);
+
+	if (!ret && sc->es)
+		ret = rec_maptab__note_stack(sc->mt, pid, gen, &ip, 1);
+	sc->note_ns += mono_ns() - t0;
+	return ret < 0 ? ret : 0;
+}
+
 int rec_sc__interval_end(struct rec_sc *sc)
 {
 	uint64_t t0 = mono_ns();

@@ -69,6 +69,14 @@ int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t
 int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid);
 
 /**
+ * rec_sc__note_ip() - a raw user stack (--call-graph dwarf) of (pid, gen)
+ * sampled at @ip: notes its JIT map and the symbols around @ip only, since
+ * its callers are known after offline unwinding.
+ * @return 0 or a negative errno.
+ */
+int rec_sc__note_ip(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint64_t ip);
+
+/**
  * rec_sc__interval_end() - before saf_writer__interval_end(): add the USYM
  * and JITSYM records learned in this interval and expire exited processes.
  * @return 0 or a negative errno.

@@ -6,8 +6,10 @@ _sa_record()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
 	local opts="-a --all-cpus -p --pid -t --tid -G --cgroup -F --freq -e --event -C --cpu
-		-U --user-only -K --kernel-only --idle -g -o --output --duration --interval
+		-U --user-only -K --kernel-only --idle -g --call-graph --stack-size
+		-o --output --duration --interval
 		--max-size -q --quiet --stack-map-size --counts-map-size --ringbuf-size
+		--no-embed-symbols
 		-h --help -V --version"
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -25,8 +27,9 @@ _sa_record()
 	-o | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-G | --cgroup) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-e | --event) COMPREPLY=($(compgen -W "cpu-clock cycles" -- "$cur")); return ;;
+	--call-graph) COMPREPLY=($(compgen -W "fp dwarf" -- "$cur")); return ;;
 	-p | --pid | -t | --tid | -F | --freq | -C | --cpu | --duration | --interval | \
-		--max-size | --stack-map-size | --counts-map-size | --ringbuf-size)
+		--max-size | --stack-map-size | --counts-map-size | --ringbuf-size | --stack-size)
 		return ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts --" -- "$cur"))

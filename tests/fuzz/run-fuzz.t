@@ -9,7 +9,9 @@
 cd "$(dirname "$0")/../.." || exit 1
 : "${SA_BUILD:=$PWD/build}"
 : "${FUZZ_SECONDS:=30}"
-: "${FUZZ_TARGETS:=fuzz_reader fuzz_roundtrip}"
+: "${FUZZ_TARGETS:=fuzz_reader fuzz_roundtrip fuzz_report}"
+# A UBSan report is a failure, in the replay and in the fuzzer alike.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 read -r -a targets <<<"$FUZZ_TARGETS"
 n=${#targets[@]}
