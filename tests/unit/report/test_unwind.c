@@ -34,6 +34,19 @@ static struct rpt_unwind_module mods[MAX_MODS];
 static char paths[MAX_MODS][256];
 static size_t nmods;
 
+/*
+ * Copy live stack bytes as the recorder's BPF program does: below the
+ * current frame they include other frames' redzones, which AddressSanitizer
+ * would report, so this copy is not instrumented.
+ */
+static __attribute__((noinline, no_sanitize("address"))) void copy_stack(uint8_t *dst,
+									  const uint8_t *src,
+									  size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		((volatile uint8_t *)dst)[i] = src[i];
+}
+
 /* Registers and stack bytes at the asm statement, which CFI describes. */
 static __attribute__((noinline, optimize("omit-frame-pointer"))) void leaf(volatile int *sink)
 {
@@ -43,7 +56,7 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) void leaf(volat
 			 : "=r"(sp), "=r"(bp), "=r"(ip));
 	cap.regs = (struct rpt_unwind_regs){ ip, sp, bp };
 	cap.len = cap.stack_end - sp < CAP_BYTES ? cap.stack_end - sp : CAP_BYTES;
-	memcpy(cap.stack, (void *)sp, cap.len);
+	copy_stack(cap.stack, (const uint8_t *)sp, cap.len);
 	cap.ret[0] = (uint64_t)__builtin_return_address(0);
 	(*sink)++;
 }
