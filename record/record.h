@@ -134,7 +134,6 @@ struct rec_ustacks *rec_ustacks__new(void);
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid);
 int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx);
-__u64 rec_ustacks__bytes(const struct rec_ustacks *u);
 void rec_ustacks__free(struct rec_ustacks *u);
 
 /* ---- target.c ---- */

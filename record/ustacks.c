@@ -32,9 +32,12 @@ struct us_set {
 
 struct rec_ustacks {
 	struct us_set set[SA_NSETS];
-	__u64 stack_bytes; /* stack bytes written, for the summary */
 };
 
+/**
+ * rec_ustacks__new() - empty pending sets.
+ * @return an object released with rec_ustacks__free(), or NULL with errno.
+ */
 struct rec_ustacks *rec_ustacks__new(void)
 {
 	struct rec_ustacks *u = calloc(1, sizeof(*u));
@@ -53,6 +56,7 @@ struct rec_ustacks *rec_ustacks__new(void)
 	return u;
 }
 
+/** rec_ustacks__free() - release everything pending. Accepts NULL. */
 void rec_ustacks__free(struct rec_ustacks *u)
 {
 	int i;
@@ -83,6 +87,12 @@ static int arena_reserve(struct us_set *s, size_t more)
 	return 0;
 }
 
+/**
+ * rec_ustacks__add() - keep ring buffer record @r (copied; its set is
+ * r->epoch & 1) with kernel stack file id @kfid until its interval is
+ * written; an identical pending capture just counts one more.
+ * @return 0 or -ENOMEM (the sample is then lost, counted by the caller).
+ */
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid)
 {
 	struct us_set *s = &u->set[r->epoch & 1];
@@ -113,6 +123,12 @@ int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 
 	return 0;
 }
 
+/**
+ * rec_ustacks__write() - write the pending captures of map set @set as
+ * USTACK records into the open interval of @w, noting each process image
+ * in @procs and calling @note (may be NULL) with @ctx; then empty the set.
+ * @return 0 or a negative errno from the writer.
+ */
 int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx)
 {
@@ -137,15 +153,9 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		rec.ustack.stack.len = e->ubytes;
 		if (!err)
 			err = saf_writer__add(w, &rec);
-		u->stack_bytes += e->ubytes;
 		off += sizeof(*e) + ((e->ubytes + 7) & ~7u);
 	}
 	s->len = 0;
 	rec_htab__clear(s->index);
 	return err;
-}
-
-__u64 rec_ustacks__bytes(const struct rec_ustacks *u)
-{
-	return u->stack_bytes;
 }
