@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 5010-full-disk.t - recording into a 64 KiB tmpfs until it is full
+# 5010-full-disk.t - recording into a 32 KiB tmpfs until it is full
 # (docs/reliability.md, "Full disk"): a clear error naming the file and the
 # cause, a non-zero exit within seconds, no crash, no recorder left running,
 # and the file readable up to its last complete chunk.
@@ -10,17 +10,23 @@ require_root_bpf
 tmpdir
 T=$tap_tmp
 mkdir "$T/mnt"
-mount -t tmpfs -o size=64k,mode=0700 sa-test "$T/mnt" 2>"$T/mount.err" ||
+mount -t tmpfs -o size=32k,mode=0700 sa-test "$T/mnt" 2>"$T/mount.err" ||
 	skip_all "cannot mount a tmpfs: $(head -n 1 "$T/mount.err")"
 trap 'umount "$T/mnt" 2>/dev/null; rm -rf "$T"' EXIT
 plan 8
 
 out=$T/mnt/full.sa
+# A busy workload keeps samples (and so bytes) coming even on an idle host,
+# where idle CPUs give none and 32 KiB could take minutes.
+"$SA_SAMPLES/workload" -t 2 -d 90 >/dev/null 2>&1 &
+busy=$!
 start=$(date +%s%N)
-# -a at 999 Hz writes 64 KiB in a few seconds; the guard stops a recorder
+# -a at 999 Hz writes 32 KiB in a few seconds; the guard stops a recorder
 # that would not notice the full disk.
 timeout -s INT 60 "$SA_RECORD" -F 999 --interval 0.25 -o "$out" >"$T/out" 2>"$T/err"
 rc=$?
+kill "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null
 ms=$((($(date +%s%N) - start) / 1000000))
 [ $rc = 1 ]
 ok $? "sa-record exits 1 (got $rc after $ms ms; 124 means it ran until the guard)"
