@@ -48,7 +48,8 @@ REPORT_LIBS := -ldw -lelf -lzstd -lz -lm $(REPORT_EXTRA_LIBS)
 # ---- Debian packages -------------------------------------------------------
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
 	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
-	linux-perf binutils zstd perl procps chromium $(EXTRA_DEB_PKGS)
+	linux-perf binutils zstd perl procps chromium clang-format golang-go strace g++ \
+	groff-base util-linux $(EXTRA_DEB_PKGS)
 
 .PHONY: deps
 deps:
@@ -181,7 +182,7 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 		$(MODULE_LIBS_$(firstword $(subst /, ,$*)))
 
 .PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
-check: all check-deps $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
+check: all check-deps check-style $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
 	@$(MAKE) --no-print-directory check-unit check-fuzz check-cli
 	@$(MAKE) --no-print-directory check-san
 
@@ -216,7 +217,9 @@ check-deps:
 		record/*.[ch] report/*.[ch] 2>/dev/null
 	@echo "ok: no forbidden includes"
 
+# Kernel style, as .clang-format says; `clang-format -i` on the same files fixes it.
 check-style:
+	@echo "== style (clang-format)"
 	$(Q)clang-format --dry-run --Werror format/*.[ch] format/include/*.h record/*.[ch] \
 		report/*.[ch] bpf/*.[ch]
 

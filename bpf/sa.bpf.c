@@ -12,10 +12,10 @@
 #include <bpf/bpf_core_read.h>
 #include "sa_shared.h"
 
-#define EFAULT 14
-#define ENOMEM 12
-#define EEXIST 17
-#define E2BIG 7
+#define EFAULT	   14
+#define ENOMEM	   12
+#define EEXIST	   17
+#define E2BIG	   7
 #define PF_KTHREAD 0x00200000
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -25,30 +25,30 @@ const volatile __u32 sa_filter = SA_FILTER_ALL;
 const volatile bool sa_idle;
 const volatile bool sa_user_only;
 const volatile bool sa_kernel_only;
-const volatile bool sa_follow;	  /* add forked children of targets */
-const volatile __u32 sa_rb_wake;  /* wake user space past this many bytes */
+const volatile bool sa_follow;	 /* add forked children of targets */
+const volatile __u32 sa_rb_wake; /* wake user space past this many bytes */
 
 const volatile __u32 sa_call_graph = SA_CG_FP;
 const volatile __u32 sa_stack_bytes = 16384; /* --stack-size, <= SA_USTACK_MAX */
-const volatile __u32 sa_urb_wake;	      /* wake user space past this many bytes */
+const volatile __u32 sa_urb_wake;	     /* wake user space past this many bytes */
 
 /* Written by user space through the mmapped .bss: the current interval. */
 volatile __u32 sa_epoch;
 
-#define STACK_MAP(name)                                                        \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_STACK_TRACE);                        \
-		__uint(max_entries, 1024);                                     \
-		__type(key, __u32);                                            \
-		__uint(value_size, SA_MAX_DEPTH * sizeof(__u64));              \
+#define STACK_MAP(name)                                                                            \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_STACK_TRACE);                                            \
+		__uint(max_entries, 1024);                                                         \
+		__type(key, __u32);                                                                \
+		__uint(value_size, SA_MAX_DEPTH * sizeof(__u64));                                  \
 	} name SEC(".maps")
 
-#define COUNTS_MAP(name)                                                       \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_HASH);                               \
-		__uint(max_entries, 1024);                                     \
-		__type(key, struct sa_count_key);                              \
-		__type(value, struct sa_count_val);                            \
+#define COUNTS_MAP(name)                                                                           \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
+		__uint(max_entries, 1024);                                                         \
+		__type(key, struct sa_count_key);                                                  \
+		__type(value, struct sa_count_val);                                                \
 	} name SEC(".maps")
 
 STACK_MAP(stacks0);
@@ -112,7 +112,8 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 {
 #if defined(__TARGET_ARCH_x86)
 	/* the context allows only 8-byte loads of regs; cs shares its word */
-	__u64 cs = *(__u64 *)((void *)ctx + __builtin_offsetof(struct bpf_perf_event_data, regs.cs));
+	__u64 cs =
+		*(__u64 *)((void *)ctx + __builtin_offsetof(struct bpf_perf_event_data, regs.cs));
 
 	return (cs & 3) != 0;
 #elif defined(__TARGET_ARCH_arm64)
@@ -211,7 +212,7 @@ static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_k
 
 static __always_inline int count(struct sa_count_key *key, void *counts)
 {
-	struct sa_count_val *v, nv = { .count = 1 };
+	struct sa_count_val *v, nv = {.count = 1};
 	long err;
 
 	v = bpf_map_lookup_elem(counts, key);
@@ -288,7 +289,7 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  */
 static __always_inline __u64 stack_len(struct task_struct *t, __u64 sp)
 {
-	struct vma_end ve = { 0 };
+	struct vma_end ve = {0};
 	__u64 n = sa_stack_bytes;
 
 	if (bpf_find_vma(t, sp, vma_end_cb, &ve, 0) || ve.end <= sp)

@@ -10,7 +10,7 @@
 
 /* kernel.perf_event_max_stack default; bpf_get_stackid() cuts stacks here. */
 #define SA_MAX_DEPTH 127
-#define SA_COMM_LEN 16
+#define SA_COMM_LEN  16
 /* Two map sets: BPF fills set (epoch & 1) while user space drains the other. */
 #define SA_NSETS 2
 /* A stack id that means "no stack" (user-only, kernel-only or absent). */
@@ -70,7 +70,7 @@ struct sa_count_val {
  * ips[0 .. ubytes/8), kernel frames in ips[SA_MAX_DEPTH .. + kbytes/8).
  */
 #define SA_RB_COLLISION (1u << 0)
-#define SA_RB_MAPFULL (1u << 1)
+#define SA_RB_MAPFULL	(1u << 1)
 
 struct sa_rb_sample {
 	__u32 epoch; /* the sample's interval; set = epoch & 1 */
@@ -93,7 +93,7 @@ enum sa_call_graph {
 
 /* Largest --stack-size: bytes of user stack one sa_rb_ustack carries. */
 #define SA_USTACK_MAX 32768
-#define SA_UREGS 3 /* ip, sp, bp (x86-64) */
+#define SA_UREGS      3 /* ip, sp, bp (x86-64) */
 
 /*
  * Ring buffer record of --call-graph dwarf: user registers and the user

@@ -41,8 +41,7 @@ static int check_hdr(struct saf_reader *r, const uint8_t *h, struct chunk_hdr *c
 	if ((uint64_t)c->hsize + c->psize > remain)
 		return saf_rd_fail(r, -EBADMSG, r->off,
 				   "chunk %llu truncated: needs %llu bytes, %llu remain",
-				   (unsigned long long)idx,
-				   (unsigned long long)c->hsize + c->psize,
+				   (unsigned long long)idx, (unsigned long long)c->hsize + c->psize,
 				   (unsigned long long)remain);
 	if (c->flags & ~SAF_CHUNK_FLAG_ZSTD)
 		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %llu: unknown flags 0x%x",
@@ -117,7 +116,7 @@ static int zfail(struct saf_reader *r, size_t ret)
  */
 static int inflate(struct saf_reader *r, const uint8_t *p, const struct chunk_hdr *c)
 {
-	ZSTD_inBuffer in = { p, c->psize, 0 };
+	ZSTD_inBuffer in = {p, c->psize, 0};
 	struct saf_buf *b = &r->content;
 	size_t cap = c->csize < 4ull * c->psize + 4096 ? c->csize : 4ull * c->psize + 4096;
 	int err = check_frame(r, p, c);
@@ -126,7 +125,7 @@ static int inflate(struct saf_reader *r, const uint8_t *p, const struct chunk_hd
 	if (!err && grow_to(b, cap ? cap : 1))
 		return saf_rd_fail(r, -ENOMEM, r->off, "out of memory");
 	while (!err) {
-		ZSTD_outBuffer out = { b->p, b->cap < c->csize ? b->cap : c->csize, b->len };
+		ZSTD_outBuffer out = {b->p, b->cap < c->csize ? b->cap : c->csize, b->len};
 		uint8_t extra;
 		size_t in0 = in.pos, ret = ZSTD_decompressStream(r->dctx, &out, &in);
 
@@ -137,8 +136,8 @@ static int inflate(struct saf_reader *r, const uint8_t *p, const struct chunk_hd
 			break;
 		if (out.pos < out.size) {
 			if (in.pos == in.size || in.pos == in0)
-				err = saf_rd_fail(r, -EBADMSG, r->off, "chunk %u: zstd frame truncated",
-						  r->next_seq);
+				err = saf_rd_fail(r, -EBADMSG, r->off,
+						  "chunk %u: zstd frame truncated", r->next_seq);
 			continue;
 		}
 		if (out.size < c->csize) {
@@ -149,7 +148,7 @@ static int inflate(struct saf_reader *r, const uint8_t *p, const struct chunk_hd
 			continue;
 		}
 		/* Full at csize: anything more is a size mismatch. */
-		out = (ZSTD_outBuffer){ &extra, 1, 0 };
+		out = (ZSTD_outBuffer){&extra, 1, 0};
 		ret = ZSTD_decompressStream(r->dctx, &out, &in);
 		if (ZSTD_isError(ret))
 			return zfail(r, ret);
@@ -170,7 +169,7 @@ static int inflate(struct saf_reader *r, const uint8_t *p, const struct chunk_hd
 /* First pass over the records: validate all, size the arena for the largest. */
 static int check_records(struct saf_reader *r, const uint8_t *p, const uint8_t *end)
 {
-	struct saf_arena v = { 0 };
+	struct saf_arena v = {0};
 	struct saf_record rec;
 	const uint8_t *start = p;
 	size_t max_arena = 1;
@@ -186,9 +185,10 @@ static int check_records(struct saf_reader *r, const uint8_t *p, const uint8_t *
 		else if (blen > (uint64_t)(end - p))
 			v.why = "record runs past the chunk";
 		if (v.why)
-			return saf_rd_fail(r, -EBADMSG, r->off, "chunk %u: record %llu at byte %zu: %s",
-					   r->next_seq, (unsigned long long)n,
-					   (size_t)(rec_start - start), v.why);
+			return saf_rd_fail(r, -EBADMSG, r->off,
+					   "chunk %u: record %llu at byte %zu: %s", r->next_seq,
+					   (unsigned long long)n, (size_t)(rec_start - start),
+					   v.why);
 		v.arena_len = 0;
 		ret = saf_rec_decode(p, blen, &rec, &v);
 		if (ret < 0)
@@ -257,7 +257,7 @@ int saf_chunk_load(struct saf_reader *r)
 	uint64_t remain = r->info.file_size - r->off;
 	uint8_t h[SAF_CHUNK_HEADER_SIZE];
 	const uint8_t *p, *content;
-	struct chunk_hdr c = { 0 };
+	struct chunk_hdr c = {0};
 	int err = 0;
 
 	if (!remain)

@@ -9,13 +9,13 @@
 #include "saf_internal.h"
 
 struct saf_reader {
-	const uint8_t *mem;	/* open_mem() buffer, or NULL */
-	int fd;			/* open() file, or -1 */
+	const uint8_t *mem; /* open_mem() buffer, or NULL */
+	int fd;		    /* open() file, or -1 */
 	struct saf_file_info info;
-	uint64_t off;		/* next chunk's offset */
+	uint64_t off; /* next chunk's offset */
 	uint32_t next_seq;
-	int err;		/* sticky: the error that stopped reading */
-	bool done;		/* no chunk left to load */
+	int err;   /* sticky: the error that stopped reading */
+	bool done; /* no chunk left to load */
 	ZSTD_DCtx *dctx;
 	struct saf_buf payload; /* the chunk read with pread() */
 	struct saf_buf content; /* the decompressed payload */

@@ -74,7 +74,7 @@ static const uint8_t *get_raw(struct dec *d, uint32_t *len, uint32_t limit)
 
 static struct saf_str get_str(struct dec *d)
 {
-	struct saf_str s = { "", 0 };
+	struct saf_str s = {"", 0};
 	struct saf_arena *a = d->a;
 	const uint8_t *p = get_raw(d, &s.len, SAF_MAX_STRING);
 
@@ -92,7 +92,7 @@ static struct saf_str get_str(struct dec *d)
 
 static struct saf_bytes get_bytes(struct dec *d)
 {
-	struct saf_bytes b = { NULL, 0 };
+	struct saf_bytes b = {NULL, 0};
 
 	b.data = get_raw(d, &b.len, SAF_MAX_BUILD_ID);
 	return b;
@@ -295,10 +295,9 @@ static void get_sym(struct dec *d, struct saf_record *r)
  * @return 1 for a known kind, 0 for an unknown kind (to be skipped),
  * -EBADMSG or -EOVERFLOW with a->why set.
  */
-int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec,
-		   struct saf_arena *a)
+int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, struct saf_arena *a)
 {
-	struct dec d = { body, body + len, a, 0 };
+	struct dec d = {body, body + len, a, 0};
 	uint64_t kind;
 
 	if (!len) {
@@ -313,17 +312,33 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec,
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = (enum saf_rec_kind)kind;
 	switch (rec->kind) {
-	case SAF_REC_META: get_meta(&d, &rec->meta); break;
-	case SAF_REC_MAP: get_map(&d, &rec->map); break;
-	case SAF_REC_STACK: get_stack(&d, &rec->stack); break;
-	case SAF_REC_COUNT: get_count(&d, &rec->count); break;
-	case SAF_REC_LOSS: get_loss(&d, &rec->loss); break;
-	case SAF_REC_USTACK: get_ustack(&d, &rec->ustack); break;
+	case SAF_REC_META:
+		get_meta(&d, &rec->meta);
+		break;
+	case SAF_REC_MAP:
+		get_map(&d, &rec->map);
+		break;
+	case SAF_REC_STACK:
+		get_stack(&d, &rec->stack);
+		break;
+	case SAF_REC_COUNT:
+		get_count(&d, &rec->count);
+		break;
+	case SAF_REC_LOSS:
+		get_loss(&d, &rec->loss);
+		break;
+	case SAF_REC_USTACK:
+		get_ustack(&d, &rec->ustack);
+		break;
 	case SAF_REC_KSYM:
 	case SAF_REC_SYMTAB:
 	case SAF_REC_USYM:
-	case SAF_REC_JITSYM: get_sym(&d, rec); break;
-	default: get_small(&d, rec); break;
+	case SAF_REC_JITSYM:
+		get_sym(&d, rec);
+		break;
+	default:
+		get_small(&d, rec);
+		break;
 	}
 	return d.err ? d.err : 1;
 }

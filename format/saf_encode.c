@@ -22,8 +22,8 @@ static int bytes_ok(struct saf_bytes b)
 static int check_meta(const struct saf_meta *m)
 {
 	return str_ok(m->writer) && str_ok(m->hostname) && str_ok(m->kernel_release) &&
-	       str_ok(m->boot_id) && str_ok(m->arch) && str_ok(m->cmdline) &&
-	       str_ok(m->target) && str_ok(m->event);
+	       str_ok(m->boot_id) && str_ok(m->arch) && str_ok(m->cmdline) && str_ok(m->target) &&
+	       str_ok(m->event);
 }
 
 static int check_ustack(const struct saf_ustack *u)
@@ -38,27 +38,50 @@ int saf_rec_check(const struct saf_record *rec)
 	int ok;
 
 	switch (rec->kind) {
-	case SAF_REC_META: ok = check_meta(&rec->meta); break;
-	case SAF_REC_PROC: ok = str_ok(rec->proc.comm) && str_ok(rec->proc.exe); break;
-	case SAF_REC_MAP: ok = str_ok(rec->map.path) && bytes_ok(rec->map.build_id); break;
-	case SAF_REC_COMM: ok = str_ok(rec->comm.comm); break;
+	case SAF_REC_META:
+		ok = check_meta(&rec->meta);
+		break;
+	case SAF_REC_PROC:
+		ok = str_ok(rec->proc.comm) && str_ok(rec->proc.exe);
+		break;
+	case SAF_REC_MAP:
+		ok = str_ok(rec->map.path) && bytes_ok(rec->map.build_id);
+		break;
+	case SAF_REC_COMM:
+		ok = str_ok(rec->comm.comm);
+		break;
 	case SAF_REC_STACK:
 		ok = rec->stack.id != 0 && rec->stack.nframes <= SAF_MAX_FRAMES &&
 		     (rec->stack.ips || !rec->stack.nframes);
 		break;
-	case SAF_REC_COUNT: ok = str_ok(rec->count.comm); break;
-	case SAF_REC_LOSS: ok = rec->loss.ncounters <= SAF_MAX_COUNTERS; break;
-	case SAF_REC_KSYM: ok = str_ok(rec->ksym.name) && str_ok(rec->ksym.module); break;
+	case SAF_REC_COUNT:
+		ok = str_ok(rec->count.comm);
+		break;
+	case SAF_REC_LOSS:
+		ok = rec->loss.ncounters <= SAF_MAX_COUNTERS;
+		break;
+	case SAF_REC_KSYM:
+		ok = str_ok(rec->ksym.name) && str_ok(rec->ksym.module);
+		break;
 	case SAF_REC_SYMTAB:
 		ok = bytes_ok(rec->symtab.build_id) && str_ok(rec->symtab.path);
 		break;
-	case SAF_REC_USYM: ok = str_ok(rec->usym.name); break;
-	case SAF_REC_JITSYM: ok = str_ok(rec->jitsym.name); break;
-	case SAF_REC_USTACK: ok = check_ustack(&rec->ustack); break;
+	case SAF_REC_USYM:
+		ok = str_ok(rec->usym.name);
+		break;
+	case SAF_REC_JITSYM:
+		ok = str_ok(rec->jitsym.name);
+		break;
+	case SAF_REC_USTACK:
+		ok = check_ustack(&rec->ustack);
+		break;
 	case SAF_REC_EXIT:
 	case SAF_REC_INTERVAL:
-	case SAF_REC_END: ok = 1; break;
-	default: ok = 0;
+	case SAF_REC_END:
+		ok = 1;
+		break;
+	default:
+		ok = 0;
 	}
 	return ok ? 0 : -EINVAL;
 }
@@ -67,21 +90,29 @@ int saf_rec_check(const struct saf_record *rec)
 uint32_t saf_rec_chunk_type(enum saf_rec_kind kind)
 {
 	switch (kind) {
-	case SAF_REC_META: return SAF_CHUNK_META;
+	case SAF_REC_META:
+		return SAF_CHUNK_META;
 	case SAF_REC_PROC:
 	case SAF_REC_MAP:
 	case SAF_REC_COMM:
-	case SAF_REC_EXIT: return SAF_CHUNK_PROCS;
-	case SAF_REC_STACK: return SAF_CHUNK_STACKS;
+	case SAF_REC_EXIT:
+		return SAF_CHUNK_PROCS;
+	case SAF_REC_STACK:
+		return SAF_CHUNK_STACKS;
 	case SAF_REC_INTERVAL:
 	case SAF_REC_COUNT:
 	case SAF_REC_USTACK:
-	case SAF_REC_LOSS: return SAF_CHUNK_SAMPLES;
-	case SAF_REC_KSYM: return SAF_CHUNK_KSYMS;
+	case SAF_REC_LOSS:
+		return SAF_CHUNK_SAMPLES;
+	case SAF_REC_KSYM:
+		return SAF_CHUNK_KSYMS;
 	case SAF_REC_SYMTAB:
-	case SAF_REC_USYM: return SAF_CHUNK_USYMS;
-	case SAF_REC_JITSYM: return SAF_CHUNK_JIT;
-	case SAF_REC_END: return SAF_CHUNK_END;
+	case SAF_REC_USYM:
+		return SAF_CHUNK_USYMS;
+	case SAF_REC_JITSYM:
+		return SAF_CHUNK_JIT;
+	case SAF_REC_END:
+		return SAF_CHUNK_END;
 	}
 	return 0;
 }
@@ -208,7 +239,9 @@ static void put_body(struct enc *e, const struct saf_record *r)
 {
 	put_u(e, r->kind);
 	switch (r->kind) {
-	case SAF_REC_META: put_meta(e, &r->meta); break;
+	case SAF_REC_META:
+		put_meta(e, &r->meta);
+		break;
 	case SAF_REC_PROC:
 		put_u(e, r->proc.pid);
 		put_u(e, r->proc.gen);
@@ -217,7 +250,9 @@ static void put_body(struct enc *e, const struct saf_record *r)
 		put_str(e, r->proc.comm);
 		put_str(e, r->proc.exe);
 		break;
-	case SAF_REC_MAP: put_map(e, &r->map); break;
+	case SAF_REC_MAP:
+		put_map(e, &r->map);
+		break;
 	case SAF_REC_COMM:
 		put_u(e, r->comm.pid);
 		put_u(e, r->comm.tid);
@@ -228,15 +263,23 @@ static void put_body(struct enc *e, const struct saf_record *r)
 		put_u(e, r->exit.pid);
 		put_u(e, r->exit.time_ns);
 		break;
-	case SAF_REC_STACK: put_stack(e, &r->stack); break;
+	case SAF_REC_STACK:
+		put_stack(e, &r->stack);
+		break;
 	case SAF_REC_INTERVAL:
 		put_u(e, r->interval.seq);
 		put_u(e, r->interval.start_ns);
 		put_u(e, r->interval.end_ns);
 		break;
-	case SAF_REC_COUNT: put_count(e, &r->count); break;
-	case SAF_REC_LOSS: put_loss(e, &r->loss); break;
-	case SAF_REC_USTACK: put_ustack(e, &r->ustack); break;
+	case SAF_REC_COUNT:
+		put_count(e, &r->count);
+		break;
+	case SAF_REC_LOSS:
+		put_loss(e, &r->loss);
+		break;
+	case SAF_REC_USTACK:
+		put_ustack(e, &r->ustack);
+		break;
 	case SAF_REC_KSYM:
 		put_u(e, r->ksym.addr);
 		put_str(e, r->ksym.name);
@@ -274,7 +317,7 @@ static void put_body(struct enc *e, const struct saf_record *r)
  */
 int saf_rec_encode(struct saf_buf *b, const struct saf_record *rec)
 {
-	struct enc e = { b, saf_rec_check(rec) };
+	struct enc e = {b, saf_rec_check(rec)};
 	size_t start = b->len, body_len;
 	uint8_t len[SAF_VARINT_MAX];
 	size_t n;

@@ -15,8 +15,8 @@
 
 #include "saf.h"
 
-#define SAF_VARINT_MAX 10 /* "Varints": 64 bits in 7-bit groups */
-#define SAF_CHUNK_FLAG_ZSTD 1u
+#define SAF_VARINT_MAX		 10 /* "Varints": 64 bits in 7-bit groups */
+#define SAF_CHUNK_FLAG_ZSTD	 1u
 #define SAF_DEFAULT_CHUNK_TARGET (1u << 20)
 /* The writer refuses a larger target so one record more stays under the limit. */
 #define SAF_MAX_CHUNK_TARGET (SAF_CHUNK_MAX_CONTENT / 2)
@@ -87,7 +87,6 @@ struct saf_arena {
 	const char *why; /* reason of the last decode failure */
 };
 
-int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec,
-		   struct saf_arena *a);
+int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, struct saf_arena *a);
 
 #endif /* SAF_INTERNAL_H */

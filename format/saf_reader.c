@@ -16,7 +16,6 @@
 #include "saf_internal.h"
 #include "saf_chunk.h"
 
-
 static void set_msg(struct saf_reader *r, uint64_t off, const char *fmt, va_list ap)
 {
 	int n = snprintf(r->errmsg, sizeof(r->errmsg), "offset %llu: ", (unsigned long long)off);
@@ -104,8 +103,8 @@ static int check_header(struct saf_reader *r)
 		return saf_rd_fail(r, -ENOTSUP, 8,
 				   "format version %u.%u is newer than this reader (%u.%u); "
 				   "a newer sa is needed to read it",
-				   r->info.version_major, r->info.version_minor,
-				   SAF_VERSION_MAJOR, SAF_VERSION_MINOR);
+				   r->info.version_major, r->info.version_minor, SAF_VERSION_MAJOR,
+				   SAF_VERSION_MINOR);
 	if (r->info.version_major < SAF_VERSION_MAJOR)
 		return saf_rd_fail(r, -EBADMSG, 8, "unknown format version %u.%u",
 				   r->info.version_major, r->info.version_minor);

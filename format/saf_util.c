@@ -50,7 +50,7 @@ static void zstd_free(void *opaque, void *ptr)
 
 ZSTD_customMem saf_zstd_mem(void)
 {
-	ZSTD_customMem mem = { zstd_alloc, zstd_free, NULL };
+	ZSTD_customMem mem = {zstd_alloc, zstd_free, NULL};
 
 	return mem;
 }
@@ -103,7 +103,7 @@ const char *saf_chunk_type__name(uint32_t type)
 
 struct saf_str saf_str__from(const char *s)
 {
-	struct saf_str str = { s, s ? (uint32_t)strnlen(s, SAF_MAX_STRING + 1) : 0 };
+	struct saf_str str = {s, s ? (uint32_t)strnlen(s, SAF_MAX_STRING + 1) : 0};
 
 	return str;
 }

@@ -12,27 +12,27 @@
 
 /* Buffered chunk types, in the order saf_writer__flush() writes them. */
 static const uint32_t flush_order[] = {
-	SAF_CHUNK_PROCS, SAF_CHUNK_KSYMS, SAF_CHUNK_USYMS,
+	SAF_CHUNK_PROCS, SAF_CHUNK_KSYMS,  SAF_CHUNK_USYMS,
 	SAF_CHUNK_JIT,	 SAF_CHUNK_STACKS, SAF_CHUNK_SAMPLES,
 };
-#define NBUF (sizeof(flush_order) / sizeof(flush_order[0]))
+#define NBUF	    (sizeof(flush_order) / sizeof(flush_order[0]))
 #define SAMPLES_BUF (NBUF - 1)
-#define USYMS_BUF 2
+#define USYMS_BUF   2
 
 struct saf_writer {
 	int fd;
-	int err;	     /* sticky: the first write failure */
+	int err; /* sticky: the first write failure */
 	int level;
 	size_t target;
 	ZSTD_CCtx *cctx;
 	struct saf_buf bufs[NBUF];
-	struct saf_buf out;  /* chunk header + payload of one write */
-	struct saf_buf tmp;  /* META and END records */
-	uint32_t seq;	     /* next chunk's seq */
+	struct saf_buf out; /* chunk header + payload of one write */
+	struct saf_buf tmp; /* META and END records */
+	uint32_t seq;	    /* next chunk's seq */
 	uint64_t bytes;
 	struct saf_interval iv;
 	bool iv_open;
-	bool iv_head_needed; /* repeat INTERVAL at the head of the next SAMPLES chunk */
+	bool iv_head_needed;   /* repeat INTERVAL at the head of the next SAMPLES chunk */
 	struct saf_buf symtab; /* the last SYMTAB, encoded: USYMs after a split need it */
 	bool finished;
 };
@@ -128,7 +128,7 @@ static int write_bufs(struct saf_writer *w, size_t last)
 
 static int write_header(struct saf_writer *w)
 {
-	uint8_t h[SAF_FILE_HEADER_SIZE] = { 0 };
+	uint8_t h[SAF_FILE_HEADER_SIZE] = {0};
 	int err;
 
 	memcpy(h, SAF_MAGIC, SAF_MAGIC_LEN);
@@ -208,7 +208,7 @@ static int append(struct saf_writer *w, const struct saf_record *rec)
 	b = &w->bufs[idx];
 	if ((size_t)idx == SAMPLES_BUF && !b->len && w->iv_head_needed &&
 	    rec->kind != SAF_REC_INTERVAL) {
-		struct saf_record head = { .kind = SAF_REC_INTERVAL, .interval = w->iv };
+		struct saf_record head = {.kind = SAF_REC_INTERVAL, .interval = w->iv};
 
 		err = saf_rec_encode(b, &head);
 		if (err)
@@ -306,7 +306,7 @@ static int write_single(struct saf_writer *w, const struct saf_record *rec, uint
 
 int saf_writer__meta(struct saf_writer *w, const struct saf_meta *meta)
 {
-	struct saf_record rec = { .kind = SAF_REC_META };
+	struct saf_record rec = {.kind = SAF_REC_META};
 	int err = usable(w);
 
 	if (err)
@@ -319,7 +319,7 @@ int saf_writer__meta(struct saf_writer *w, const struct saf_meta *meta)
 
 int saf_writer__interval(struct saf_writer *w, const struct saf_interval *iv)
 {
-	struct saf_record rec = { .kind = SAF_REC_INTERVAL };
+	struct saf_record rec = {.kind = SAF_REC_INTERVAL};
 	int err = usable(w);
 
 	if (err)
@@ -338,7 +338,7 @@ int saf_writer__interval(struct saf_writer *w, const struct saf_interval *iv)
 
 int saf_writer__interval_end(struct saf_writer *w, const struct saf_loss *loss)
 {
-	struct saf_record rec = { .kind = SAF_REC_LOSS };
+	struct saf_record rec = {.kind = SAF_REC_LOSS};
 	int err = usable(w);
 
 	if (err)
@@ -368,7 +368,7 @@ int saf_writer__flush(struct saf_writer *w)
 
 int saf_writer__finish(struct saf_writer *w, const struct saf_end *end)
 {
-	struct saf_record rec = { .kind = SAF_REC_END };
+	struct saf_record rec = {.kind = SAF_REC_END};
 	int err = saf_writer__flush(w);
 
 	if (err)

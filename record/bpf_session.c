@@ -65,15 +65,14 @@ static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus
 	/* --call-graph dwarf: 0.25 s of full-size captures (most are far smaller) */
 	s->urb_bytes = getpagesize();
 	if (o->call_graph == SA_CG_DWARF)
-		s->urb_bytes = pow2_at_least(clamp_u32(o->freq * (uint64_t)ncpus / 4 *
-						       (o->stack_size + 1024), 1 << 20, 64 << 20));
+		s->urb_bytes = pow2_at_least(clamp_u32(
+			o->freq * (uint64_t)ncpus / 4 * (o->stack_size + 1024), 1 << 20, 64 << 20));
 }
 
 static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 {
 	struct sa *k = s->skel;
-	struct bpf_map *m[] = { k->maps.stacks0, k->maps.stacks1, k->maps.counts0,
-				k->maps.counts1 };
+	struct bpf_map *m[] = {k->maps.stacks0, k->maps.stacks1, k->maps.counts0, k->maps.counts1};
 	int i, err;
 
 	size_maps(s, o, ncpus);
@@ -155,7 +154,8 @@ static int attach_cpu(struct rec_session *s, const struct rec_opts *o, int cpu, 
 		return 0; /* offline CPU */
 	if (fd < 0) {
 		if (o->cycles && (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -EINVAL))
-			snprintf(err, errsz, "event 'cycles' is not supported on this machine "
+			snprintf(err, errsz,
+				 "event 'cycles' is not supported on this machine "
 				 "(no hardware PMU, e.g. in a VM); use -e cpu-clock");
 		else
 			snprintf(err, errsz, "perf_event_open on CPU %d: %s", cpu, strerror(-fd));
@@ -204,11 +204,14 @@ static int attach_all(struct rec_session *s, const struct rec_opts *o, char *err
 static void load_error(int e, char *err, size_t errsz)
 {
 	if (e == -EPERM || (e == -EACCES && geteuid() != 0))
-		snprintf(err, errsz, "loading BPF: permission denied: run as root "
+		snprintf(err, errsz,
+			 "loading BPF: permission denied: run as root "
 			 "(CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN are needed)");
 	else
-		snprintf(err, errsz, "loading BPF: %s (BTF and BPF support needed; "
-			 "SA_DEBUG_BPF=1 shows the verifier log)", strerror(-e));
+		snprintf(err, errsz,
+			 "loading BPF: %s (BTF and BPF support needed; "
+			 "SA_DEBUG_BPF=1 shows the verifier log)",
+			 strerror(-e));
 }
 
 /**

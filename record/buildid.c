@@ -130,10 +130,10 @@ struct rec_buildids *rec_buildids__new(void)
  * @id: set to the cached bytes, borrowed until the next call.
  * @return the length (0 = none or unreadable), or -ENOMEM.
  */
-int rec_buildids__get(struct rec_buildids *c, const char *path, const char *alt_path,
-		      uint64_t dev, uint64_t ino, const uint8_t **id)
+int rec_buildids__get(struct rec_buildids *c, const char *path, const char *alt_path, uint64_t dev,
+		      uint64_t ino, const uint8_t **id)
 {
-	struct bid_key k = { .dev = dev, .ino = ino };
+	struct bid_key k = {.dev = dev, .ino = ino};
 	struct bid_val *v;
 	bool is_new;
 	int fd;

@@ -37,10 +37,10 @@ struct rec_drain {
 	struct rec_procs *procs;
 	struct rec_stackdb *db;
 	struct ring_buffer *rb;
-	struct rec_htab *agg[SA_NSETS];	  /* agg_key -> agg_val, per set */
-	struct rec_ustacks *us;		  /* --call-graph dwarf captures, per set */
-	__u64 lost_us[SA_NSETS];	  /* samples sa-record itself dropped */
-	struct rec_htab *kid2fid;	  /* kid_key -> file id, per drain */
+	struct rec_htab *agg[SA_NSETS]; /* agg_key -> agg_val, per set */
+	struct rec_ustacks *us;		/* --call-graph dwarf captures, per set */
+	__u64 lost_us[SA_NSETS];	/* samples sa-record itself dropped */
+	struct rec_htab *kid2fid;	/* kid_key -> file id, per drain */
 	struct sa_count_key *keys;
 	struct sa_count_val *vals;
 	__u32 batch;
@@ -48,8 +48,8 @@ struct rec_drain {
 	size_t stack_keys_cap;
 	__u64 ips[SA_MAX_DEPTH];
 	struct rec_totals tot;
-	int err; /* sticky write error seen in the ring buffer callback */
-	struct rec_sc *sc; /* NULL, or symbols and mappings to capture */
+	int err;	    /* sticky write error seen in the ring buffer callback */
+	struct rec_sc *sc;  /* NULL, or symbols and mappings to capture */
 	__u64 sb_lost_seen; /* side-band records lost, as of the last interval */
 };
 
@@ -77,7 +77,7 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 	if (len < sizeof(*r))
 		return 0;
 	set = r->epoch & 1;
-	k = (struct agg_key){ .tgid = r->tgid, .tid = r->tid, .gen = r->gen };
+	k = (struct agg_key){.tgid = r->tgid, .tid = r->tid, .gen = r->gen};
 	k.ufid = rec_stackdb__intern(d->db, SAF_STACK_USER, r->ips, r->ubytes / 8, d->w, &err);
 	if (!err)
 		k.kfid = rec_stackdb__intern(d->db, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH],
@@ -148,8 +148,8 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 		d->agg[i] = rec_htab__new(sizeof(struct agg_key), sizeof(struct agg_val));
 	d->us = rec_ustacks__new();
 	d->rb = ring_buffer__new(bpf_map__fd(rec_session__ringbuf(s)), on_rb_sample, d, NULL);
-	if (d->rb && ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)),
-				      on_rb_ustack, d)) {
+	if (d->rb &&
+	    ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)), on_rb_ustack, d)) {
 		ring_buffer__free(d->rb);
 		d->rb = NULL;
 	}
@@ -183,7 +183,7 @@ int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 /* kernel stack id -> file stack id, reading the stack map on first use */
 static __u32 resolve(struct rec_drain *d, int stack_fd, __s32 kid, __u32 kind, int *err)
 {
-	struct kid_key k = { .kid = kid, .kind = kind };
+	struct kid_key k = {.kid = kid, .kind = kind};
 	__u32 *fid, n;
 	bool is_new;
 
@@ -213,7 +213,7 @@ static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *
 		     const struct sa_count_val *cv)
 {
 	int stack_fd = rec_session__stack_fd(d->s, set);
-	struct agg_key k = { .tgid = ck->tgid, .tid = ck->tid, .gen = ck->gen };
+	struct agg_key k = {.tgid = ck->tgid, .tid = ck->tid, .gen = ck->gen};
 	int err;
 
 	k.ufid = resolve(d, stack_fd, ck->ustack, SAF_STACK_USER, &err);
@@ -241,7 +241,8 @@ static int drain_counts(struct rec_drain *d, __u32 set)
 		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, d->keys,
 						      d->vals, &n, NULL);
 		if (err && err != -ENOENT) {
-			if (first && (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */))
+			if (first &&
+			    (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */))
 				break;
 			return err;
 		}
@@ -275,7 +276,8 @@ static int clear_stacks(struct rec_drain *d, __u32 set)
 	size_t n = 0, i;
 	__u32 key, *p;
 
-	for (__u32 *prev = NULL; !bpf_map_get_next_key(fd, prev, &key); prev = &d->stack_keys[n - 1]) {
+	for (__u32 *prev = NULL; !bpf_map_get_next_key(fd, prev, &key);
+	     prev = &d->stack_keys[n - 1]) {
 		if (n == d->stack_keys_cap) {
 			size_t cap = n ? 2 * n : 1024;
 
@@ -306,23 +308,23 @@ static __u64 sideband_lost(struct rec_drain *d)
 	return n;
 }
 
-static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated,
-		      __u64 lost_us, __u64 sb_lost)
+static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated, __u64 lost_us,
+		      __u64 sb_lost)
 {
 	static const struct {
 		__u32 id;
 		int idx;
 	} map[] = {
-		{ SAF_CTR_RUNS, SA_CTR_RUNS },
-		{ SAF_CTR_KEPT, SA_CTR_KEPT },
-		{ SAF_CTR_FILTERED, SA_CTR_FILTERED },
-		{ SAF_CTR_LOST_USTACK, SA_CTR_LOST_USTACK },
-		{ SAF_CTR_LOST_KSTACK, SA_CTR_LOST_KSTACK },
-		{ SAF_CTR_LOST_RINGBUF, SA_CTR_LOST_RINGBUF },
-		{ SAF_CTR_LOST_MAPFULL, SA_CTR_LOST_MAPFULL },
-		{ SAF_CTR_LOST_OTHER, SA_CTR_LOST_OTHER },
-		{ SAF_CTR_COLLISIONS, SA_CTR_COLLISIONS },
-		{ SAF_CTR_MAPFULL_RECOVERED, SA_CTR_MAPFULL_RECOVERED },
+		{SAF_CTR_RUNS, SA_CTR_RUNS},
+		{SAF_CTR_KEPT, SA_CTR_KEPT},
+		{SAF_CTR_FILTERED, SA_CTR_FILTERED},
+		{SAF_CTR_LOST_USTACK, SA_CTR_LOST_USTACK},
+		{SAF_CTR_LOST_KSTACK, SA_CTR_LOST_KSTACK},
+		{SAF_CTR_LOST_RINGBUF, SA_CTR_LOST_RINGBUF},
+		{SAF_CTR_LOST_MAPFULL, SA_CTR_LOST_MAPFULL},
+		{SAF_CTR_LOST_OTHER, SA_CTR_LOST_OTHER},
+		{SAF_CTR_COLLISIONS, SA_CTR_COLLISIONS},
+		{SAF_CTR_MAPFULL_RECOVERED, SA_CTR_MAPFULL_RECOVERED},
 	};
 	size_t i;
 
@@ -344,7 +346,7 @@ static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 trunca
 
 static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 {
-	struct saf_record rec = { .kind = SAF_REC_COUNT };
+	struct saf_record rec = {.kind = SAF_REC_COUNT};
 	const struct agg_key *k;
 	struct agg_val *v;
 	size_t it = 0;
@@ -357,9 +359,12 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 			err = rec_sc__count(d->sc, k->tgid, k->gen, k->ufid);
 		if (err)
 			return err;
-		rec.count = (struct saf_count){ .pid = k->tgid, .tid = k->tid, .gen = k->gen,
-						.ustack = k->ufid, .kstack = k->kfid,
-						.count = v->count };
+		rec.count = (struct saf_count){.pid = k->tgid,
+					       .tid = k->tid,
+					       .gen = k->gen,
+					       .ustack = k->ufid,
+					       .kstack = k->kfid,
+					       .count = v->count};
 		rec.count.comm.str = v->comm;
 		rec.count.comm.len = strnlen(v->comm, SA_COMM_LEN);
 		err = saf_writer__add(d->w, &rec);
@@ -379,12 +384,24 @@ static void add_totals(struct rec_totals *t, const struct saf_loss *l)
 	t->intervals++;
 	for (i = 0; i < l->ncounters; i++) {
 		switch (l->ids[i]) {
-		case SAF_CTR_RUNS: t->runs += l->values[i]; break;
-		case SAF_CTR_KEPT: t->kept += l->values[i]; break;
-		case SAF_CTR_FILTERED: t->filtered += l->values[i]; break;
-		case SAF_CTR_TRUNCATED: t->truncated += l->values[i]; break;
-		case SAF_CTR_COLLISIONS: t->collisions += l->values[i]; break;
-		default: t->lost += l->values[i]; break;
+		case SAF_CTR_RUNS:
+			t->runs += l->values[i];
+			break;
+		case SAF_CTR_KEPT:
+			t->kept += l->values[i];
+			break;
+		case SAF_CTR_FILTERED:
+			t->filtered += l->values[i];
+			break;
+		case SAF_CTR_TRUNCATED:
+			t->truncated += l->values[i];
+			break;
+		case SAF_CTR_COLLISIONS:
+			t->collisions += l->values[i];
+			break;
+		default:
+			t->lost += l->values[i];
+			break;
 		}
 	}
 }
@@ -406,10 +423,9 @@ static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
  * the next.
  * @return 0 or a negative errno (a write error or a map error).
  */
-int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns,
-			uint64_t *end_ns)
+int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns, uint64_t *end_ns)
 {
-	struct saf_interval iv = { .start_ns = start_ns };
+	struct saf_interval iv = {.start_ns = start_ns};
 	struct rec_ctrs c;
 	struct saf_loss loss;
 	__u64 truncated;

@@ -30,7 +30,7 @@ static void on_child(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction sa = {.sa_handler = on_stop};
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -88,7 +88,8 @@ static void summary(const struct run *r)
 		return;
 	human(saf_writer__bytes(r->w), b, sizeof(b));
 	human(rec_session__kernel_bytes(r->s), k, sizeof(k));
-	fprintf(stderr, "%ssa-record: %s: %llu samples kept of %llu runs (%llu filtered, %llu lost"
+	fprintf(stderr,
+		"%ssa-record: %s: %llu samples kept of %llu runs (%llu filtered, %llu lost"
 		", %llu collisions recovered, %llu truncated), %zu unique stacks, "
 		"%llu intervals, %s; kernel maps %s\n",
 		r->tty ? "\r\033[K" : "", r->o->output, (unsigned long long)t->kept,
@@ -180,9 +181,12 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (!r->w)
 		return -errno;
 	/* before the BPF program: every exec it counts is seen by the side-band */
-	r->sc = rec_sc__open(&(struct rec_sc_opts){ .sz = sizeof(struct rec_sc_opts), .w = r->w,
-		.no_embed = o->no_embed_symbols, .cpus = o->cpus, .ncpus = o->ncpus,
-		.child = r->child });
+	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
+						   .w = r->w,
+						   .no_embed = o->no_embed_symbols,
+						   .cpus = o->cpus,
+						   .ncpus = o->ncpus,
+						   .child = r->child});
 	if (!r->sc) {
 		snprintf(err, errsz, "side-band perf events: %s", strerror(errno));
 		return -errno;
@@ -262,7 +266,7 @@ static int reap_child(struct run *r)
  */
 int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *child_wstatus)
 {
-	struct run r = { .o = o, .fd = -1, .child = child, .child_wstatus = child_wstatus };
+	struct run r = {.o = o, .fd = -1, .child = child, .child_wstatus = child_wstatus};
 	char err[512] = "";
 	int e, fail = child > 0 ? REC_EXIT_CMD_FAIL : REC_EXIT_FAIL;
 

@@ -59,28 +59,43 @@ static const char usage_text[] =
 	"Stacks deeper than 127 frames are cut and counted as truncated.\n";
 
 enum {
-	OPT_IDLE = 256, OPT_DURATION, OPT_INTERVAL, OPT_MAX_SIZE, OPT_STACK_MAP,
-	OPT_COUNTS_MAP, OPT_RINGBUF, OPT_NO_EMBED, OPT_CALL_GRAPH, OPT_STACK_SIZE,
+	OPT_IDLE = 256,
+	OPT_DURATION,
+	OPT_INTERVAL,
+	OPT_MAX_SIZE,
+	OPT_STACK_MAP,
+	OPT_COUNTS_MAP,
+	OPT_RINGBUF,
+	OPT_NO_EMBED,
+	OPT_CALL_GRAPH,
+	OPT_STACK_SIZE,
 };
 
 static const struct option long_opts[] = {
-	{ "all-cpus", no_argument, NULL, 'a' },	  { "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },	  { "cgroup", required_argument, NULL, 'G' },
-	{ "freq", required_argument, NULL, 'F' },	  { "event", required_argument, NULL, 'e' },
-	{ "cpu", required_argument, NULL, 'C' },	  { "user-only", no_argument, NULL, 'U' },
-	{ "kernel-only", no_argument, NULL, 'K' },	  { "idle", no_argument, NULL, OPT_IDLE },
-	{ "output", required_argument, NULL, 'o' },	  { "quiet", no_argument, NULL, 'q' },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP },
-	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
-	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
-	{ "no-embed-symbols", no_argument, NULL, OPT_NO_EMBED },
-	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
-	{ "help", no_argument, NULL, 'h' },		  { "version", no_argument, NULL, 'V' },
-	{ 0 },
+	{"all-cpus", no_argument, NULL, 'a'},
+	{"pid", required_argument, NULL, 'p'},
+	{"tid", required_argument, NULL, 't'},
+	{"cgroup", required_argument, NULL, 'G'},
+	{"freq", required_argument, NULL, 'F'},
+	{"event", required_argument, NULL, 'e'},
+	{"cpu", required_argument, NULL, 'C'},
+	{"user-only", no_argument, NULL, 'U'},
+	{"kernel-only", no_argument, NULL, 'K'},
+	{"idle", no_argument, NULL, OPT_IDLE},
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"duration", required_argument, NULL, OPT_DURATION},
+	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
+	{"stack-map-size", required_argument, NULL, OPT_STACK_MAP},
+	{"counts-map-size", required_argument, NULL, OPT_COUNTS_MAP},
+	{"ringbuf-size", required_argument, NULL, OPT_RINGBUF},
+	{"no-embed-symbols", no_argument, NULL, OPT_NO_EMBED},
+	{"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+	{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{0},
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -101,9 +116,21 @@ static uint64_t parse_size(const char *s)
 	if (end == s || v <= 0)
 		return 0;
 	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	case 'k':
+	case 'K':
+		mul = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30;
+		end++;
+		break;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -169,7 +196,7 @@ static int parse_unwind_opt(struct rec_opts *o, int c, const char *arg)
 		o->call_graph = SA_CG_DWARF;
 	else if (!strcmp(arg, "auto"))
 		return usage_error("%s", "--call-graph auto is not implemented yet "
-				   "(docs/unwinding.md); use fp or dwarf");
+					 "(docs/unwinding.md); use fp or dwarf");
 	else
 		return usage_error("unknown call graph mode '%s' (fp or dwarf)", arg);
 #if !defined(__x86_64__)
@@ -185,19 +212,27 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 	long v;
 
 	switch (c) {
-	case 'a': o->all = true; break;
-	case 'p': case 't':
+	case 'a':
+		o->all = true;
+		break;
+	case 'p':
+	case 't':
 		if (rec_parse_id_list(arg, &o->ids, &o->nids))
 			return usage_error("bad PID list '%s'", arg);
 		o->filter = c == 'p' ? SA_FILTER_TGID : SA_FILTER_TID;
 		++*ntargets;
 		break;
-	case 'G': o->cgroup = arg; o->filter = SA_FILTER_CGROUP; ++*ntargets; break;
+	case 'G':
+		o->cgroup = arg;
+		o->filter = SA_FILTER_CGROUP;
+		++*ntargets;
+		break;
 	case 'F':
 		v = strtol(arg, &end, 10);
 		if (*end || end == arg || v < 1 || v > max_sample_rate())
 			return usage_error("bad frequency '%s': give 1 .. "
-					   "kernel.perf_event_max_sample_rate Hz", arg);
+					   "kernel.perf_event_max_sample_rate Hz",
+					   arg);
 		o->freq = v;
 		break;
 	case 'e':
@@ -211,14 +246,29 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 		if (rec_parse_cpu_list(arg, &o->cpus, &o->ncpus))
 			return usage_error("bad CPU list '%s'", arg);
 		break;
-	case 'U': o->user_only = true; break;
-	case 'K': o->kernel_only = true; break;
-	case 'g': break;
-	case 'q': o->quiet = true; break;
-	case 'o': o->output = arg; break;
-	case OPT_IDLE: o->idle = true; break;
-	case OPT_NO_EMBED: o->no_embed_symbols = true; break;
-	case OPT_CALL_GRAPH: case OPT_STACK_SIZE: return parse_unwind_opt(o, c, arg);
+	case 'U':
+		o->user_only = true;
+		break;
+	case 'K':
+		o->kernel_only = true;
+		break;
+	case 'g':
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_IDLE:
+		o->idle = true;
+		break;
+	case OPT_NO_EMBED:
+		o->no_embed_symbols = true;
+		break;
+	case OPT_CALL_GRAPH:
+	case OPT_STACK_SIZE:
+		return parse_unwind_opt(o, c, arg);
 	case OPT_DURATION:
 		if ((o->duration = parse_seconds(arg)) < 0)
 			return usage_error("bad duration '%s'", arg);
@@ -231,12 +281,15 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 		if (!(o->max_size = parse_size(arg)))
 			return usage_error("bad size '%s'", arg);
 		break;
-	case OPT_STACK_MAP: case OPT_COUNTS_MAP: case OPT_RINGBUF:
+	case OPT_STACK_MAP:
+	case OPT_COUNTS_MAP:
+	case OPT_RINGBUF:
 		v = c == OPT_RINGBUF ? (long)parse_size(arg) : strtol(arg, &end, 10);
 		if (v < 1 || v > (1l << 30) || (c != OPT_RINGBUF && *end))
 			return usage_error("bad size '%s'", arg);
-		*(c == OPT_STACK_MAP ? &o->stack_map_size
-		  : c == OPT_COUNTS_MAP ? &o->counts_map_size : &o->ringbuf_size) = v;
+		*(c == OPT_STACK_MAP	? &o->stack_map_size
+		  : c == OPT_COUNTS_MAP ? &o->counts_map_size
+					: &o->ringbuf_size) = v;
 		break;
 	default:
 		return usage_error("%s", "bad option");
@@ -304,16 +357,21 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		o->target_desc = join(0, NULL, "-a");
 	else
 		o->target_desc = join(1, (char **)&target_arg,
-				      o->filter == SA_FILTER_TGID ? "-p" :
-				      o->filter == SA_FILTER_TID ? "-t" : "-G");
+				      o->filter == SA_FILTER_TGID  ? "-p"
+				      : o->filter == SA_FILTER_TID ? "-t"
+								   : "-G");
 	return o->cmdline && o->target_desc ? 0 : REC_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)
 {
 	struct rec_opts o = {
-		.freq = 99, .event = "cpu-clock", .interval = 1.0, .output = "record.sa",
-		.call_graph = SA_CG_FP, .stack_size = 16384,
+		.freq = 99,
+		.event = "cpu-clock",
+		.interval = 1.0,
+		.output = "record.sa",
+		.call_graph = SA_CG_FP,
+		.stack_size = 16384,
 	};
 	int go = -1, status = -1, wstatus, err;
 	pid_t child = 0;

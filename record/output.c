@@ -60,7 +60,7 @@ int rec_output_open(const char *path)
 int rec_write_meta(struct saf_writer *w, const struct rec_opts *o, uint64_t real_ns,
 		   uint64_t mono_ns, int ncpus)
 {
-	struct saf_meta m = { 0 };
+	struct saf_meta m = {0};
 	char host[256] = "", boot[64] = "";
 	struct utsname u;
 	FILE *f;

@@ -85,7 +85,7 @@ static __u32 read_ppid(__u32 tgid)
 
 static int emit_map(struct rec_procs *p, __u32 tgid, __u32 gen, const char *line)
 {
-	struct saf_record rec = { .kind = SAF_REC_MAP };
+	struct saf_record rec = {.kind = SAF_REC_MAP};
 	struct saf_map *m = &rec.map;
 	unsigned long start, end, pgoff, ino;
 	unsigned int maj, min;
@@ -95,12 +95,19 @@ static int emit_map(struct rec_procs *p, __u32 tgid, __u32 gen, const char *line
 	int pos = 0, len;
 
 	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &start, &end, perms, &pgoff, &maj, &min,
-		   &ino, &pos) < 7 || !strchr(perms, 'x'))
+		   &ino, &pos) < 7 ||
+	    !strchr(perms, 'x'))
 		return 0;
 	path = line + pos;
-	*m = (struct saf_map){ .pid = tgid, .gen = gen, .start = start, .end = end,
-			       .pgoff = pgoff, .flags = SAF_MAP_EXEC, .dev = makedev(maj, min),
-			       .inode = ino, .time_ns = rec_now_ns(CLOCK_MONOTONIC) };
+	*m = (struct saf_map){.pid = tgid,
+			      .gen = gen,
+			      .start = start,
+			      .end = end,
+			      .pgoff = pgoff,
+			      .flags = SAF_MAP_EXEC,
+			      .dev = makedev(maj, min),
+			      .inode = ino,
+			      .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
 	len = strlen(path);
 	if (len > 10 && !strcmp(path + len - 10, " (deleted)")) {
 		m->flags |= SAF_MAP_DELETED;
@@ -142,7 +149,7 @@ static int emit_maps(struct rec_procs *p, __u32 tgid, __u32 gen)
 
 static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 {
-	struct saf_record rec = { .kind = SAF_REC_PROC };
+	struct saf_record rec = {.kind = SAF_REC_PROC};
 	char path[64], pcomm[64], exe[4096];
 	ssize_t n;
 	int err;
@@ -152,8 +159,10 @@ static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
-	rec.proc = (struct saf_proc){ .pid = tgid, .gen = gen, .ppid = read_ppid(tgid),
-				      .time_ns = rec_now_ns(CLOCK_MONOTONIC) };
+	rec.proc = (struct saf_proc){.pid = tgid,
+				     .gen = gen,
+				     .ppid = read_ppid(tgid),
+				     .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
 	rec.proc.comm = saf_str__from(pcomm[0] ? pcomm : comm);
 	rec.proc.exe = saf_str__from(exe);
 	/* /proc shows the current image only: a sample of an older gen gets none */
@@ -172,7 +181,7 @@ static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
  */
 int rec_procs__capture(struct rec_procs *p, __u32 tgid, __u32 gen)
 {
-	struct proc_key k = { .tgid = tgid, .gen = gen };
+	struct proc_key k = {.tgid = tgid, .gen = gen};
 	bool is_new;
 
 	if (!rec_htab__put(p->seen, &k, &is_new))
@@ -188,8 +197,8 @@ int rec_procs__capture(struct rec_procs *p, __u32 tgid, __u32 gen)
  */
 int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const char *comm)
 {
-	struct proc_key k = { .tgid = tgid, .gen = gen };
-	struct saf_record rec = { .kind = SAF_REC_COMM };
+	struct proc_key k = {.tgid = tgid, .gen = gen};
+	struct saf_record rec = {.kind = SAF_REC_COMM};
 	char name[SA_COMM_LEN + 1];
 	__u64 h, *last;
 	bool is_new;
@@ -210,8 +219,8 @@ int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const
 	if (*last == h)
 		return 0;
 	*last = h;
-	rec.comm = (struct saf_comm){ .pid = tgid, .tid = tid,
-				      .time_ns = rec_now_ns(CLOCK_MONOTONIC) };
+	rec.comm =
+		(struct saf_comm){.pid = tgid, .tid = tid, .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
 	rec.comm.comm = saf_str__from(name);
 	return saf_writer__add(p->w, &rec);
 }

@@ -21,36 +21,36 @@ _Static_assert(sizeof(struct sa_rb_ustack) == 64 + SA_MAX_DEPTH * 8 + SA_USTACK_
 	       "sa_rb_ustack layout");
 
 /* Exit codes (STYLE.md "Errors"). */
-#define REC_EXIT_FAIL 1
-#define REC_EXIT_USAGE 2
-#define REC_EXIT_CMD_FAIL 125
-#define REC_EXIT_CMD_NOEXEC 126
+#define REC_EXIT_FAIL	      1
+#define REC_EXIT_USAGE	      2
+#define REC_EXIT_CMD_FAIL     125
+#define REC_EXIT_CMD_NOEXEC   126
 #define REC_EXIT_CMD_NOTFOUND 127
 
 struct rec_opts {
-	unsigned int freq;	   /* -F */
-	bool cycles;		   /* -e cycles */
-	const char *event;	   /* event name as given */
-	double duration;	   /* seconds, 0 = until stopped */
-	double interval;	   /* seconds between drains */
+	unsigned int freq; /* -F */
+	bool cycles;	   /* -e cycles */
+	const char *event; /* event name as given */
+	double duration;   /* seconds, 0 = until stopped */
+	double interval;   /* seconds between drains */
 	const char *output;
 	enum sa_filter_mode filter;
-	bool all;		   /* -a given */
-	pid_t *ids;		   /* -p / -t list */
+	bool all;   /* -a given */
+	pid_t *ids; /* -p / -t list */
 	int nids;
-	const char *cgroup;	   /* -G */
-	char **cmd;		   /* -- CMD ARGS, NULL-terminated */
-	int *cpus;		   /* -C, NULL = every online CPU */
+	const char *cgroup; /* -G */
+	char **cmd;	    /* -- CMD ARGS, NULL-terminated */
+	int *cpus;	    /* -C, NULL = every online CPU */
 	int ncpus;
 	bool idle, user_only, kernel_only, quiet;
-	bool no_embed_symbols;	   /* --no-embed-symbols */
-	__u32 stack_map_size;	   /* 0 = default */
+	bool no_embed_symbols; /* --no-embed-symbols */
+	__u32 stack_map_size;  /* 0 = default */
 	__u32 counts_map_size;
 	__u32 ringbuf_size;
 	enum sa_call_graph call_graph; /* --call-graph */
-	__u32 stack_size;	   /* --stack-size: bytes of user stack per dwarf sample */
-	uint64_t max_size;	   /* bytes, 0 = none */
-	char *cmdline;		   /* argv joined, for META */
+	__u32 stack_size;	       /* --stack-size: bytes of user stack per dwarf sample */
+	uint64_t max_size;	       /* bytes, 0 = none */
+	char *cmdline;		       /* argv joined, for META */
 	char *target_desc;
 };
 
@@ -100,8 +100,8 @@ void rec_procs__free(struct rec_procs *p);
 struct rec_buildids;
 
 struct rec_buildids *rec_buildids__new(void);
-int rec_buildids__get(struct rec_buildids *c, const char *path, const char *alt_path,
-		      uint64_t dev, uint64_t ino, const uint8_t **id);
+int rec_buildids__get(struct rec_buildids *c, const char *path, const char *alt_path, uint64_t dev,
+		      uint64_t ino, const uint8_t **id);
 void rec_buildids__free(struct rec_buildids *c);
 int rec_buildid_read_fd(int fd, uint8_t *out, size_t cap);
 

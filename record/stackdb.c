@@ -73,8 +73,8 @@ static int remember_nframes(struct rec_stackdb *db, __u32 id, __u32 n)
 __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, __u32 n,
 			  struct saf_writer *w, int *err)
 {
-	struct stack_key k = { .kind = kind, .nframes = n };
-	struct saf_record rec = { .kind = SAF_REC_STACK };
+	struct stack_key k = {.kind = kind, .nframes = n};
+	struct saf_record rec = {.kind = SAF_REC_STACK};
 	bool is_new;
 	__u32 *id;
 

@@ -170,7 +170,7 @@ int rec_targets_alive(const struct rec_opts *o)
 
 static void child_main(char **argv, int go, int status)
 {
-	struct sigaction sa = { .sa_handler = SIG_DFL };
+	struct sigaction sa = {.sa_handler = SIG_DFL};
 	char c;
 	int e;
 
@@ -196,7 +196,7 @@ static void child_main(char **argv, int go, int status)
  */
 pid_t rec_child__spawn(char **argv, int *go_fd, int *status_fd)
 {
-	int go[2] = { -1, -1 }, st[2] = { -1, -1 };
+	int go[2] = {-1, -1}, st[2] = {-1, -1};
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(st, O_CLOEXEC))

@@ -96,7 +96,7 @@ static int arena_reserve(struct us_set *s, size_t more)
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid)
 {
 	struct us_set *s = &u->set[r->epoch & 1];
-	struct us_ent e = { r->tgid, r->tid, r->gen, kfid, r->ubytes, 0, 1, { 0 }, { 0 } };
+	struct us_ent e = {r->tgid, r->tid, r->gen, kfid, r->ubytes, 0, 1, {0}, {0}};
 	struct us_key k;
 	size_t *off;
 	bool is_new;
@@ -133,7 +133,7 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx)
 {
 	struct us_set *s = &u->set[set];
-	struct saf_record rec = { .kind = SAF_REC_USTACK };
+	struct saf_record rec = {.kind = SAF_REC_USTACK};
 	size_t off = 0;
 	int err = 0;
 
@@ -143,9 +143,12 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		err = rec_procs__note(procs, e->tgid, e->gen, e->tid, e->comm);
 		if (!err && note)
 			err = note(ctx, e->tgid, e->gen, e->regs[0]);
-		rec.ustack = (struct saf_ustack){ .pid = e->tgid, .tid = e->tid, .gen = e->gen,
-						  .kstack = e->kfid, .count = e->count,
-						  .nregs = SA_UREGS };
+		rec.ustack = (struct saf_ustack){.pid = e->tgid,
+						 .tid = e->tid,
+						 .gen = e->gen,
+						 .kstack = e->kfid,
+						 .count = e->count,
+						 .nregs = SA_UREGS};
 		rec.ustack.comm.str = e->comm;
 		rec.ustack.comm.len = strnlen(e->comm, SA_COMM_LEN);
 		memcpy(rec.ustack.regs, e->regs, sizeof(e->regs));

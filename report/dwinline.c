@@ -21,7 +21,7 @@
 
 struct dwi_die {
 	Dwarf_Die die;
-	int32_t parent;	  /* nearest inlined ancestor, -1 = the subprogram */
+	int32_t parent;	   /* nearest inlined ancestor, -1 = the subprogram */
 	uint32_t first, n; /* its ranges in cu_idx.own */
 };
 
@@ -111,13 +111,13 @@ static int add_die(struct sub_idx *c, Dwarf_Die *die, int32_t parent)
 
 	if (grow((void **)&c->dies, &c->dies_cap, c->ndies + 1, sizeof(*c->dies)))
 		return -ENOMEM;
-	c->dies[me] = (struct dwi_die){ *die, parent, c->nranges, 0 };
+	c->dies[me] = (struct dwi_die){*die, parent, c->nranges, 0};
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (end <= start)
 			continue;
 		if (grow((void **)&c->own, &c->ranges_cap, c->nranges + 1, sizeof(*c->own)))
 			return -ENOMEM;
-		c->own[c->nranges++] = (struct dwi_range){ start, end, me };
+		c->own[c->nranges++] = (struct dwi_range){start, end, me};
 		c->dies[me].n++;
 	}
 	c->ndies++;
@@ -216,7 +216,7 @@ static int collect_subs(struct cu_subs *c, Dwarf_Die *parent, int depth)
 				continue;
 			if (grow((void **)&c->subs, &c->cap, c->n + 1, sizeof(*c->subs)))
 				return -ENOMEM;
-			c->subs[c->n++] = (struct dwi_sub){ lo, hi, d, NULL };
+			c->subs[c->n++] = (struct dwi_sub){lo, hi, d, NULL};
 		}
 	} while (!dwarf_siblingof(&d, &d));
 	return 0;
@@ -239,7 +239,7 @@ static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 	if (grow((void **)&x->cus, &x->cus_cap, x->ncus + 1, sizeof(*x->cus)))
 		return NULL;
 	c = &x->cus[x->ncus];
-	*c = (struct cu_subs){ 0 };
+	*c = (struct cu_subs){0};
 	if (collect_subs(c, cu, 0) || rpt_hmap__put(&x->by_cu, key, x->ncus)) {
 		free(c->subs);
 		return NULL;
@@ -313,8 +313,8 @@ static int32_t innermost(const struct sub_idx *c, Dwarf_Addr addr)
 	return -1;
 }
 
-int rpt_dwinline__chain(struct rpt_dwinline *x, Dwarf_Die *cu, Dwarf_Addr addr,
-			Dwarf_Die *out, int cap)
+int rpt_dwinline__chain(struct rpt_dwinline *x, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out,
+			int cap)
 {
 	struct cu_subs *cs = cu_get(x, cu);
 	struct sub_idx *c = cs ? sub_get(cs, addr) : NULL;

@@ -27,7 +27,7 @@ void rpt_dwinline__free(struct rpt_dwinline *x);
  * long as the Dwarf of @cu. @return the number of DIEs stored (0 when
  * none, or when the unit could not be indexed for lack of memory).
  */
-int rpt_dwinline__chain(struct rpt_dwinline *x, Dwarf_Die *cu, Dwarf_Addr addr,
-			Dwarf_Die *out, int cap);
+int rpt_dwinline__chain(struct rpt_dwinline *x, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out,
+			int cap);
 
 #endif /* SA_REPORT_DWINLINE_H */

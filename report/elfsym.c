@@ -19,8 +19,8 @@
 #include "dwinline.h"
 #include "elfsym.h"
 
-#define ELFSYM_MAX_LOADS 16
-#define RPT_ELFSYM_MAX_INLINE 64
+#define ELFSYM_MAX_LOADS	 16
+#define RPT_ELFSYM_MAX_INLINE	 64
 #define ELFSYM_SCANS_BEFORE_SORT 8
 
 struct elfsym_load {
@@ -37,7 +37,7 @@ struct elfsym_sym {
 struct rpt_elfsym {
 	struct elfsym_sym *syms;
 	size_t nsyms;
-	bool sorted;	  /* syms sorted, on the first lookup that pays for it */
+	bool sorted;	 /* syms sorted, on the first lookup that pays for it */
 	unsigned nscans; /* lookups answered by a linear scan */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -107,7 +107,7 @@ static int elfsym_scan(struct rpt_elfsym *e, const char *path, bool loads)
 			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
 				continue;
 			e->loads[e->nloads++] = (struct elfsym_load){
-				ph.p_offset, ph.p_vaddr, ph.p_filesz, !!(ph.p_flags & PF_X) };
+				ph.p_offset, ph.p_vaddr, ph.p_filesz, !!(ph.p_flags & PF_X)};
 		}
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -150,13 +150,14 @@ static int load_syms(struct rpt_elfsym *e)
 	for (int i = 1; i < n; i++) {
 		GElf_Addr addr;
 		GElf_Sym sym;
-		const char *name = dwfl_module_getsym_info(e->mod, i, &sym, &addr, NULL, NULL, NULL);
+		const char *name =
+			dwfl_module_getsym_info(e->mod, i, &sym, &addr, NULL, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
 
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF || !sym.st_size ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		e->syms[e->nsyms++] = (struct elfsym_sym){ addr, sym.st_size, name };
+		e->syms[e->nsyms++] = (struct elfsym_sym){addr, sym.st_size, name};
 	}
 	return 0;
 }
@@ -238,7 +239,7 @@ struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path)
 	e->loads_exact = bin_path != NULL;
 	err = elfsym_scan(e, sym_path, true);
 	if (!err && bin_path && strcmp(bin_path, sym_path)) {
-		struct rpt_elfsym tmp = { 0 };
+		struct rpt_elfsym tmp = {0};
 
 		err = elfsym_scan(&tmp, bin_path, true);
 		memcpy(e->loads, tmp.loads, sizeof(e->loads));
@@ -293,8 +294,7 @@ bool rpt_elfsym__has_dwarf(const struct rpt_elfsym *e)
 	return e->has_dwarf;
 }
 
-int rpt_elfsym__vaddr(const struct rpt_elfsym *e, uint64_t off, uint64_t map_pgoff,
-		      uint64_t *vaddr)
+int rpt_elfsym__vaddr(const struct rpt_elfsym *e, uint64_t off, uint64_t map_pgoff, uint64_t *vaddr)
 {
 	for (int i = 0; i < e->nloads; i++) {
 		const struct elfsym_load *l = &e->loads[i];
@@ -362,7 +362,7 @@ static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsy
 		return 0;
 	nscopes = rpt_dwinline__chain(e->inl, cu, addr - bias, scopes, RPT_ELFSYM_MAX_INLINE);
 	for (int i = 0; i < nscopes && (size_t)n + 1 < cap; i++) {
-		out[n] = (struct rpt_elfsym_frame){ die_name(&scopes[i]), *file, *line, true };
+		out[n] = (struct rpt_elfsym_frame){die_name(&scopes[i]), *file, *line, true};
 		if (!out[n].name)
 			out[n].name = "[inlined]";
 		n++;
@@ -392,6 +392,6 @@ int rpt_elfsym__frames(struct rpt_elfsym *e, uint64_t vaddr, bool lines,
 	}
 	if (e->has_dwarf)
 		n = inline_frames(e, addr, out, cap, lines, &file, &line);
-	out[n++] = (struct rpt_elfsym_frame){ sym, file, line, false };
+	out[n++] = (struct rpt_elfsym_frame){sym, file, line, false};
 	return n;
 }

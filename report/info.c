@@ -70,25 +70,34 @@ static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_st
 	info_losses(out, f);
 	fprintf(out, "  finished:   %s%s%s\n", f->finished && !f->damaged ? "cleanly" : "no",
 		f->errmsg[0] ? ": " : "", f->errmsg);
-	fprintf(out, "  contents:   %llu process images, %llu stacks, %llu kernel symbols, "
-		"%llu embedded symbols, %llu JIT symbols\n", (unsigned long long)f->procs,
-		(unsigned long long)f->stacks, (unsigned long long)f->ksyms,
-		(unsigned long long)f->usyms, (unsigned long long)f->jitsyms);
-	fprintf(out, "  unresolved: %.1f%% of user frames; broken walks (frames dropped) in "
-		"%.1f%% of samples\n", pct(f->unresolved, f->user_frames),
-		pct(f->dropped_frames, f->samples_used));
+	fprintf(out,
+		"  contents:   %llu process images, %llu stacks, %llu kernel symbols, "
+		"%llu embedded symbols, %llu JIT symbols\n",
+		(unsigned long long)f->procs, (unsigned long long)f->stacks,
+		(unsigned long long)f->ksyms, (unsigned long long)f->usyms,
+		(unsigned long long)f->jitsyms);
+	fprintf(out,
+		"  unresolved: %.1f%% of user frames; broken walks (frames dropped) in "
+		"%.1f%% of samples\n",
+		pct(f->unresolved, f->user_frames), pct(f->dropped_frames, f->samples_used));
 	if (f->kernel_unnamed)
-		fprintf(out, "  kernel:     %s\n", f->has_ksyms ? "some kernel addresses unnamed"
+		fprintf(out, "  kernel:     %s\n",
+			f->has_ksyms
+				? "some kernel addresses unnamed"
 				: "no kernel symbols in the file: kernel frames show as [kernel]");
 }
 
 static const char *src_name(enum rpt_dso_source src)
 {
 	switch (src) {
-	case RPT_SRC_DEBUG_FILE: return "debug file";
-	case RPT_SRC_BINARY: return "binary";
-	case RPT_SRC_EMBEDDED: return "embedded symbols";
-	default: return "not symbolized";
+	case RPT_SRC_DEBUG_FILE:
+		return "debug file";
+	case RPT_SRC_BINARY:
+		return "binary";
+	case RPT_SRC_EMBEDDED:
+		return "embedded symbols";
+	default:
+		return "not symbolized";
 	}
 }
 
@@ -104,16 +113,19 @@ static int dso_cmp(const void *a, const void *b)
 
 static void info_dso(struct rpt_session *s, FILE *out, const struct rpt_dso *d, bool verbose)
 {
-	fprintf(out, "  %10llu  %s\n", (unsigned long long)d->samples, rpt_session__str(s, d->path));
-	fprintf(out, "              build id %s; %s", d->build_id ? rpt_session__str(s, d->build_id)
-							       : "none recorded", src_name(d->source));
+	fprintf(out, "  %10llu  %s\n", (unsigned long long)d->samples,
+		rpt_session__str(s, d->path));
+	fprintf(out, "              build id %s; %s",
+		d->build_id ? rpt_session__str(s, d->build_id) : "none recorded",
+		src_name(d->source));
 	if (d->used_path && d->source != RPT_SRC_EMBEDDED)
 		fprintf(out, " %s", rpt_session__str(s, d->used_path));
 	if (d->reason)
 		fprintf(out, " (%s)", rpt_session__str(s, d->reason));
 	fprintf(out, "; %.1f%% frames unresolved", pct(d->unresolved, d->frames));
 	if (d->outermost && (verbose || d->truncated))
-		fprintf(out, "; %.1f%% of its stacks look truncated", pct(d->truncated, d->outermost));
+		fprintf(out, "; %.1f%% of its stacks look truncated",
+			pct(d->truncated, d->outermost));
 	fputc('\n', out);
 }
 
@@ -141,7 +153,7 @@ int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose)
 			continue;
 		if (!header)
 			fprintf(out, "binaries that appear to lack frame pointers "
-				"(rebuild with -fno-omit-frame-pointer):\n");
+				     "(rebuild with -fno-omit-frame-pointer):\n");
 		header = true;
 		fprintf(out, "  %s\n", rpt_session__str(s, v[i]->path));
 	}

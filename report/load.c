@@ -21,10 +21,10 @@ static int64_t intern(struct rpt_session *s, const struct saf_str *str)
 static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf_meta *m)
 {
 	struct rpt_file_stats *st = l->st;
-	const struct saf_str *strs[] = { &m->hostname, &m->kernel_release, &m->target,
-					 &m->cmdline, &m->event, &m->writer, &m->arch };
-	uint32_t *dst[] = { &st->host, &st->kernel, &st->target, &st->cmdline, &st->event,
-			    &st->writer, &st->arch };
+	const struct saf_str *strs[] = {&m->hostname, &m->kernel_release, &m->target, &m->cmdline,
+					&m->event,    &m->writer,	  &m->arch};
+	uint32_t *dst[] = {&st->host,  &st->kernel, &st->target, &st->cmdline,
+			   &st->event, &st->writer, &st->arch};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		int64_t off = intern(s, strs[i]);
@@ -72,7 +72,7 @@ static int64_t map_label(struct rpt_session *s, const struct saf_map *m)
 
 static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_map *m)
 {
-	struct rpt_map map = { m->start, m->end, m->pgoff, m->time_ns, m->flags, RPT_NO_DSO, 0 };
+	struct rpt_map map = {m->start, m->end, m->pgoff, m->time_ns, m->flags, RPT_NO_DSO, 0};
 	int64_t label = map_label(s, m);
 
 	if (label < 0)
@@ -116,7 +116,7 @@ static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 	}
 	if (st->nframes) /* both arrays may be NULL for an empty stack */
 		memcpy(l->ips + l->nips, st->ips, st->nframes * sizeof(*st->ips));
-	l->refs[l->nrefs] = (struct rpt_stackref){ l->nips, st->nframes, st->kind };
+	l->refs[l->nrefs] = (struct rpt_stackref){l->nips, st->nframes, st->kind};
 	l->nips += st->nframes;
 	l->st->stacks++;
 	return rpt_hmap__put(&l->stacks, st->id, l->nrefs++);
@@ -208,7 +208,7 @@ static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64
 
 static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
 {
-	struct rpt_count_key k = { c->pid, c->tid, c->gen, c->ustack, c->kstack, 0 };
+	struct rpt_count_key k = {c->pid, c->tid, c->gen, c->ustack, c->kstack, 0};
 	const struct rpt_filter *f = &s->o.filter;
 	int64_t comm = intern(s, &c->comm);
 
@@ -296,8 +296,9 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 		name = rpt_strpool__intern(pool, r->jitsym.name.str ? r->jitsym.name.str : "",
 					   r->jitsym.name.len);
 		l->st->jitsyms++;
-		return name < 0 ? -ENOMEM :
-			rpt_symtab__add(&l->jit, r->jitsym.pid, r->jitsym.start, r->jitsym.size, name);
+		return name < 0 ? -ENOMEM
+				: rpt_symtab__add(&l->jit, r->jitsym.pid, r->jitsym.start,
+						  r->jitsym.size, name);
 	case SAF_REC_USTACK:
 		return on_ustack(s, l, &r->ustack);
 	case SAF_REC_END:
@@ -313,7 +314,8 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path)
 {
 	char errbuf[256] = "";
-	struct saf_reader_opts ro = { .sz = sizeof(ro), .errbuf = errbuf, .errbuf_sz = sizeof(errbuf) };
+	struct saf_reader_opts ro = {
+		.sz = sizeof(ro), .errbuf = errbuf, .errbuf_sz = sizeof(errbuf)};
 	struct saf_reader *r = NULL;
 	struct saf_record rec;
 	int ret, err = 0;

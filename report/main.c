@@ -15,7 +15,7 @@
 #include "output.h"
 #include "session.h"
 
-#define MAX_INPUTS 256
+#define MAX_INPUTS     256
 #define MAX_DEBUG_DIRS 32
 
 enum { M_FOLDED, M_TOP, M_INFO, M_SVG, M_PPROF, M_SPEEDSCOPE };
@@ -31,30 +31,79 @@ struct cli {
 };
 
 enum {
-	O_TOP = 256, O_INFO, O_SVG, O_DIFF, O_COMM, O_PID, O_TID, O_TIME, O_FOCUS, O_IGNORE,
-	O_MINPCT, O_SHOWPID, O_SHOWTID, O_ANNOT, O_ADDRS, O_LINES, O_NODEM, O_DEBUGDIR, O_SYMFS,
-	O_SORT, O_ROWS, O_TITLE, O_WIDTH, O_MINW, O_INV, O_NONORM, O_NEGATE, O_VERSION,
-	O_PPROF, O_SPEEDSCOPE,
+	O_TOP = 256,
+	O_INFO,
+	O_SVG,
+	O_DIFF,
+	O_COMM,
+	O_PID,
+	O_TID,
+	O_TIME,
+	O_FOCUS,
+	O_IGNORE,
+	O_MINPCT,
+	O_SHOWPID,
+	O_SHOWTID,
+	O_ANNOT,
+	O_ADDRS,
+	O_LINES,
+	O_NODEM,
+	O_DEBUGDIR,
+	O_SYMFS,
+	O_SORT,
+	O_ROWS,
+	O_TITLE,
+	O_WIDTH,
+	O_MINW,
+	O_INV,
+	O_NONORM,
+	O_NEGATE,
+	O_VERSION,
+	O_PPROF,
+	O_SPEEDSCOPE,
 };
 
 static const struct option long_opts[] = {
-	{ "top", 0, NULL, O_TOP }, { "info", 0, NULL, O_INFO }, { "svg", 0, NULL, O_SVG },
-	{ "pprof", 0, NULL, O_PPROF }, { "speedscope", 0, NULL, O_SPEEDSCOPE },
-	{ "diff", 0, NULL, O_DIFF }, { "output", 1, NULL, 'o' }, { "input", 1, NULL, 'i' },
-	{ "comm", 1, NULL, O_COMM }, { "pid", 1, NULL, O_PID }, { "tid", 1, NULL, O_TID },
-	{ "user-only", 0, NULL, 'U' }, { "kernel-only", 0, NULL, 'K' },
-	{ "time", 1, NULL, O_TIME }, { "focus", 1, NULL, O_FOCUS }, { "ignore", 1, NULL, O_IGNORE },
-	{ "min-percent", 1, NULL, O_MINPCT }, { "percent-limit", 1, NULL, O_MINPCT },
-	{ "show-pid", 0, NULL, O_SHOWPID }, { "show-tid", 0, NULL, O_SHOWTID },
-	{ "annotate-frames", 0, NULL, O_ANNOT }, { "addrs", 0, NULL, O_ADDRS },
-	{ "lines", 0, NULL, O_LINES }, { "no-demangle", 0, NULL, O_NODEM },
-	{ "debug-dir", 1, NULL, O_DEBUGDIR }, { "symfs", 1, NULL, O_SYMFS },
-	{ "sort", 1, NULL, O_SORT }, { "rows", 1, NULL, O_ROWS }, { "title", 1, NULL, O_TITLE },
-	{ "width", 1, NULL, O_WIDTH }, { "min-width", 1, NULL, O_MINW },
-	{ "minwidth", 1, NULL, O_MINW }, { "inverted", 0, NULL, O_INV },
-	{ "no-normalize", 0, NULL, O_NONORM }, { "negate", 0, NULL, O_NEGATE },
-	{ "verbose", 0, NULL, 'v' }, { "quiet", 0, NULL, 'q' }, { "version", 0, NULL, O_VERSION },
-	{ "help", 0, NULL, 'h' }, { 0 },
+	{"top", 0, NULL, O_TOP},
+	{"info", 0, NULL, O_INFO},
+	{"svg", 0, NULL, O_SVG},
+	{"pprof", 0, NULL, O_PPROF},
+	{"speedscope", 0, NULL, O_SPEEDSCOPE},
+	{"diff", 0, NULL, O_DIFF},
+	{"output", 1, NULL, 'o'},
+	{"input", 1, NULL, 'i'},
+	{"comm", 1, NULL, O_COMM},
+	{"pid", 1, NULL, O_PID},
+	{"tid", 1, NULL, O_TID},
+	{"user-only", 0, NULL, 'U'},
+	{"kernel-only", 0, NULL, 'K'},
+	{"time", 1, NULL, O_TIME},
+	{"focus", 1, NULL, O_FOCUS},
+	{"ignore", 1, NULL, O_IGNORE},
+	{"min-percent", 1, NULL, O_MINPCT},
+	{"percent-limit", 1, NULL, O_MINPCT},
+	{"show-pid", 0, NULL, O_SHOWPID},
+	{"show-tid", 0, NULL, O_SHOWTID},
+	{"annotate-frames", 0, NULL, O_ANNOT},
+	{"addrs", 0, NULL, O_ADDRS},
+	{"lines", 0, NULL, O_LINES},
+	{"no-demangle", 0, NULL, O_NODEM},
+	{"debug-dir", 1, NULL, O_DEBUGDIR},
+	{"symfs", 1, NULL, O_SYMFS},
+	{"sort", 1, NULL, O_SORT},
+	{"rows", 1, NULL, O_ROWS},
+	{"title", 1, NULL, O_TITLE},
+	{"width", 1, NULL, O_WIDTH},
+	{"min-width", 1, NULL, O_MINW},
+	{"minwidth", 1, NULL, O_MINW},
+	{"inverted", 0, NULL, O_INV},
+	{"no-normalize", 0, NULL, O_NONORM},
+	{"negate", 0, NULL, O_NEGATE},
+	{"verbose", 0, NULL, 'v'},
+	{"quiet", 0, NULL, 'q'},
+	{"version", 0, NULL, O_VERSION},
+	{"help", 0, NULL, 'h'},
+	{0},
 };
 
 static void usage(FILE *f)
@@ -120,54 +169,120 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 	double v;
 
 	switch (opt) {
-	case O_TOP: return set_mode(c, M_TOP);
-	case O_INFO: return set_mode(c, M_INFO);
-	case O_SVG: return set_mode(c, M_SVG);
-	case O_PPROF: return set_mode(c, M_PPROF);
-	case O_SPEEDSCOPE: return set_mode(c, M_SPEEDSCOPE);
-	case O_DIFF: c->diff = true; return 0;
-	case 'o': c->out = arg; return 0;
+	case O_TOP:
+		return set_mode(c, M_TOP);
+	case O_INFO:
+		return set_mode(c, M_INFO);
+	case O_SVG:
+		return set_mode(c, M_SVG);
+	case O_PPROF:
+		return set_mode(c, M_PPROF);
+	case O_SPEEDSCOPE:
+		return set_mode(c, M_SPEEDSCOPE);
+	case O_DIFF:
+		c->diff = true;
+		return 0;
+	case 'o':
+		c->out = arg;
+		return 0;
 	case 'i':
 		if (c->ninputs == MAX_INPUTS)
 			return bad("input count", arg);
 		c->inputs[c->ninputs++] = arg;
 		return 0;
-	case O_COMM: f->comm = arg; return 0;
-	case O_PID: f->pid = arg; return strspn(arg, "0123456789,") == strlen(arg) ? 0 : bad("--pid", arg);
-	case O_TID: f->tid = arg; return strspn(arg, "0123456789,") == strlen(arg) ? 0 : bad("--tid", arg);
-	case 'U': f->user_only = true; return 0;
-	case 'K': f->kernel_only = true; return 0;
-	case O_TIME: return parse_time(f, arg);
-	case O_FOCUS: c->focus = arg; return 0;
-	case O_IGNORE: c->ignore = arg; return 0;
-	case O_MINPCT: return num(arg, &c->min_percent, "--min-percent");
-	case O_SHOWPID: c->so.show_pid = true; return 0;
-	case O_SHOWTID: c->so.show_tid = true; return 0;
-	case O_ANNOT: c->annotate = true; return 0;
-	case O_ADDRS: c->so.addrs = true; return 0;
-	case O_LINES: c->so.sym.lines = true; return 0;
-	case O_NODEM: c->so.sym.no_demangle = true; return 0;
+	case O_COMM:
+		f->comm = arg;
+		return 0;
+	case O_PID:
+		f->pid = arg;
+		return strspn(arg, "0123456789,") == strlen(arg) ? 0 : bad("--pid", arg);
+	case O_TID:
+		f->tid = arg;
+		return strspn(arg, "0123456789,") == strlen(arg) ? 0 : bad("--tid", arg);
+	case 'U':
+		f->user_only = true;
+		return 0;
+	case 'K':
+		f->kernel_only = true;
+		return 0;
+	case O_TIME:
+		return parse_time(f, arg);
+	case O_FOCUS:
+		c->focus = arg;
+		return 0;
+	case O_IGNORE:
+		c->ignore = arg;
+		return 0;
+	case O_MINPCT:
+		return num(arg, &c->min_percent, "--min-percent");
+	case O_SHOWPID:
+		c->so.show_pid = true;
+		return 0;
+	case O_SHOWTID:
+		c->so.show_tid = true;
+		return 0;
+	case O_ANNOT:
+		c->annotate = true;
+		return 0;
+	case O_ADDRS:
+		c->so.addrs = true;
+		return 0;
+	case O_LINES:
+		c->so.sym.lines = true;
+		return 0;
+	case O_NODEM:
+		c->so.sym.no_demangle = true;
+		return 0;
 	case O_DEBUGDIR:
 		if (c->so.sym.ndebug_dirs == MAX_DEBUG_DIRS)
 			return bad("--debug-dir count", arg);
 		c->debug_dirs[c->so.sym.ndebug_dirs++] = arg;
 		return 0;
-	case O_SYMFS: c->so.sym.symfs = arg; return 0;
+	case O_SYMFS:
+		c->so.sym.symfs = arg;
+		return 0;
 	case O_SORT:
 		c->sort_total = !strcmp(arg, "total");
 		return c->sort_total || !strcmp(arg, "self") ? 0 : bad("--sort", arg);
-	case O_ROWS: if (num(arg, &v, "--rows")) return -EINVAL; c->rows = v; return 0;
-	case O_TITLE: c->title = arg; return 0;
-	case O_WIDTH: if (num(arg, &v, "--width")) return -EINVAL; c->width = v; return 0;
-	case O_MINW: return num(arg, &c->min_width, "--min-width");
-	case O_INV: c->inverted = true; return 0;
-	case O_NONORM: c->no_normalize = true; return 0;
-	case O_NEGATE: c->negate = true; return 0;
-	case 'v': c->verbose = true; return 0;
-	case 'q': c->quiet = true; return 0;
-	case O_VERSION: printf("sa-report %s\n", SA_VERSION); return 1;
-	case 'h': usage(stdout); return 1;
-	default: usage(stderr); return -EINVAL;
+	case O_ROWS:
+		if (num(arg, &v, "--rows"))
+			return -EINVAL;
+		c->rows = v;
+		return 0;
+	case O_TITLE:
+		c->title = arg;
+		return 0;
+	case O_WIDTH:
+		if (num(arg, &v, "--width"))
+			return -EINVAL;
+		c->width = v;
+		return 0;
+	case O_MINW:
+		return num(arg, &c->min_width, "--min-width");
+	case O_INV:
+		c->inverted = true;
+		return 0;
+	case O_NONORM:
+		c->no_normalize = true;
+		return 0;
+	case O_NEGATE:
+		c->negate = true;
+		return 0;
+	case 'v':
+		c->verbose = true;
+		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	case O_VERSION:
+		printf("sa-report %s\n", SA_VERSION);
+		return 1;
+	case 'h':
+		usage(stdout);
+		return 1;
+	default:
+		usage(stderr);
+		return -EINVAL;
 	}
 }
 
@@ -191,8 +306,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (!c->ninputs || (c->diff && c->ninputs != 2)) {
-		fprintf(stderr, "sa-report: %s\n", c->diff ? "--diff takes exactly two inputs"
-							   : "no input file");
+		fprintf(stderr, "sa-report: %s\n",
+			c->diff ? "--diff takes exactly two inputs" : "no input file");
 		return -EINVAL;
 	}
 	if (c->so.filter.user_only && c->so.filter.kernel_only)
@@ -223,7 +338,8 @@ static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char
 		f = fopen(in[0], "r");
 		p = f ? rpt_folded__parse(f, errbuf, sizeof(errbuf)) : NULL;
 		if (!p)
-			fprintf(stderr, "sa-report: %s: %s\n", in[0], errbuf[0] ? errbuf : strerror(errno));
+			fprintf(stderr, "sa-report: %s: %s\n", in[0],
+				errbuf[0] ? errbuf : strerror(errno));
 		if (f)
 			fclose(f);
 		return p;
@@ -238,7 +354,8 @@ static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char
 			return NULL;
 		}
 	}
-	if (p && rpt_profile__filter(p, c->focus, c->ignore, c->min_percent, errbuf, sizeof(errbuf))) {
+	if (p &&
+	    rpt_profile__filter(p, c->focus, c->ignore, c->min_percent, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "sa-report: %s\n", errbuf);
 		rpt_profile__free(p);
 		return NULL;
@@ -252,9 +369,9 @@ static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char
 static int write_export(struct cli *c, struct rpt_session *s, struct rpt_profile *p, FILE *out,
 			const struct rpt_summary *sum)
 {
-	struct rpt_pprof_opts po = { .root = { .has_pid = c->so.show_pid || c->so.show_tid,
-					       .has_tid = c->so.show_tid } };
-	struct rpt_speedscope_opts sso = { .name = c->title };
+	struct rpt_pprof_opts po = {
+		.root = {.has_pid = c->so.show_pid || c->so.show_tid, .has_tid = c->so.show_tid}};
+	struct rpt_speedscope_opts sso = {.name = c->title};
 
 	for (size_t i = 0; !p->meta.freq_hz && i < rpt_session__nfiles(s); i++) {
 		if (rpt_session__file(s, i)->freq_hz != rpt_session__file(s, 0)->freq_hz)
@@ -272,20 +389,23 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 {
 	struct rpt_summary sum;
 	char host[256];
-	struct rpt_folded_opts fo = { .annotate = c->annotate };
-	struct rpt_top_opts to = { .sort_total = c->sort_total, .rows = c->rows, .summary = &sum };
-	struct rpt_svg_opts vo = { .title = c->title, .summary = &sum, .width = c->width,
-				   .min_width = c->min_width, .inverted = c->inverted };
-	struct rpt_diff_opts dopt = { .no_normalize = c->no_normalize, .negate = c->negate,
-				      .svg = &vo, .top = &to };
+	struct rpt_folded_opts fo = {.annotate = c->annotate};
+	struct rpt_top_opts to = {.sort_total = c->sort_total, .rows = c->rows, .summary = &sum};
+	struct rpt_svg_opts vo = {.title = c->title,
+				  .summary = &sum,
+				  .width = c->width,
+				  .min_width = c->min_width,
+				  .inverted = c->inverted};
+	struct rpt_diff_opts dopt = {
+		.no_normalize = c->no_normalize, .negate = c->negate, .svg = &vo, .top = &to};
 
 	rpt_session__summary(s, &sum, host, sizeof(host));
 	if (c->mode == M_FOLDED && !c->quiet)
 		rpt_session__warn(s, stderr, c->verbose);
 	if (c->diff)
-		return c->mode == M_TOP ? rpt_diff__top(p[0], p[1], out, &dopt) :
-		       c->mode == M_SVG ? rpt_diff__svg(p[0], p[1], out, &dopt) :
-					  rpt_diff__folded(p[0], p[1], out, &dopt);
+		return c->mode == M_TOP	  ? rpt_diff__top(p[0], p[1], out, &dopt)
+		       : c->mode == M_SVG ? rpt_diff__svg(p[0], p[1], out, &dopt)
+					  : rpt_diff__folded(p[0], p[1], out, &dopt);
 	if (c->mode == M_TOP)
 		return rpt_top__write(p[0], out, &to);
 	if (c->mode == M_SVG)
@@ -297,7 +417,7 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 
 static int run(struct cli *c, struct rpt_session *s)
 {
-	struct rpt_profile *p[2] = { NULL, NULL };
+	struct rpt_profile *p[2] = {NULL, NULL};
 	FILE *out = stdout;
 	int ret = 1, err;
 
@@ -307,7 +427,8 @@ static int run(struct cli *c, struct rpt_session *s)
 	if (!p[0] || (c->diff && !p[1]))
 		goto cleanup;
 	if (c->mode == M_PPROF && !c->out && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "sa-report: not writing binary pprof data to a terminal; use -o FILE\n");
+		fprintf(stderr,
+			"sa-report: not writing binary pprof data to a terminal; use -o FILE\n");
 		goto cleanup;
 	}
 	if (c->mode == M_SVG && !c->out && isatty(STDOUT_FILENO)) {

@@ -75,8 +75,7 @@ static struct rpt_proc *proc_get(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 
 	/* a gen without metadata of its own: use the nearest earlier image */
 	for (uint32_t g = gen, tries = 0; tries < 16; g--, tries++) {
-		if (rpt_hmap__get(&m->index, (uint64_t)pid << 32 | g, &idx) &&
-		    m->procs[idx].nmaps)
+		if (rpt_hmap__get(&m->index, (uint64_t)pid << 32 | g, &idx) && m->procs[idx].nmaps)
 			return &m->procs[idx];
 		if (!g)
 			break;
@@ -84,8 +83,8 @@ static struct rpt_proc *proc_get(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 	return NULL;
 }
 
-const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen,
-				     uint64_t addr, uint64_t time_ns)
+const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen, uint64_t addr,
+				     uint64_t time_ns)
 {
 	struct rpt_proc *p = proc_get(m, pid, gen);
 	const struct rpt_map *before = NULL, *after = NULL;

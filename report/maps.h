@@ -57,8 +57,8 @@ int rpt_maps__add(struct rpt_maps *m, uint32_t pid, uint32_t gen, const struct r
  * to the nearest earlier one of the pid. Sorts on first use (not thread-safe).
  * @return a borrowed mapping, valid until the next add, or NULL.
  */
-const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen,
-				     uint64_t addr, uint64_t time_ns);
+const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen, uint64_t addr,
+				     uint64_t time_ns);
 
 /** rpt_maps__fini() - release everything. Safe on a zeroed struct. */
 void rpt_maps__fini(struct rpt_maps *m);

@@ -12,11 +12,11 @@
 
 /* Header lines shown above a table and in SVG subtitles. */
 struct rpt_summary {
-	const char *host;	  /* NULL if unknown or several */
+	const char *host; /* NULL if unknown or several */
 	uint64_t duration_ns;
-	uint64_t samples;	  /* kept samples in the profile */
-	uint64_t lost;		  /* lost samples, all causes */
-	const char *lost_detail;  /* e.g. "lost_ustack 3, lost_ringbuf 1", or NULL */
+	uint64_t samples;	 /* kept samples in the profile */
+	uint64_t lost;		 /* lost samples, all causes */
+	const char *lost_detail; /* e.g. "lost_ustack 3, lost_ringbuf 1", or NULL */
 };
 
 /* ---- folded ------------------------------------------------------------- */
@@ -57,8 +57,8 @@ int rpt_profile__filter(struct rpt_profile *p, const char *focus, const char *ig
 /* ---- top ---------------------------------------------------------------- */
 
 struct rpt_top_opts {
-	bool sort_total; /* default: by self */
-	uint32_t rows;	 /* 0 = all */
+	bool sort_total;		   /* default: by self */
+	uint32_t rows;			   /* 0 = all */
 	const struct rpt_summary *summary; /* printed as header lines, or NULL */
 };
 
@@ -75,9 +75,9 @@ struct rpt_svg_opts {
 	const char *title;    /* NULL = "CPU flame graph" */
 	const char *subtitle; /* NULL = built from summary */
 	const struct rpt_summary *summary;
-	uint32_t width;	      /* px, 0 = 1200 */
-	double min_width;     /* px, frames narrower are merged away; < 0 = default */
-	bool inverted;	      /* icicle */
+	uint32_t width;	  /* px, 0 = 1200 */
+	double min_width; /* px, frames narrower are merged away; < 0 = default */
+	bool inverted;	  /* icicle */
 };
 
 /** rpt_svg__write() - an interactive, self-contained flame graph. @return 0 or -errno. */
@@ -86,20 +86,20 @@ int rpt_svg__write(const struct rpt_profile *p, FILE *out, const struct rpt_svg_
 /* ---- diff --------------------------------------------------------------- */
 
 struct rpt_diff_opts {
-	bool no_normalize; /* compare raw counts */
-	bool negate;	   /* swap the roles of before and after */
+	bool no_normalize;		/* compare raw counts */
+	bool negate;			/* swap the roles of before and after */
 	const struct rpt_svg_opts *svg; /* for rpt_diff__svg() */
 	const struct rpt_top_opts *top; /* for rpt_diff__top() */
 };
 
 /** rpt_diff__folded() - "stack before after" per line (FlameGraph difffolded form). */
-int rpt_diff__folded(const struct rpt_profile *before, const struct rpt_profile *after,
-		     FILE *out, const struct rpt_diff_opts *o);
+int rpt_diff__folded(const struct rpt_profile *before, const struct rpt_profile *after, FILE *out,
+		     const struct rpt_diff_opts *o);
 /** rpt_diff__svg() - differential flame graph: widths from AFTER, red grew, blue shrank. */
-int rpt_diff__svg(const struct rpt_profile *before, const struct rpt_profile *after,
-		  FILE *out, const struct rpt_diff_opts *o);
+int rpt_diff__svg(const struct rpt_profile *before, const struct rpt_profile *after, FILE *out,
+		  const struct rpt_diff_opts *o);
 /** rpt_diff__top() - functions ranked by change in self % and total %. */
-int rpt_diff__top(const struct rpt_profile *before, const struct rpt_profile *after,
-		  FILE *out, const struct rpt_diff_opts *o);
+int rpt_diff__top(const struct rpt_profile *before, const struct rpt_profile *after, FILE *out,
+		  const struct rpt_diff_opts *o);
 
 #endif /* SA_REPORT_OUTPUT_H */

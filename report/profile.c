@@ -355,7 +355,7 @@ static uint32_t *rank_names(const struct rpt_profile *p)
 
 void rpt_profile__sort(struct rpt_profile *p)
 {
-	struct rank_ctx c = { .p = p };
+	struct rank_ctx c = {.p = p};
 
 	if (p->nstacks < 2)
 		return;

@@ -51,12 +51,12 @@ struct rpt_stack {
 
 /* Facts shown in titles and headers; strings are interned, 0 = none. */
 struct rpt_profile_meta {
-	uint32_t host;	    /* pool offset, or 0 */
-	uint32_t title;	    /* pool offset, or 0 */
+	uint32_t host;	/* pool offset, or 0 */
+	uint32_t title; /* pool offset, or 0 */
 	uint64_t duration_ns;
 	uint64_t freq_hz;
-	uint64_t lost;	    /* lost samples, all causes */
-	uint64_t files;	    /* inputs merged into this profile */
+	uint64_t lost;	/* lost samples, all causes */
+	uint64_t files; /* inputs merged into this profile */
 };
 
 struct rpt_profile {
@@ -107,7 +107,7 @@ static inline const char *rpt_profile__name(const struct rpt_profile *p, uint32_
 
 /** rpt_profile__stack_frames() - frames of a stack, root first. Borrowed. */
 static inline const struct rpt_frame *rpt_profile__stack_frames(const struct rpt_profile *p,
-								  const struct rpt_stack *s)
+								const struct rpt_stack *s)
 {
 	return p->frames + s->first;
 }

@@ -46,7 +46,7 @@ static int push(struct res_ctx *x, int64_t name, uint32_t kind)
 		return -ENOMEM;
 	if (x->n < RES_MAX_FRAMES) {
 		x->dso[x->n] = x->cur_dso;
-		x->fr[x->n++] = (struct rpt_sym){ (uint32_t)name, kind };
+		x->fr[x->n++] = (struct rpt_sym){(uint32_t)name, kind};
 	}
 	return 0;
 }
@@ -111,8 +111,7 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 	for (uint32_t i = 0; i < ref->n; i++) {
 		uint64_t addr = l->ips[ref->first + i];
 		uint64_t la = i ? addr - 1 : addr; /* callers: the call, not the return */
-		const struct rpt_map *m = rpt_maps__find(&l->maps, c->k.pid, gen, addr,
-							 c->time_ns);
+		const struct rpt_map *m = rpt_maps__find(&l->maps, c->k.pid, gen, addr, c->time_ns);
 		const struct rpt_symtab_ent *j = NULL;
 		int err;
 
@@ -126,8 +125,10 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 		else if (m)
 			err = push(x, m->label, RPT_FRAME_UNKNOWN);
 		else if (!i)
-			err = push(x, rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym),
-							  "[unknown]", 9), RPT_FRAME_UNKNOWN);
+			err = push(x,
+				   rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), "[unknown]",
+						       9),
+				   RPT_FRAME_UNKNOWN);
 		else { /* below the leaf, in no mapping: a broken walk */
 			x->dropped++;
 			continue;
@@ -147,7 +148,8 @@ static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 
 	for (uint32_t i = 0; i < ref->n; i++) {
 		uint64_t addr = x->l->ips[ref->first + i];
-		const struct rpt_symtab_ent *e = rpt_symtab__lookup(&x->l->ksyms, 0, i ? addr - 1 : addr);
+		const struct rpt_symtab_ent *e =
+			rpt_symtab__lookup(&x->l->ksyms, 0, i ? addr - 1 : addr);
 		int64_t name;
 
 		if (e) {
@@ -173,8 +175,9 @@ static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 /* Where a complete frame-pointer walk ends. */
 static bool root_like(const char *name)
 {
-	static const char *const roots[] = { "_start", "main", "start_thread", "clone", "clone3",
-					     "__clone", "__clone3", "thread_start", "_dl_start_user" };
+	static const char *const roots[] = {"_start",	"main",		"start_thread",
+					    "clone",	"clone3",	"__clone",
+					    "__clone3", "thread_start", "_dl_start_user"};
 
 	if (!strncmp(name, "__libc_start", 12))
 		return true;
@@ -282,7 +285,7 @@ static int resolve_key(struct res_ctx *x, struct rpt_profile *prof)
 	r = root_name(x);
 	if (r < 0 || (r = prof_name(x->s, prof, r)) < 0)
 		return -ENOMEM;
-	out[0] = (struct rpt_frame){ .name = (uint32_t)r, .kind = RPT_FRAME_ROOT };
+	out[0] = (struct rpt_frame){.name = (uint32_t)r, .kind = RPT_FRAME_ROOT};
 	for (uint32_t i = 0; i < x->n; i++) {
 		const struct rpt_sym *f = &x->fr[x->n - 1 - i];
 		int64_t mod = prof_module(x->s, prof, x->dso[x->n - 1 - i]);
@@ -290,8 +293,8 @@ static int resolve_key(struct res_ctx *x, struct rpt_profile *prof)
 		r = prof_name(x->s, prof, f->name);
 		if (r < 0 || mod < 0)
 			return -ENOMEM;
-		out[i + 1] = (struct rpt_frame){ .name = (uint32_t)r, .kind = f->kind,
-						 .module = (uint32_t)mod };
+		out[i + 1] = (struct rpt_frame){
+			.name = (uint32_t)r, .kind = f->kind, .module = (uint32_t)mod};
 	}
 	return rpt_profile__add(prof, out, x->n + 1, x->c->count);
 }
@@ -306,7 +309,7 @@ static double now_s(void)
 
 int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof)
 {
-	struct res_ctx x = { .s = s, .l = l };
+	struct res_ctx x = {.s = s, .l = l};
 	double t0 = now_s();
 	bool shown = false;
 	size_t done = 0;
@@ -324,7 +327,8 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 		if (err)
 			return err;
 		if (s->o.progress && !(++done & 255) && now_s() - t0 > 1.0) {
-			fprintf(stderr, "\rsa-report: symbolizing %zu/%zu stacks", done, l->ncounts);
+			fprintf(stderr, "\rsa-report: symbolizing %zu/%zu stacks", done,
+				l->ncounts);
 			shown = true;
 		}
 	}

@@ -94,7 +94,7 @@ void rpt_session__free(struct rpt_session *s)
 
 int rpt_session__add_file(struct rpt_session *s, const char *path, struct rpt_profile *prof)
 {
-	struct rpt_loaded l = { 0 };
+	struct rpt_loaded l = {0};
 	int64_t p;
 	int err;
 
@@ -210,10 +210,12 @@ void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose)
 				f->finished ? "" : "recording did not finish cleanly; ",
 				f->errmsg[0] ? f->errmsg : "truncated");
 		if (f->dropped_frames && verbose)
-			fprintf(err, "sa-report: %s: %llu samples had frames of a broken "
-				"frame-pointer walk dropped\n", path,
-				(unsigned long long)f->dropped_frames);
+			fprintf(err,
+				"sa-report: %s: %llu samples had frames of a broken "
+				"frame-pointer walk dropped\n",
+				path, (unsigned long long)f->dropped_frames);
 	}
 	if (lost)
-		fprintf(err, "sa-report: lost samples: %llu (%s)\n", (unsigned long long)lost, detail);
+		fprintf(err, "sa-report: lost samples: %llu (%s)\n", (unsigned long long)lost,
+			detail);
 }

@@ -42,15 +42,15 @@ struct rpt_file_stats {
 	uint64_t freq_hz, ncpus, start_realtime_ns, start_mono_ns;
 	uint64_t first_ns, last_ns; /* interval span */
 	uint64_t intervals, procs, stacks, ksyms, usyms, jitsyms;
-	uint64_t samples;	   /* kept samples in the file */
-	uint64_t samples_used;	   /* after record-level filters */
+	uint64_t samples;		     /* kept samples in the file */
+	uint64_t samples_used;		     /* after record-level filters */
 	uint64_t lost[SAF_MAX_COUNTERS + 1]; /* sums by counter id */
-	uint64_t dropped_frames;   /* broken-walk frames dropped (weighted) */
-	uint64_t unresolved;	   /* user frames left unnamed (weighted) */
-	uint64_t user_frames;	   /* user frames (weighted) */
-	uint64_t kernel_unnamed;   /* samples with [kernel] frames */
+	uint64_t dropped_frames;	     /* broken-walk frames dropped (weighted) */
+	uint64_t unresolved;		     /* user frames left unnamed (weighted) */
+	uint64_t user_frames;		     /* user frames (weighted) */
+	uint64_t kernel_unnamed;	     /* samples with [kernel] frames */
 	bool has_meta, finished, damaged, has_ksyms;
-	char errmsg[256];	   /* reader's message about dropped data */
+	char errmsg[256]; /* reader's message about dropped data */
 };
 
 struct rpt_session;
@@ -93,8 +93,7 @@ const char *rpt_session__str(struct rpt_session *s, uint32_t off);
  * rpt_session__summary() - fill @sum (for top/svg headers) from all files.
  * @buf, @cap: storage for the strings @sum points to.
  */
-void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *buf,
-			  size_t cap);
+void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *buf, size_t cap);
 
 /** rpt_session__info() - the --info report of every file read. @return 0 or -errno. */
 int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose);
@@ -156,8 +155,8 @@ struct rpt_loaded {
 	size_t nrefs, refs_cap;
 	struct rpt_count *counts; /* open addressing */
 	size_t ncounts, counts_cap;
-	uint32_t cur_symtab;	  /* dso of the last SYMTAB record */
-	bool in_interval_ok;	  /* the open interval passes --time */
+	uint32_t cur_symtab; /* dso of the last SYMTAB record */
+	bool in_interval_ok; /* the open interval passes --time */
 	uint64_t iv_end;
 	/* USTACK records, unwound offline (ustack.c) */
 	struct rpt_unwinder *unw;

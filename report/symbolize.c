@@ -17,7 +17,7 @@
 #include "symbolize.h"
 #include "symtab.h"
 
-#define SYM_MAX_FRAMES 64
+#define SYM_MAX_FRAMES	   64
 #define SYM_CACHE_OFF_BITS 44
 
 struct rpt_symbolizer {
@@ -165,8 +165,8 @@ int rpt_symbolizer__dso(struct rpt_symbolizer *s, const uint8_t *bid, size_t bid
 	return ret;
 }
 
-int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset,
-			     uint64_t size, const char *name)
+int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset, uint64_t size,
+			     const char *name)
 {
 	int64_t n = intern(s, name);
 
@@ -344,7 +344,7 @@ static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, ui
 
 		if (name < 0)
 			return -ENOMEM;
-		s->tmp[0] = (struct rpt_sym){ name, RPT_FRAME_USER };
+		s->tmp[0] = (struct rpt_sym){name, RPT_FRAME_USER};
 	}
 	return 1;
 }
@@ -371,8 +371,8 @@ static int cache_store(struct rpt_symbolizer *s, uint64_t key, int n)
 	return 0;
 }
 
-int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off,
-			   uint64_t map_pgoff, const struct rpt_sym **frames)
+int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off, uint64_t map_pgoff,
+			   const struct rpt_sym **frames)
 {
 	uint64_t key = (uint64_t)dso << SYM_CACHE_OFF_BITS | off, v;
 	bool cacheable = off < (1ULL << SYM_CACHE_OFF_BITS) && dso < (1u << 20);

@@ -94,8 +94,8 @@ size_t rpt_symbolizer__ndsos(const struct rpt_symbolizer *s);
  * record): @offset, @size in file offsets; @name copied.
  * @return 0 or -ENOMEM.
  */
-int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset,
-			     uint64_t size, const char *name);
+int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset, uint64_t size,
+			     const char *name);
 
 /**
  * rpt_symbolizer__lookup() - frames of file offset @off of binary @dso,
@@ -104,8 +104,8 @@ int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t of
  * @frames: set to a borrowed array valid until the next lookup.
  * @return the number of frames, 0 when nothing names @off, or -ENOMEM.
  */
-int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off,
-			   uint64_t map_pgoff, const struct rpt_sym **frames);
+int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off, uint64_t map_pgoff,
+			   const struct rpt_sym **frames);
 
 /**
  * rpt_demangle() - demangled C++/Rust name of @name into @buf (truncated

@@ -21,7 +21,7 @@ int rpt_symtab__add(struct rpt_symtab *st, uint64_t key, uint64_t start, uint64_
 		st->ents = e;
 		st->cap = ncap;
 	}
-	st->ents[st->n++] = (struct rpt_symtab_ent){ key, start, size, name };
+	st->ents[st->n++] = (struct rpt_symtab_ent){key, start, size, name};
 	st->sorted = false;
 	return 0;
 }

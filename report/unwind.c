@@ -23,7 +23,7 @@
 /* x86-64 DWARF register numbers (System V psABI, figure 3.36). */
 #define UW_X86_RBP 6
 #define UW_X86_RSP 7
-#define UW_TID 1 /* the one thread of an image; its number is irrelevant */
+#define UW_TID	   1 /* the one thread of an image; its number is irrelevant */
 #define UW_MAX_BID 64
 
 struct uw_image {
@@ -55,7 +55,7 @@ struct uw_cached {
 struct rpt_unwinder {
 	struct uw_image *imgs;
 	size_t nimgs, imgs_cap;
-	struct rpt_hmap img_index; /* key -> index in imgs */
+	struct rpt_hmap img_index;   /* key -> index in imgs */
 	struct rpt_hmap cache_index; /* hash of (key, regs) -> chain head in cached */
 	struct uw_cached *cached;
 	size_t ncached, cached_cap;
@@ -102,15 +102,14 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	struct rpt_unwinder *u = arg;
 	uint64_t sp = u->regs->sp;
 
-	bool ok = addr >= sp && u->len >= sizeof(*result) &&
-		  addr - sp <= u->len - sizeof(*result);
+	bool ok = addr >= sp && u->len >= sizeof(*result) && addr - sp <= u->len - sizeof(*result);
 
 	(void)dwfl;
 	*result = 0;
 	if (ok)
 		memcpy(result, u->stack + (addr - sp), sizeof(*result));
 	if (u->nreads < UW_MAX_READS)
-		u->reads[u->nreads++] = (struct uw_read){ addr - sp, *result, ok };
+		u->reads[u->nreads++] = (struct uw_read){addr - sp, *result, ok};
 	else
 		u->reads_overflow = true;
 	return ok;
@@ -119,7 +118,7 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct rpt_unwinder *u = arg;
-	Dwarf_Word r[2] = { u->regs->fp, u->regs->sp }; /* rbp, rsp */
+	Dwarf_Word r[2] = {u->regs->fp, u->regs->sp}; /* rbp, rsp */
 
 	if (!dwfl_thread_state_registers(thread, UW_X86_RBP, 2, r))
 		return false;
@@ -205,8 +204,7 @@ static bool reported_before(const struct rpt_unwind_module *mods, size_t i)
 	return false;
 }
 
-static Dwfl *image_build(struct rpt_unwinder *u, const struct rpt_unwind_module *mods,
-			 size_t nmods)
+static Dwfl *image_build(struct rpt_unwinder *u, const struct rpt_unwind_module *mods, size_t nmods)
 {
 	Dwfl *dwfl = dwfl_begin(&uw_dwfl_cb);
 
@@ -244,7 +242,7 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 		v = u->nimgs;
 		if (rpt_hmap__put(&u->img_index, key, v))
 			return -ENOMEM;
-		u->imgs[u->nimgs++] = (struct uw_image){ key, SIZE_MAX, NULL };
+		u->imgs[u->nimgs++] = (struct uw_image){key, SIZE_MAX, NULL};
 	}
 	img = &u->imgs[v];
 	if (img->nmods != nmods) {
@@ -287,7 +285,7 @@ static int walk(struct rpt_unwinder *u, Dwfl *dwfl)
 
 static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
 {
-	uint64_t r[4] = { key, regs->ip, regs->sp, regs->fp };
+	uint64_t r[4] = {key, regs->ip, regs->sp, regs->fp};
 	uint64_t h = rpt_hash_bytes(r, sizeof(r), 1);
 
 	return h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
@@ -324,8 +322,8 @@ static const struct uw_cached *cache_find(const struct rpt_unwinder *u, uint64_t
 	for (i = v + 1; i; i = u->cached[i - 1].next) {
 		const struct uw_cached *c = &u->cached[i - 1];
 
-		if (c->key == key && c->nmods == nmods && c->ip == regs->ip &&
-		    c->sp == regs->sp && c->fp == regs->fp && reads_match(u, c))
+		if (c->key == key && c->nmods == nmods && c->ip == regs->ip && c->sp == regs->sp &&
+		    c->fp == regs->fp && reads_match(u, c))
 			return c;
 	}
 	return NULL;
@@ -371,8 +369,8 @@ static int cache_put(struct rpt_unwinder *u, uint64_t h, uint64_t key, size_t nm
 		memcpy(u->cips + u->ncips, ips, n * sizeof(*ips));
 	if (u->nreads)
 		memcpy(u->creads + u->ncreads, u->reads, u->nreads * sizeof(*u->reads));
-	u->cached[u->ncached++] = (struct uw_cached){ key, nmods, regs->ip, regs->sp, regs->fp,
-						       u->ncips, u->ncreads, n, u->nreads, next };
+	u->cached[u->ncached++] = (struct uw_cached){
+		key, nmods, regs->ip, regs->sp, regs->fp, u->ncips, u->ncreads, n, u->nreads, next};
 	u->ncips += n;
 	u->ncreads += u->nreads;
 	return 0;

@@ -48,7 +48,7 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 
 	if (p->nmaps > l->umods_cap) {
 		struct rpt_unwind_module *m = realloc(l->umods, p->nmaps * sizeof(*m));
-		char (*paths)[RPT_USTACK_PATH_MAX] = realloc(l->upaths, p->nmaps * sizeof(*paths));
+		char(*paths)[RPT_USTACK_PATH_MAX] = realloc(l->upaths, p->nmaps * sizeof(*paths));
 
 		if (m)
 			l->umods = m;
@@ -63,7 +63,7 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 		struct rpt_unwind_module *m = &l->umods[i];
 		struct rpt_dso *d;
 
-		*m = (struct rpt_unwind_module){ NULL, NULL, map->start, map->end, map->pgoff };
+		*m = (struct rpt_unwind_module){NULL, NULL, map->start, map->end, map->pgoff};
 		if (map->dso == RPT_NO_DSO)
 			continue;
 		d = rpt_symbolizer__get(s->sym, map->dso);
@@ -102,15 +102,15 @@ static int intern_frames(struct rpt_loaded *l, const uint64_t *ips, uint32_t n, 
 int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
 		       uint64_t *ips, struct saf_stack *st, struct saf_count *c)
 {
-	struct rpt_unwind_regs regs = { u->nregs > SAF_UREG_IP ? u->regs[SAF_UREG_IP] : 0,
-					u->nregs > SAF_UREG_SP ? u->regs[SAF_UREG_SP] : 0,
-					u->nregs > SAF_UREG_FP ? u->regs[SAF_UREG_FP] : 0 };
+	struct rpt_unwind_regs regs = {u->nregs > SAF_UREG_IP ? u->regs[SAF_UREG_IP] : 0,
+				       u->nregs > SAF_UREG_SP ? u->regs[SAF_UREG_SP] : 0,
+				       u->nregs > SAF_UREG_FP ? u->regs[SAF_UREG_FP] : 0};
 	struct rpt_proc *p;
 	bool is_new;
 	uint32_t id;
 	int n, err;
 
-	*c = (struct saf_count){ u->pid, u->tid, u->gen, 0, u->kstack, u->count, u->comm };
+	*c = (struct saf_count){u->pid, u->tid, u->gen, 0, u->kstack, u->count, u->comm};
 	if (!regs.ip)
 		return 0; /* no user context: a kernel-only sample */
 	if (!l->unw && !(l->unw = rpt_unwinder__new()))
@@ -121,14 +121,15 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 	n = image_mods(s, l, p);
 	if (n >= 0)
 		n = rpt_unwinder__unwind(l->unw, (uint64_t)u->pid << 32 | p->gen, l->umods, n,
-					 &regs, u->stack.data, u->stack.len, ips, RPT_USTACK_MAX_FRAMES);
+					 &regs, u->stack.data, u->stack.len, ips,
+					 RPT_USTACK_MAX_FRAMES);
 	if (n < 0)
 		return n;
 	err = intern_frames(l, ips, n, &id, &is_new);
 	if (err)
 		return err;
 	c->ustack = id;
-	*st = (struct saf_stack){ id, SAF_STACK_USER, n, ips };
+	*st = (struct saf_stack){id, SAF_STACK_USER, n, ips};
 	return is_new;
 }
 

@@ -17,21 +17,21 @@ extern "C" {
 #endif
 
 /* "File header": 8 magic bytes, then version, then the header's own size. */
-#define SAF_MAGIC "SAF\0\r\n\032\n"
-#define SAF_MAGIC_LEN 8
-#define SAF_VERSION_MAJOR 1
-#define SAF_VERSION_MINOR 1
-#define SAF_FILE_HEADER_SIZE 24
+#define SAF_MAGIC	      "SAF\0\r\n\032\n"
+#define SAF_MAGIC_LEN	      8
+#define SAF_VERSION_MAJOR     1
+#define SAF_VERSION_MINOR     1
+#define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
 /* "Limits": a reader refuses anything larger. */
 #define SAF_CHUNK_MAX_CONTENT (64u << 20) /* uncompressed bytes in one chunk */
-#define SAF_MAX_FRAMES 4096		  /* frames in one stack */
-#define SAF_MAX_STRING 4096		  /* bytes in one string field */
-#define SAF_MAX_BUILD_ID 64		  /* bytes in one build id */
-#define SAF_MAX_COUNTERS 64		  /* counters in one interval's loss record */
-#define SAF_MAX_UREGS 16		  /* registers in one USTACK record */
-#define SAF_MAX_USTACK_BYTES (64u << 10) /* stack bytes in one USTACK record */
+#define SAF_MAX_FRAMES	      4096	  /* frames in one stack */
+#define SAF_MAX_STRING	      4096	  /* bytes in one string field */
+#define SAF_MAX_BUILD_ID      64	  /* bytes in one build id */
+#define SAF_MAX_COUNTERS      64	  /* counters in one interval's loss record */
+#define SAF_MAX_UREGS	      16	  /* registers in one USTACK record */
+#define SAF_MAX_USTACK_BYTES  (64u << 10) /* stack bytes in one USTACK record */
 
 /* "Chunk types". A reader skips a type it does not know. */
 enum saf_chunk_type {
@@ -82,27 +82,27 @@ enum saf_counter {
 	SAF_CTR_RUNS = 1,
 	SAF_CTR_KEPT = 2,
 	SAF_CTR_FILTERED = 3,
-	SAF_CTR_LOST_USTACK = 4,   /* user stack unreadable */
-	SAF_CTR_LOST_KSTACK = 5,   /* kernel stack unreadable (not user-mode samples) */
-	SAF_CTR_LOST_RINGBUF = 6,  /* collision recovery buffer full */
-	SAF_CTR_LOST_MAPFULL = 7,  /* counts or stack map full */
+	SAF_CTR_LOST_USTACK = 4,  /* user stack unreadable */
+	SAF_CTR_LOST_KSTACK = 5,  /* kernel stack unreadable (not user-mode samples) */
+	SAF_CTR_LOST_RINGBUF = 6, /* collision recovery buffer full */
+	SAF_CTR_LOST_MAPFULL = 7, /* counts or stack map full */
 	SAF_CTR_LOST_OTHER = 8,
 	SAF_CTR_TRUNCATED = 9,
 	SAF_CTR_COLLISIONS = 10,
-	SAF_CTR_LOST_USERSPACE = 11, /* dropped by sa-record itself */
+	SAF_CTR_LOST_USERSPACE = 11,	/* dropped by sa-record itself */
 	SAF_CTR_MAPFULL_RECOVERED = 12, /* kept samples recovered after a full map */
 	SAF_CTR_SIDEBAND_LOST = 13,	/* side-band records (mappings) the kernel dropped */
 	SAF_CTR__MAX_KNOWN = 13,
 };
 
 /* Metadata flags (saf_meta.flags) */
-#define SAF_META_USER_ONLY (1u << 0)
+#define SAF_META_USER_ONLY   (1u << 0)
 #define SAF_META_KERNEL_ONLY (1u << 1)
-#define SAF_META_IDLE (1u << 2)
+#define SAF_META_IDLE	     (1u << 2)
 
 /* Mapping flags (saf_map.flags) */
-#define SAF_MAP_EXEC (1u << 0)
-#define SAF_MAP_ANON (1u << 1)	  /* no backing file ([anon], JIT) */
+#define SAF_MAP_EXEC	(1u << 0)
+#define SAF_MAP_ANON	(1u << 1) /* no backing file ([anon], JIT) */
 #define SAF_MAP_DELETED (1u << 2) /* file was deleted when captured */
 
 /*
@@ -122,28 +122,28 @@ struct saf_bytes {
 
 /* "META record": written once, first. */
 struct saf_meta {
-	struct saf_str writer;	       /* e.g. "sa-record 0.1" */
+	struct saf_str writer; /* e.g. "sa-record 0.1" */
 	struct saf_str hostname;
 	struct saf_str kernel_release; /* uname -r */
 	struct saf_str boot_id;
-	struct saf_str arch;	       /* uname -m */
-	struct saf_str cmdline;	       /* sa-record's own argv, space-joined */
-	struct saf_str target;	       /* human description: "-a", "-p 42", "-- make" */
-	struct saf_str event;	       /* "cpu-clock", "cycles" */
+	struct saf_str arch;	/* uname -m */
+	struct saf_str cmdline; /* sa-record's own argv, space-joined */
+	struct saf_str target;	/* human description: "-a", "-p 42", "-- make" */
+	struct saf_str event;	/* "cpu-clock", "cycles" */
 	uint64_t freq_hz;
 	uint64_t ncpus;
-	uint64_t start_realtime_ns;    /* CLOCK_REALTIME at start */
-	uint64_t start_mono_ns;	       /* CLOCK_MONOTONIC at start; sample times use it */
-	uint64_t flags;		       /* SAF_META_* */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME at start */
+	uint64_t start_mono_ns;	    /* CLOCK_MONOTONIC at start; sample times use it */
+	uint64_t flags;		    /* SAF_META_* */
 	uint64_t page_size;
 };
 
 /* "PROC record": a process image begins (first sighting or exec). */
 struct saf_proc {
-	uint32_t pid;	   /* tgid */
-	uint32_t gen;	   /* exec generation this image has */
+	uint32_t pid; /* tgid */
+	uint32_t gen; /* exec generation this image has */
 	uint32_t ppid;
-	uint64_t time_ns;  /* CLOCK_MONOTONIC */
+	uint64_t time_ns; /* CLOCK_MONOTONIC */
 	struct saf_str comm;
 	struct saf_str exe;
 };
@@ -153,11 +153,11 @@ struct saf_map {
 	uint32_t pid;
 	uint32_t gen;
 	uint64_t time_ns;
-	uint64_t start;	   /* virtual address, inclusive */
-	uint64_t end;	   /* exclusive */
-	uint64_t pgoff;	   /* file offset of start */
-	uint64_t flags;	   /* SAF_MAP_* */
-	uint64_t dev;	   /* makedev(major, minor), 0 if unknown */
+	uint64_t start; /* virtual address, inclusive */
+	uint64_t end;	/* exclusive */
+	uint64_t pgoff; /* file offset of start */
+	uint64_t flags; /* SAF_MAP_* */
+	uint64_t dev;	/* makedev(major, minor), 0 if unknown */
 	uint64_t inode;
 	struct saf_str path;
 	struct saf_bytes build_id; /* len 0 when unknown */
@@ -222,7 +222,7 @@ struct saf_ustack {
 	uint32_t kstack; /* file stack id of the kernel stack, 0 = none */
 	uint64_t count;	 /* identical captures merged by the writer, >= 1 */
 	struct saf_str comm;
-	uint32_t nregs;	 /* <= SAF_MAX_UREGS */
+	uint32_t nregs; /* <= SAF_MAX_UREGS */
 	uint64_t regs[SAF_MAX_UREGS];
 	struct saf_bytes stack; /* len <= SAF_MAX_USTACK_BYTES */
 };
@@ -274,10 +274,10 @@ struct saf_jitsym {
 /* "END record" */
 struct saf_end {
 	uint64_t end_mono_ns;
-	uint64_t samples;   /* kept samples, whole file */
-	uint64_t lost;	    /* lost samples, whole file */
+	uint64_t samples; /* kept samples, whole file */
+	uint64_t lost;	  /* lost samples, whole file */
 	uint64_t intervals;
-	uint64_t chunks;    /* chunks before the END chunk */
+	uint64_t chunks; /* chunks before the END chunk */
 };
 
 /* One decoded record. Every pointer in it is borrowed from the reader. */
@@ -320,9 +320,9 @@ void saf_set_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, s
 struct saf_writer;
 
 struct saf_writer_opts {
-	size_t sz;		/* sizeof(struct saf_writer_opts), for growth */
-	int zstd_level;		/* 0 means 3 */
-	size_t chunk_target;	/* flush a chunk past this many bytes; 0 = 1 MiB */
+	size_t sz;	     /* sizeof(struct saf_writer_opts), for growth */
+	int zstd_level;	     /* 0 means 3 */
+	size_t chunk_target; /* flush a chunk past this many bytes; 0 = 1 MiB */
 };
 
 /**
@@ -400,8 +400,8 @@ void saf_writer__free(struct saf_writer *w);
 struct saf_reader;
 
 struct saf_reader_opts {
-	size_t sz;	/* sizeof(struct saf_reader_opts) */
-	char *errbuf;	/* if set, constructors write their error here */
+	size_t sz;    /* sizeof(struct saf_reader_opts) */
+	char *errbuf; /* if set, constructors write their error here */
 	size_t errbuf_sz;
 };
 
