@@ -13,19 +13,8 @@
 #include <cmocka.h>
 
 #include "output.h"
+#include "rpt_test.h"
 
-static struct rpt_profile *parse_str(const char *text)
-{
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-	char err[128];
-	struct rpt_profile *p;
-
-	assert_non_null(f);
-	p = rpt_folded__parse(f, err, sizeof(err));
-	fclose(f);
-	assert_non_null(p);
-	return p;
-}
 
 enum mode { FOLDED, TOP, SVG };
 

@@ -14,30 +14,12 @@
 #include <cmocka.h>
 
 #include "output_int.h"
+#include "rpt_test.h"
 
-static struct rpt_profile *parse_str(const char *text)
-{
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-	char err[128];
-	struct rpt_profile *p;
-
-	assert_non_null(f);
-	p = rpt_folded__parse(f, err, sizeof(err));
-	fclose(f);
-	assert_non_null(p);
-	return p;
-}
 
 static char *svg_str(const struct rpt_profile *p, const struct rpt_svg_opts *o)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(rpt_svg__write(p, f, o), 0);
-	fclose(f);
-	return buf;
+	return RPT_TEST_CAPTURE(rpt_svg__write, p, o);
 }
 
 /* xmllint --noout on @text: 0 when well-formed, -1 when xmllint is missing. */
