@@ -96,6 +96,8 @@ static const char *src_name(enum rpt_dso_source src)
 		return "binary";
 	case RPT_SRC_EMBEDDED:
 		return "embedded symbols";
+	case RPT_SRC_DEBUGINFOD:
+		return "debuginfod";
 	default:
 		return "not symbolized";
 	}

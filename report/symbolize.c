@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <elfutils/debuginfod.h>
 #include <libiberty/demangle.h>
 
 #include "elfsym.h"
@@ -248,6 +250,35 @@ static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, 
 	return false;
 }
 
+/*
+ * Last in the lookup order (DESIGN.md, "Symbolization, offline"): a debug
+ * file from the servers in DEBUGINFOD_URLS, only when the user set it; the
+ * client keeps its own cache. @out gets the cached file's path.
+ */
+static bool fetch_debuginfod(struct rpt_symbolizer *s, const struct rpt_dso *d, char *out,
+			     size_t cap)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	const char *hex = rpt_strpool__str(&s->pool, d->build_id);
+	debuginfod_client *c;
+	char *path = NULL;
+	int fd;
+
+	if (!urls || !*urls || strlen(hex) < 4)
+		return false;
+	c = debuginfod_begin();
+	if (!c)
+		return false;
+	fd = debuginfod_find_debuginfo(c, (const unsigned char *)hex, 0, &path);
+	debuginfod_end(c);
+	if (fd < 0)
+		return false;
+	close(fd);
+	snprintf(out, cap, "%s", path);
+	free(path);
+	return !build_id_check(s, d, out);
+}
+
 static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 {
 	char bin[PATH_MAX], dbg[PATH_MAX];
@@ -274,6 +305,14 @@ static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 	if (!d->elf) {
 		d->source = d->has_usyms ? RPT_SRC_EMBEDDED : RPT_SRC_NONE;
 		used = 0;
+	}
+	if (!d->elf && !d->has_usyms && fetch_debuginfod(s, d, dbg, sizeof(dbg))) {
+		d->elf = rpt_elfsym__open(dbg, NULL);
+		if (d->elf) {
+			d->source = RPT_SRC_DEBUGINFOD;
+			used = intern(s, dbg);
+			d->reason = 0;
+		}
 	}
 	if (d->source == RPT_SRC_DEBUG_FILE && d->elf)
 		d->reason = 0;

@@ -21,6 +21,7 @@ enum rpt_dso_source {
 	RPT_SRC_DEBUG_FILE, /* a separate debug file found by build id */
 	RPT_SRC_BINARY,	    /* the binary itself, build id checked */
 	RPT_SRC_EMBEDDED,   /* USYM records of the recording */
+	RPT_SRC_DEBUGINFOD, /* a debug file fetched through libdebuginfod */
 };
 
 /* One binary; every string is an offset in the symbolizer's pool. */
