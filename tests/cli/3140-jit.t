@@ -36,6 +36,9 @@ JS
 "$SA_RECORD" -q -F 999 -o "$T/j.sa" -- node --perf-basic-prof "$T/hot.js" >/dev/null 2>"$T/rec.err"
 ok $? "sa-record -- node --perf-basic-prof hot.js exits 0"
 "$SA_REPORT" -o "$T/j.folded" "$T/j.sa" 2>"$T/rep.err"
+rc=$?
+[ $rc = 0 ] || { sed 's/^/# /' "$T/rep.err" | head -40; cp "$T/j.sa" "${SA_BUILD}/3140-failed.sa" 2>/dev/null; }
+[ $rc = 0 ]
 ok $? "sa-report exits 0"
 tot=$(folded_total "$T/j.folded" node)
 hot=$(awk '{ n = $NF; if ($0 ~ /saJitHotLoop/) t += n } END { print t + 0 }' "$T/j.folded")
