@@ -35,8 +35,8 @@ build()
 
 build "$T/bin1"
 ok $? "gcc builds the workload into a temporary directory"
-"$SA_RECORD" -q -F 999 -o "$T/emb.sa" -- "$T/bin1/sa_offbox_wl" -d 2 >/dev/null 2>"$T/rec.err"
-ok $? "sa-record -- sa_offbox_wl -d 2 exits 0"
+"$SA_RECORD" -q -F 999 -o "$T/emb.sa" -- "$T/bin1/sa_offbox_wl" -c 3 >/dev/null 2>"$T/rec.err"
+ok $? "sa-record -- sa_offbox_wl -c 3 exits 0"
 rm -rf "$T/bin1"
 "$SA_REPORT" -o "$T/emb.folded" "$T/emb.sa" 2>"$T/rep.err"
 ok $? "sa-report exits 0 with the binary deleted"
