@@ -96,7 +96,7 @@ $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/vmlinux/$(ARCH)/vmlinux.h 
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
-		-Ibpf -Ibpf/vmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
+		-Ibpf -Ibpf/vmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES) $(BPF_EXTRA) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
 
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o

@@ -101,6 +101,14 @@ struct {
 	__type(value, __u32);
 } gens SEC(".maps");
 
+/* --call-graph auto: file pages holding code without frame pointers */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct sa_cfi_key);
+	__type(value, __u64);
+} cfipages SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
 	__uint(max_entries, 1);
@@ -243,7 +251,12 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, struct sa_cou
 
 	if (!sa_kernel_only)
 		uid = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
-	if (!sa_user_only)
+	/*
+	 * A sample taken in user mode has no kernel stack: asking for it
+	 * anyway returned -EFAULT after about 1 us of callchain set-up per
+	 * sample (bpf_stats, docs/performance.md).
+	 */
+	if (!sa_user_only && !umode)
 		kid = bpf_get_stackid(ctx, stacks, 0);
 	slot = absent_or_lost(&uid, true, umode);
 	if (!slot)
@@ -285,7 +298,10 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
 /*
  * Bytes of user stack to copy from @sp: --stack-size, cut at the end of the
  * stack's mapping (a read crossing it would fail whole). When the mapping
- * cannot be looked up (mmap lock busy), only the rest of sp's page.
+ * cannot be looked up, all of it: the copy then stops at the first page
+ * that faults (present_len()). That is always so after needs_cfi(): in
+ * interrupt context the mmap lock is released by an irq_work, and until
+ * it ran a second bpf_find_vma() gets -EBUSY.
  */
 static __always_inline __u64 stack_len(struct task_struct *t, __u64 sp)
 {
@@ -293,7 +309,7 @@ static __always_inline __u64 stack_len(struct task_struct *t, __u64 sp)
 	__u64 n = sa_stack_bytes;
 
 	if (bpf_find_vma(t, sp, vma_end_cb, &ve, 0) || ve.end <= sp)
-		ve.end = (sp | 4095) + 1;
+		return n;
 	if (ve.end - sp < n)
 		n = ve.end - sp;
 	return n;
@@ -371,6 +387,56 @@ static __noinline int capture_ustack(struct bpf_perf_event_data *ctx, struct sa_
 #endif
 }
 
+struct cfi_probe {
+	__u64 ip;
+	bool need;
+};
+
+static long cfi_probe_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct cfi_probe *p = data;
+	struct file *f = vma->vm_file;
+	struct sa_cfi_key k;
+	struct inode *ino;
+	__u64 *bits, off;
+
+	if (!f) {
+		p->need = false; /* anonymous code (JIT, vdso): frame pointers it is */
+		return 0;
+	}
+	ino = f->f_inode;
+	k.dev = ino->i_sb->s_dev;
+	k.ino = ino->i_ino;
+	off = (vma->vm_pgoff << 12) + (p->ip - vma->vm_start);
+	k.page = off >> 12;
+	bits = bpf_map_lookup_elem(&cfipages, &k);
+	if (bits) {
+		p->need = (*bits >> ((off >> 6) & 63)) & 1;
+		return 0;
+	}
+	/* a page without such code, or a file not classified yet */
+	k.page = SA_CFI_FILE;
+	p->need = !bpf_map_lookup_elem(&cfipages, &k);
+	return 0;
+}
+
+/*
+ * --call-graph auto: does the sampled user ip lie in code a frame-pointer
+ * walk would get wrong? Unknown (a file user space has not classified yet,
+ * or the mmap lock busy) counts as yes: a stack copy is never wrong.
+ */
+static __always_inline bool needs_cfi(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct cfi_probe p = {.need = true};
+
+	/* the user registers, saved on kernel entry (the ip capture_ustack takes) */
+	p.ip = BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(t), ip);
+	if (bpf_find_vma(t, p.ip, cfi_probe_cb, &p, 0))
+		return true;
+	return p.need;
+}
+
 SEC("perf_event")
 int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -397,7 +463,8 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	gen = bpf_map_lookup_elem(&gens, &key.tgid);
 	key.gen = gen ? *gen : 0;
-	if (sa_call_graph == SA_CG_DWARF && !sa_kernel_only && !no_user_mm())
+	if (sa_call_graph != SA_CG_FP && !sa_kernel_only && !no_user_mm() &&
+	    (sa_call_graph == SA_CG_DWARF || needs_cfi()))
 		slot = capture_ustack(ctx, &key, epoch);
 	else if (set)
 		slot = sample(ctx, &key, epoch, &stacks1, &counts1, &rflags);

@@ -64,7 +64,7 @@ static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus
 		s->rb_bytes = getpagesize();
 	/* --call-graph dwarf: 0.25 s of full-size captures (most are far smaller) */
 	s->urb_bytes = getpagesize();
-	if (o->call_graph == SA_CG_DWARF)
+	if (o->call_graph != SA_CG_FP)
 		s->urb_bytes = pow2_at_least(clamp_u32(
 			o->freq * (uint64_t)ncpus / 4 * (o->stack_size + 1024), 1 << 20, 64 << 20));
 }
@@ -84,8 +84,11 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 	err = bpf_map__set_max_entries(k->maps.rb, s->rb_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.urb, s->urb_bytes);
-	if (!err && o->call_graph == SA_CG_DWARF)
+	if (!err && o->call_graph != SA_CG_FP)
 		err = bpf_map__set_max_entries(k->maps.uscratch, libbpf_num_possible_cpus());
+	/* --call-graph auto: 64k file pages hold 256 MiB of code, ~6 MiB of map */
+	if (!err && o->call_graph == SA_CG_AUTO)
+		err = bpf_map__set_max_entries(k->maps.cfipages, SA_CFI_PAGES);
 	if (err)
 		return err;
 	k->rodata->sa_call_graph = o->call_graph;
@@ -346,6 +349,11 @@ struct bpf_map *rec_session__ringbuf(const struct rec_session *s)
 }
 
 /** rec_session__ustack_ringbuf() - the --call-graph dwarf ring buffer map, borrowed. */
+int rec_session__cfi_fd(const struct rec_session *s)
+{
+	return bpf_map__fd(s->skel->maps.cfipages);
+}
+
 struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s)
 {
 	return s->skel->maps.urb;

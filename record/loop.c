@@ -46,6 +46,7 @@ struct run {
 	struct rec_procs *procs;
 	struct rec_drain *d;
 	struct rec_sc *sc;
+	struct rec_cfifeed *cfi; /* --call-graph auto */
 	uint64_t t0, iv_start, next_iv, end_at, grace;
 	pid_t child;
 	int *child_wstatus;
@@ -97,6 +98,16 @@ static void summary(const struct run *r)
 		(unsigned long long)t->lost, (unsigned long long)t->collisions,
 		(unsigned long long)t->truncated, rec_drain__unique_stacks(r->d),
 		(unsigned long long)t->intervals, b, k);
+	if (r->cfi) {
+		const struct rec_cfifeed_stats *c = rec_cfifeed__stats(r->cfi);
+
+		fprintf(stderr,
+			"sa-record: --call-graph auto: %llu files classified (%llu without frame "
+			"pointers, %llu without CFI), %llu pages of frameless code%s\n",
+			(unsigned long long)c->files, (unsigned long long)c->whole,
+			(unsigned long long)c->failed, (unsigned long long)c->pages,
+			c->full ? "; the map was full, some files' samples were all copied" : "");
+	}
 }
 
 /* true when the recording should end after the next drain */
@@ -180,9 +191,12 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	r->w = saf_writer__open_fd(r->fd, NULL);
 	if (!r->w)
 		return -errno;
+	if (o->call_graph == SA_CG_AUTO && !(r->cfi = rec_cfifeed__new()))
+		return -errno;
 	/* before the BPF program: every exec it counts is seen by the side-band */
 	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
 						   .w = r->w,
+						   .cfi = r->cfi,
 						   .no_embed = o->no_embed_symbols,
 						   .cpus = o->cpus,
 						   .ncpus = o->ncpus,
@@ -194,6 +208,8 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	r->s = rec_session__open(o, r->child, err, errsz);
 	if (!r->s)
 		return -errno;
+	if (r->cfi && (e = rec_cfifeed__attach(r->cfi, rec_session__cfi_fd(r->s))))
+		return e;
 	r->t0 = rec_now_ns(CLOCK_MONOTONIC);
 	e = rec_write_meta(r->w, o, rec_now_ns(CLOCK_REALTIME), r->t0, rec_session__ncpus(r->s));
 	if (e)
@@ -234,6 +250,7 @@ static void cleanup(struct run *r)
 {
 	rec_drain__free(r->d);
 	rec_sc__free(r->sc);
+	rec_cfifeed__free(r->cfi);
 	rec_procs__free(r->procs);
 	rec_session__free(r->s);
 	saf_writer__free(r->w);

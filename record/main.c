@@ -34,8 +34,10 @@ static const char usage_text[] =
 	"  -g                       accepted for perf's habit; stacks are always taken\n"
 	"      --call-graph MODE    fp (default): frame-pointer walk, counted in the kernel;\n"
 	"                           dwarf: registers and a copy of the user stack per sample,\n"
-	"                           unwound by sa-report with the binaries' CFI\n"
-	"      --stack-size SIZE    dwarf: user stack bytes copied per sample (default 16k,\n"
+	"                           unwound by sa-report with the binaries' CFI;\n"
+	"                           auto: dwarf's copy only for samples in code without\n"
+	"                           frame pointers (read from each binary's CFI), fp else\n"
+	"      --stack-size SIZE    dwarf, auto: user stack bytes copied per sample (default 16k,\n"
 	"                           at most 32k; cut at the end of the stack)\n"
 	"Output:\n"
 	"  -o, --output FILE        default record.sa; an existing FILE becomes FILE.old\n"
@@ -54,8 +56,8 @@ static const char usage_text[] =
 	"without them (-fomit-frame-pointer, the default of many distributions' -O2)\n"
 	"gives truncated user stacks: often only the sampled function and one wrong\n"
 	"caller; a leaf without its own frame is charged past its caller. For such\n"
-	"code use --call-graph dwarf (larger files; sa-report then needs the sampled\n"
-	"binaries, which hold the unwind tables). Kernel stacks are complete (ORC).\n"
+	"code use --call-graph auto, or dwarf (larger files; sa-report then needs the\n"
+	"sampled binaries, which hold the unwind tables). Kernel stacks are complete (ORC).\n"
 	"Stacks deeper than 127 frames are cut and counted as truncated.\n";
 
 enum {
@@ -195,13 +197,12 @@ static int parse_unwind_opt(struct rec_opts *o, int c, const char *arg)
 	else if (!strcmp(arg, "dwarf"))
 		o->call_graph = SA_CG_DWARF;
 	else if (!strcmp(arg, "auto"))
-		return usage_error("%s", "--call-graph auto is not implemented yet "
-					 "(docs/unwinding.md); use fp or dwarf");
+		o->call_graph = SA_CG_AUTO;
 	else
-		return usage_error("unknown call graph mode '%s' (fp or dwarf)", arg);
+		return usage_error("unknown call graph mode '%s' (fp, dwarf or auto)", arg);
 #if !defined(__x86_64__)
-	if (o->call_graph == SA_CG_DWARF)
-		return usage_error("%s", "--call-graph dwarf is implemented for x86-64 only");
+	if (o->call_graph != SA_CG_FP)
+		return usage_error("--call-graph %s is implemented for x86-64 only", arg);
 #endif
 	return 0;
 }

@@ -46,7 +46,15 @@ struct rec_maptab {
 	size_t hash_cap;
 	struct devino *dis;
 	size_t ndis, dis_cap;
+	rec_maptab_file_fn on_file;
+	void *on_file_arg;
 };
+
+void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg)
+{
+	mt->on_file = fn;
+	mt->on_file_arg = arg;
+}
 
 static size_t key_hash(uint32_t pid, uint32_t gen)
 {
@@ -215,6 +223,8 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 		fill_build_id(mt, e, fd);
 	e->m.build_id.data = e->bid;
 	im->n++;
+	if (mt->on_file && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
+		mt->on_file(mt->on_file_arg, fd, e->path);
 	if (mt->es && e->m.build_id.len) {
 		e->file = rec_elfsyms__file(mt->es, e->bid, e->m.build_id.len, e->path, fd);
 		fd = -1;
@@ -305,7 +315,7 @@ int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 		if (parse_maps_line(line, &m, range, sizeof(range)))
 			continue;
 		fd = -1;
-		if (mt->es && !(m.flags & SAF_MAP_ANON)) {
+		if ((mt->es || mt->on_file) && !(m.flags & SAF_MAP_ANON)) {
 			snprintf(path, sizeof(path), "/proc/%u/map_files/%s", pid, range);
 			fd = open(path, O_RDONLY | O_CLOEXEC);
 		}

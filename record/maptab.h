@@ -24,6 +24,16 @@ struct rec_maptab;
 struct rec_maptab *rec_maptab__new(struct rec_elfsyms *es);
 
 /**
+ * rec_maptab_file_fn - called for each mapping of an executable file the
+ * table learns, before the MAP record is emitted. @fd is an open fd of the
+ * mapped file (borrowed for the call) or -1; @path its path.
+ */
+typedef void (*rec_maptab_file_fn)(void *arg, int fd, const char *path);
+
+/** rec_maptab__on_file() - set the file hook (NULL for none). */
+void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg);
+
+/**
  * rec_maptab__add() - a mapping of (m->pid, m->gen) from m->time_ns on.
  * @m: copied (path and build id included).
  * @fd: -1, or an open fd of the mapped file, owned by the table from now

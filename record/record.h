@@ -72,6 +72,7 @@ __u32 rec_session__counts_size(const struct rec_session *s);
 __u32 rec_session__gen(const struct rec_session *s, __u32 tgid);
 struct bpf_map *rec_session__ringbuf(const struct rec_session *s);
 struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s);
+int rec_session__cfi_fd(const struct rec_session *s);
 int rec_session__ncpus(const struct rec_session *s);
 uint64_t rec_session__kernel_bytes(const struct rec_session *s);
 void rec_session__free(struct rec_session *s);

@@ -48,3 +48,15 @@ $(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c $(LIBSAF) | deps
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
 CHECK_EXTRA_DEPS += $(B)/tests/bench/gen-synthetic
+
+# record/cfimap.c's unit test: the workload built with its own FDEs in
+# .debug_frame (-fno-asynchronous-unwind-tables) while the C runtime's stay
+# in .eh_frame, plus the sample workloads it classifies.
+$(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+		-DSA_FRAMELESS_LEAVES -pthread -o $@ $< -lm -ldl
+CHECK_EXTRA_DEPS += $(TD)/cfi_debug_frame
+$(B)/tests/unit/record/test_cfimap: | $(TD)/cfi_debug_frame $(B)/samples/workload \
+	$(B)/samples/workload-leaf $(B)/samples/workload-nofp

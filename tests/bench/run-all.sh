@@ -68,8 +68,12 @@ part_record() {
 	md ""
 	md "Command: \`FREQ=999 tests/bench/bench-record.sh $RROUNDS $RSECS\`, then FREQ=99."
 	md "sa = \`sa-record -F 999 -a\`; perf = \`perf record -e cpu-clock -g -F 999 -a\`;"
-	md "floor = \`perf record -e cpu-clock -F 999 -a\` (no call chains: the timer interrupt's own cost,"
-	md "the same as a count-only BPF program per KERNEL-NOTES.md)."
+	md "floor = \`perf record -e cpu-clock -F 999 -a\` (no call chains: the timer interrupt's own cost);"
+	md "bpffloor = \`sa-record -F 999 -p 1\`: the same events and program, every sample counted and"
+	md "filtered out (a BPF program that only counts). Loss is paired with each round's run without"
+	md "a recorder; \"cpu %\" is per second of the workload's own CPU time, which excludes steal time"
+	md "and preemption by the host's other work (the noise of this shared VM) but includes the timer"
+	md "interrupt and the BPF program (no IRQ time accounting in this kernel)."
 	md ""
 	for f in 999 99; do
 		md '```'

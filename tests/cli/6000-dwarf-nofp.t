@@ -5,6 +5,8 @@
 # the known 60/30/10 split within 2 points and stacks that reach main, once
 # unwound by sa-report with the binary's CFI (docs/unwinding.md).
 . "$(dirname "$0")/lib.sh"
+# SA_CG=auto: the same checks for --call-graph auto (60xx wrappers)
+CG=${SA_CG:-dwarf}
 
 require_root_bpf
 require_report
@@ -16,15 +18,15 @@ W=$SA_SAMPLES/workload-nofp
 
 plan 10
 
-"$SA_RECORD" -q -F 999 --call-graph dwarf -o "$T/d.sa" -- sh -c \
+"$SA_RECORD" -q -F 999 --call-graph "$CG" -o "$T/d.sa" -- sh -c \
 	"'$W' -c 4 >'$T/w1.out' & '$W' -c 4 >'$T/w2.out'; wait" 2>"$T/record.err"
 rc=$?
-ok $rc "sa-record --call-graph dwarf -- two workload-nofp -c 4 exits 0 (got $rc)"
+ok $rc "sa-record --call-graph $CG -- two workload-nofp -c 4 exits 0 (got $rc)"
 [ $rc -eq 0 ] || diag_file "$T/record.err"
 
 "$SA_REPORT" -o "$T/d.folded" "$T/d.sa" 2>"$T/report.err"
 rc=$?
-ok $rc "sa-report of the dwarf recording exits 0 (got $rc)"
+ok $rc "sa-report of the $CG recording exits 0 (got $rc)"
 [ $rc -eq 0 ] || diag_file "$T/report.err"
 [ -s "$T/d.folded" ] && [ "$(folded_bad_lines "$T/d.folded")" -eq 0 ]
 ok $? "folded output is non-empty 'stack count' lines"

@@ -5,6 +5,8 @@
 # walk sampled inside such a leaf skips its caller; with --call-graph dwarf
 # every caller gets its true total within 2 points.
 . "$(dirname "$0")/lib.sh"
+# SA_CG=auto: the same checks for --call-graph auto (60xx wrappers)
+CG=${SA_CG:-dwarf}
 
 require_root_bpf
 require_report
@@ -16,10 +18,10 @@ W=$SA_SAMPLES/workload-leaf
 
 plan 9
 
-"$SA_RECORD" -q -F 999 --call-graph dwarf -o "$T/d.sa" -- sh -c \
+"$SA_RECORD" -q -F 999 --call-graph "$CG" -o "$T/d.sa" -- sh -c \
 	"'$W' -c 4 >'$T/w1.out' & '$W' -c 4 >'$T/w2.out'; wait" 2>"$T/record.err"
 rc=$?
-ok $rc "sa-record --call-graph dwarf -- two workload-leaf -c 4 exits 0 (got $rc)"
+ok $rc "sa-record --call-graph $CG -- two workload-leaf -c 4 exits 0 (got $rc)"
 [ $rc -eq 0 ] || diag_file "$T/record.err"
 
 # the fixture really has frameless leaves
