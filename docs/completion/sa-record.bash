@@ -27,7 +27,7 @@ _sa_record()
 	-o | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-G | --cgroup) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-e | --event) COMPREPLY=($(compgen -W "cpu-clock cycles" -- "$cur")); return ;;
-	--call-graph) COMPREPLY=($(compgen -W "fp dwarf" -- "$cur")); return ;;
+	--call-graph) COMPREPLY=($(compgen -W "fp dwarf auto" -- "$cur")); return ;;
 	-p | --pid | -t | --tid | -F | --freq | -C | --cpu | --duration | --interval | \
 		--max-size | --stack-map-size | --counts-map-size | --ringbuf-size | --stack-size)
 		return ;;

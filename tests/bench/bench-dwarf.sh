@@ -12,7 +12,9 @@
 # CPU time and RSS are their own (a `-- CMD` child's would be counted too).
 #
 # usage: tests/bench/bench-dwarf.sh [BUILD_DIR]
-#   env: FREQ (default 999), SECONDS_REC (default 10), ROUNDS (default 1)
+#   env: FREQ (default 999), SECONDS_REC (default 10), ROUNDS (default 1),
+#   CG (sa's --call-graph: dwarf, the default, or auto), WORKLOAD (a sample
+#   of BUILD_DIR/samples: workload-nofp, the default, workload-leaf, workload)
 set -u
 
 B=${1:-build}
@@ -21,7 +23,8 @@ D=${SECONDS_REC:-10}
 ROUNDS=${ROUNDS:-1}
 REC=$B/bin/sa-record
 REP=$B/bin/sa-report
-W=$B/samples/workload-nofp
+CG=${CG:-dwarf}
+W=$B/samples/${WORKLOAD:-workload-nofp}
 
 die() { echo "bench-dwarf: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root"
@@ -51,7 +54,7 @@ run_workload()
 	case ${2-} in
 	sa)
 		/usr/bin/time -f '%U %S %M' -o "$tmp/$name.time" "$REC" -q -F "$FREQ" \
-			--call-graph dwarf --duration "$D" -o "$tmp/w.sa" -p "$pid" 2>"$tmp/$name.err"
+			--call-graph "$CG" --duration "$D" -o "$tmp/w.sa" -p "$pid" 2>"$tmp/$name.err"
 		;;
 	perf)
 		/usr/bin/time -f '%U %S %M' -o "$tmp/$name.time" perf record -q -e cpu-clock \
@@ -68,7 +71,7 @@ perf_ok() { perf script -i "$tmp/perf.data" -F comm 2>/dev/null | head -1 | grep
 secs() { /usr/bin/time -f '%e' -o "$tmp/t" "$@" >/dev/null 2>&1; cat "$tmp/t"; }
 
 for round in $(seq "$ROUNDS"); do
-	echo "== round $round: workload-nofp -t 2, ${D} s recorded at $FREQ Hz"
+	echo "== round $round: $(basename "$W") -t 2, ${D} s recorded at $FREQ Hz, sa --call-graph $CG"
 	run_workload base
 	run_workload sa sa
 	for try in 1 2 3; do
@@ -104,7 +107,7 @@ if command -v zstd >/dev/null; then
 	# zstd's own wall time, timed inside the recorder's command
 	zt() { /usr/bin/time -f '%e' -o "$tmp/zt" "$@" >/dev/null 2>&1; cat "$tmp/zt"; }
 	t0=$(zt $Z)
-	"$REC" -q -F "$FREQ" --call-graph dwarf -o "$tmp/z.sa" -- /usr/bin/time -f '%e' \
+	"$REC" -q -F "$FREQ" --call-graph "$CG" -o "$tmp/z.sa" -- /usr/bin/time -f '%e' \
 		-o "$tmp/zt" $Z >/dev/null 2>&1
 	t1=$(cat "$tmp/zt")
 	for try in 1 2 3; do
