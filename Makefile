@@ -42,7 +42,7 @@ REPORT_INC := -Iformat/include -Ireport
 
 FORMAT_LIBS := -lzstd -lz
 RECORD_LIBS := -lbpf -lelf -lz -lzstd -lpthread
-REPORT_EXTRA_LIBS := -liberty -ldebuginfod
+REPORT_EXTRA_LIBS := -liberty -ldl -lpthread
 REPORT_LIBS := -ldw -lelf -lzstd -lz -lm $(REPORT_EXTRA_LIBS)
 
 # ---- Debian packages -------------------------------------------------------

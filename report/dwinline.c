@@ -48,6 +48,7 @@ struct dwi_sub {
 struct cu_subs {
 	struct dwi_sub *subs; /* by lo */
 	size_t n, cap;
+	bool plain_c; /* C or assembly: no type holds code */
 };
 
 struct rpt_dwinline {
@@ -124,10 +125,18 @@ static int add_die(struct sub_idx *c, Dwarf_Die *die, int32_t parent)
 	return me;
 }
 
-/* Tags under which code-holding DIEs can sit; types and data are skipped. */
-static bool may_hold_code(int tag)
+/*
+ * Tags under which code-holding DIEs can sit; types and data are skipped.
+ * In C (@plain_c) a structure or union never holds a function: not walking
+ * their members is a third of the cost of indexing a libc unit.
+ */
+static bool may_hold_code(int tag, bool plain_c)
 {
 	switch (tag) {
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return !plain_c;
 	case DW_TAG_subprogram:
 	case DW_TAG_lexical_block:
 	case DW_TAG_inlined_subroutine:
@@ -135,15 +144,12 @@ static bool may_hold_code(int tag)
 	case DW_TAG_module:
 	case DW_TAG_try_block:
 	case DW_TAG_catch_block:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
 		return true;
 	}
 	return false;
 }
 
-static int walk(struct sub_idx *c, Dwarf_Die *parent_die, int32_t parent, int depth)
+static int walk(struct sub_idx *c, Dwarf_Die *parent_die, int32_t parent, int depth, bool plain_c)
 {
 	Dwarf_Die child;
 
@@ -160,8 +166,8 @@ static int walk(struct sub_idx *c, Dwarf_Die *parent_die, int32_t parent, int de
 		} else if (tag == DW_TAG_subprogram) {
 			me = -1;
 		}
-		if (may_hold_code(tag) && dwarf_haschildren(&child) > 0) {
-			err = walk(c, &child, me, depth + 1);
+		if (may_hold_code(tag, plain_c) && dwarf_haschildren(&child) > 0) {
+			err = walk(c, &child, me, depth + 1, plain_c);
 			if (err)
 				return err;
 		}
@@ -179,9 +185,9 @@ static int range_cmp(const void *a, const void *b)
 	return x->die < y->die ? -1 : x->die > y->die;
 }
 
-static int sub_idx_build(struct sub_idx *c, Dwarf_Die *sub)
+static int sub_idx_build(struct sub_idx *c, Dwarf_Die *sub, bool plain_c)
 {
-	int err = walk(c, sub, -1, 0);
+	int err = walk(c, sub, -1, 0, plain_c);
 
 	if (err || !c->nranges)
 		return err;
@@ -206,7 +212,7 @@ static int collect_subs(struct cu_subs *c, Dwarf_Die *parent, int depth)
 		ptrdiff_t off = 0;
 
 		if (tag != DW_TAG_subprogram) {
-			if (may_hold_code(tag) && dwarf_haschildren(&d) > 0 &&
+			if (may_hold_code(tag, c->plain_c) && dwarf_haschildren(&d) > 0 &&
 			    collect_subs(c, &d, depth + 1))
 				return -ENOMEM;
 			continue;
@@ -229,6 +235,19 @@ static int sub_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static bool plain_c(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	}
+	return false;
+}
+
 static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 {
 	uint64_t key = dwarf_dieoffset(cu), v;
@@ -239,7 +258,7 @@ static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 	if (grow((void **)&x->cus, &x->cus_cap, x->ncus + 1, sizeof(*x->cus)))
 		return NULL;
 	c = &x->cus[x->ncus];
-	*c = (struct cu_subs){0};
+	*c = (struct cu_subs){.plain_c = plain_c(cu)};
 	if (collect_subs(c, cu, 0) || rpt_hmap__put(&x->by_cu, key, x->ncus)) {
 		free(c->subs);
 		return NULL;
@@ -271,7 +290,7 @@ static struct sub_idx *sub_get(struct cu_subs *c, Dwarf_Addr addr)
 	if (sub->idx)
 		return sub->idx;
 	sub->idx = calloc(1, sizeof(*sub->idx));
-	if (sub->idx && sub_idx_build(sub->idx, &sub->die)) {
+	if (sub->idx && sub_idx_build(sub->idx, &sub->die, c->plain_c)) {
 		sub_idx_fini(sub->idx);
 		free(sub->idx);
 		sub->idx = NULL;

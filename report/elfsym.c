@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * elfsym.c - symbolization of one ELF file with libdwfl/libdw/libelf:
- * build ids, file offset -> address through the program headers, and
- * address -> symbol plus DWARF inline chain and source lines.
+ * elfsym.c - symbolization of one ELF file: build ids, file offset ->
+ * address through the program headers, and address -> symbol (libdwfl's
+ * symbol table) plus DWARF inline chain and source lines (dwload.c, opened
+ * on first use or handed over by the prefetcher).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "dwinline.h"
+#include "dwload.h"
 #include "elfsym.h"
 
 #define ELFSYM_MAX_LOADS	 16
@@ -42,8 +44,12 @@ struct rpt_elfsym {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
+	char *sym_path;
+	struct rpt_dwload *dwl; /* on first use: NULL before, and when it failed */
+	bool dwl_tried;
 	struct rpt_dwinline *inl; /* inline chains per compile unit */
 	bool has_symtab, has_dwarf;
+	bool has_debug;	  /* any .debug_* or .zdebug_* section with contents */
 	bool loads_exact; /* program headers from the binary, not a debug file */
 	struct elfsym_load loads[ELFSYM_MAX_LOADS];
 	int nloads;
@@ -120,8 +126,12 @@ static int elfsym_scan(struct rpt_elfsym *e, const char *path, bool loads)
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (sh.sh_type == SHT_SYMTAB)
 			e->has_symtab = true;
-		if (name && !strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS)
+		if (!name || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (!strcmp(name, ".debug_info"))
 			e->has_dwarf = true;
+		if (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8))
+			e->has_debug = true;
 	}
 	elf_end(elf);
 	close(fd);
@@ -237,7 +247,8 @@ struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path)
 	if (!e)
 		return NULL;
 	e->loads_exact = bin_path != NULL;
-	err = elfsym_scan(e, sym_path, true);
+	e->sym_path = strdup(sym_path);
+	err = e->sym_path ? elfsym_scan(e, sym_path, true) : -ENOMEM;
 	if (!err && bin_path && strcmp(bin_path, sym_path)) {
 		struct rpt_elfsym tmp = {0};
 
@@ -280,8 +291,30 @@ void rpt_elfsym__free(struct rpt_elfsym *e)
 	if (e->dwfl)
 		dwfl_end(e->dwfl);
 	rpt_dwinline__free(e->inl);
+	rpt_dwload__free(e->dwl);
+	free(e->sym_path);
 	free(e->syms);
 	free(e);
+}
+
+void rpt_elfsym__set_dwarf(struct rpt_elfsym *e, struct rpt_dwload *d)
+{
+	if (e->dwl_tried || !e->has_debug) {
+		rpt_dwload__free(d);
+		return;
+	}
+	e->dwl = d;
+	e->dwl_tried = d != NULL;
+}
+
+/* The file's DWARF, opened on first use as libdwfl did. */
+static struct rpt_dwload *dwarf_of(struct rpt_elfsym *e, bool lines)
+{
+	if (!e->dwl_tried && e->has_debug) {
+		e->dwl_tried = true;
+		e->dwl = rpt_dwload__open(e->sym_path, lines);
+	}
+	return e->dwl;
 }
 
 bool rpt_elfsym__has_symtab(const struct rpt_elfsym *e)
@@ -349,18 +382,17 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, int *lin
 		*file = dwarf_filesrc(files, w, NULL, NULL);
 }
 
-/* Inlined frames at @addr (module address), innermost first; their lines too. */
-static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsym_frame *out,
-			 size_t cap, bool lines, const char **file, int *line)
+/* Inlined frames at @addr (ELF address) in @cu, innermost first; their lines too. */
+static int inline_frames(struct rpt_elfsym *e, Dwarf_Die *cu, Dwarf_Addr addr,
+			 struct rpt_elfsym_frame *out, size_t cap, bool lines, const char **file,
+			 int *line)
 {
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(e->mod, addr, &bias);
 	Dwarf_Die scopes[RPT_ELFSYM_MAX_INLINE];
 	int nscopes, n = 0;
 
-	if (!cu || !e->inl)
+	if (!e->inl)
 		return 0;
-	nscopes = rpt_dwinline__chain(e->inl, cu, addr - bias, scopes, RPT_ELFSYM_MAX_INLINE);
+	nscopes = rpt_dwinline__chain(e->inl, cu, addr, scopes, RPT_ELFSYM_MAX_INLINE);
 	for (int i = 0; i < nscopes && (size_t)n + 1 < cap; i++) {
 		out[n] = (struct rpt_elfsym_frame){die_name(&scopes[i]), *file, *line, true};
 		if (!out[n].name)
@@ -376,22 +408,24 @@ static int inline_frames(struct rpt_elfsym *e, Dwarf_Addr addr, struct rpt_elfsy
 int rpt_elfsym__frames(struct rpt_elfsym *e, uint64_t vaddr, bool lines,
 		       struct rpt_elfsym_frame *out, size_t cap)
 {
-	Dwarf_Addr addr = vaddr + e->bias;
 	const char *file = NULL, *sym;
+	struct rpt_dwload *dw = NULL;
+	Dwarf_Die cu_mem, *cu = NULL;
 	int line = 0, n = 0;
+
 	if (!cap)
 		return 0;
-	sym = sym_find(e, addr);
+	sym = sym_find(e, vaddr + e->bias);
 	if (!sym)
 		return 0;
-	if (lines) {
-		Dwfl_Line *l = dwfl_module_getsrc(e->mod, addr);
-
-		if (l)
-			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-	}
-	if (e->has_dwarf)
-		n = inline_frames(e, addr, out, cap, lines, &file, &line);
+	if (lines || e->has_dwarf)
+		dw = dwarf_of(e, lines);
+	if (dw)
+		cu = rpt_dwload__cu(dw, vaddr, &cu_mem);
+	if (cu && lines)
+		rpt_dwload__line(dw, cu, vaddr, &file, &line);
+	if (cu && e->has_dwarf)
+		n = inline_frames(e, cu, vaddr, out, cap, lines, &file, &line);
 	out[n++] = (struct rpt_elfsym_frame){sym, file, line, false};
 	return n;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * elfsym.h - one ELF file opened for symbolization with libdwfl: build id
- * reading, file offset -> ELF address, and address -> function frames with
- * DWARF inline expansion and source lines. Used only by symbolize.c.
+ * elfsym.h - one ELF file opened for symbolization: build id reading, file
+ * offset -> ELF address, and address -> function frames (libdwfl's symbol
+ * table) with DWARF inline expansion and source lines (dwload.h). Used only
+ * by symbolize.c.
  */
 #ifndef SA_REPORT_ELFSYM_H
 #define SA_REPORT_ELFSYM_H
@@ -40,6 +41,15 @@ struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path);
 
 /** rpt_elfsym__free() - release it. Accepts NULL. */
 void rpt_elfsym__free(struct rpt_elfsym *e);
+
+struct rpt_dwload;
+
+/**
+ * rpt_elfsym__set_dwarf() - hand over the DWARF of the symbol file, opened
+ * ahead of time by rpt_dwload__open() or the prefetcher; @d (may be NULL) is
+ * owned by @e from now on. Without it, the DWARF is opened on first use.
+ */
+void rpt_elfsym__set_dwarf(struct rpt_elfsym *e, struct rpt_dwload *d);
 
 /** rpt_elfsym__has_symtab() - whether a full .symtab exists (not stripped). */
 bool rpt_elfsym__has_symtab(const struct rpt_elfsym *e);

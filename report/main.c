@@ -312,6 +312,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	}
 	if (c->so.filter.user_only && c->so.filter.kernel_only)
 		return bad("combination", "-U -K");
+	/* -K looks up no user frame: no debug file to inflate ahead */
+	c->so.sym.no_prefetch = c->so.filter.kernel_only;
 	return 0;
 }
 

@@ -83,6 +83,25 @@ static struct rpt_proc *proc_get(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 	return NULL;
 }
 
+/* Sort by start, and note how far each prefix reaches (NULL on ENOMEM: slower, still right). */
+static void sort_maps(struct rpt_proc *p)
+{
+	uint64_t reach = 0;
+
+	free(p->reach);
+	p->reach = NULL;
+	p->sorted = true;
+	if (!p->nmaps) /* p->maps is NULL when empty */
+		return;
+	qsort(p->maps, p->nmaps, sizeof(*p->maps), map_cmp);
+	p->reach = malloc(p->nmaps * sizeof(*p->reach));
+	for (size_t i = 0; p->reach && i < p->nmaps; i++) {
+		if (p->maps[i].end > reach)
+			reach = p->maps[i].end;
+		p->reach[i] = reach;
+	}
+}
+
 const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen, uint64_t addr,
 				     uint64_t time_ns)
 {
@@ -92,11 +111,8 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 
 	if (!p)
 		return NULL;
-	if (!p->sorted) {
-		if (p->nmaps) /* p->maps is NULL when empty */
-			qsort(p->maps, p->nmaps, sizeof(*p->maps), map_cmp);
-		p->sorted = true;
-	}
+	if (!p->sorted)
+		sort_maps(p);
 	hi = (ssize_t)p->nmaps - 1;
 	while (lo <= hi) {
 		ssize_t mid = lo + (hi - lo) / 2;
@@ -108,7 +124,8 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 			hi = mid - 1;
 		}
 	}
-	for (; i >= 0 && addr - p->maps[i].start < p->max_len; i--) {
+	for (; i >= 0 && addr - p->maps[i].start < p->max_len && (!p->reach || addr < p->reach[i]);
+	     i--) {
 		const struct rpt_map *c = &p->maps[i];
 
 		if (addr >= c->end)
@@ -125,8 +142,10 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 
 void rpt_maps__fini(struct rpt_maps *m)
 {
-	for (size_t i = 0; i < m->nprocs; i++)
+	for (size_t i = 0; i < m->nprocs; i++) {
 		free(m->procs[i].maps);
+		free(m->procs[i].reach);
+	}
 	free(m->procs);
 	rpt_hmap__fini(&m->index);
 	memset(m, 0, sizeof(*m));

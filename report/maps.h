@@ -31,6 +31,7 @@ struct rpt_proc {
 	struct rpt_map *maps;
 	size_t nmaps, maps_cap;
 	uint64_t max_len; /* longest mapping, bounds the backward scan */
+	uint64_t *reach;  /* once sorted: highest end of maps[0..i], ends it sooner */
 	bool sorted;
 };
 

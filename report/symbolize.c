@@ -5,6 +5,7 @@
  * binary with a matching build id, embedded symbols), keeps the reason a
  * better source was unusable, and demangles. One pool holds every name.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <elfutils/debuginfod.h>
 #include <libiberty/demangle.h>
 
+#include "dwprefetch.h"
 #include "elfsym.h"
 #include "profile.h"
 #include "symbolize.h"
@@ -34,6 +36,7 @@ struct rpt_symbolizer {
 	struct rpt_sym *syms;
 	size_t nsyms, syms_cap;
 	struct rpt_sym tmp[SYM_MAX_FRAMES];
+	struct rpt_dwprefetch *prefetch; /* NULL: one CPU, or none started */
 };
 
 const char *rpt_demangle(const char *name, char *buf, size_t cap)
@@ -63,6 +66,8 @@ struct rpt_symbolizer *rpt_symbolizer__new(const struct rpt_symbolizer_opts *o)
 		errno = ENOMEM;
 		return NULL;
 	}
+	elf_version(EV_CURRENT); /* before any second thread uses libelf */
+	s->prefetch = s->o.no_prefetch ? NULL : rpt_dwprefetch__new(s->o.lines);
 	return s;
 }
 
@@ -70,6 +75,7 @@ void rpt_symbolizer__free(struct rpt_symbolizer *s)
 {
 	if (!s)
 		return;
+	rpt_dwprefetch__free(s->prefetch);
 	for (size_t i = 0; i < s->ndsos; i++)
 		rpt_elfsym__free(s->dsos[i].elf);
 	free(s->dsos);
@@ -136,7 +142,34 @@ static int dso_add(struct rpt_symbolizer *s, const char *hex, const char *path, 
 	d->path = p;
 	d->build_id = b;
 	d->file_idx = file_idx;
+	d->prefetch = -1;
 	return s->ndsos++;
+}
+
+/*
+ * The debug file of a binary with a build id is likely to be opened, and
+ * inflating its DWARF is the longest step of symbolization: start it on
+ * the prefetcher's thread while the recording is still being read. The
+ * first debug directory holding a file of that name is the one
+ * find_debug_file() will pick, unless its build id differs (then the
+ * prefetched DWARF is simply not used).
+ */
+static void prefetch(struct rpt_symbolizer *s, struct rpt_dso *d, const char *hex)
+{
+	size_t ndirs = s->o.ndebug_dirs + !s->o.no_system_debug;
+	char path[PATH_MAX];
+
+	if (!s->prefetch || strlen(hex) < 4)
+		return;
+	for (size_t i = 0; i < ndirs; i++) {
+		const char *dir = i < s->o.ndebug_dirs ? s->o.debug_dirs[i] : "/usr/lib/debug";
+
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if (!access(path, R_OK)) {
+			d->prefetch = rpt_dwprefetch__want(s->prefetch, path, hex);
+			return;
+		}
+	}
 }
 
 int rpt_symbolizer__dso(struct rpt_symbolizer *s, const uint8_t *bid, size_t bid_len,
@@ -159,11 +192,16 @@ int rpt_symbolizer__dso(struct rpt_symbolizer *s, const uint8_t *bid, size_t bid
 	k = intern(s, key);
 	if (k < 0)
 		return -ENOMEM;
-	if (rpt_hmap__get(&s->dso_index, k, &idx))
+	if (rpt_hmap__get(&s->dso_index, k, &idx)) {
+		if (s->dsos[idx].prefetch >= 0 && !s->dsos[idx].opened)
+			rpt_dwprefetch__bump(s->prefetch, s->dsos[idx].prefetch);
 		return (int)idx;
+	}
 	ret = dso_add(s, hex, path ? path : "", file_idx);
 	if (ret >= 0 && rpt_hmap__put(&s->dso_index, k, ret))
 		return -ENOMEM;
+	if (ret >= 0 && bid_len)
+		prefetch(s, &s->dsos[ret], hex);
 	return ret;
 }
 
@@ -251,6 +289,29 @@ static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, 
 }
 
 /*
+ * libdebuginfod, opened only when DEBUGINFOD_URLS is set: it needs libcurl
+ * and some thirty libraries more, whose loading and relocation at startup
+ * cost sa-report more time (9 ms) than reading a recording. Never closed.
+ */
+struct dbgd_api {
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*end)(debuginfod_client *);
+};
+
+static bool dbgd_load(struct dbgd_api *a)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return false;
+	*(void **)&a->begin = dlsym(h, "debuginfod_begin");
+	*(void **)&a->find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&a->end = dlsym(h, "debuginfod_end");
+	return a->begin && a->find_debuginfo && a->end;
+}
+
+/*
  * Last in the lookup order (DESIGN.md, "Symbolization, offline"): a debug
  * file from the servers in DEBUGINFOD_URLS, only when the user set it; the
  * client keeps its own cache. @out gets the cached file's path.
@@ -260,17 +321,18 @@ static bool fetch_debuginfod(struct rpt_symbolizer *s, const struct rpt_dso *d, 
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	const char *hex = rpt_strpool__str(&s->pool, d->build_id);
+	struct dbgd_api api;
 	debuginfod_client *c;
 	char *path = NULL;
 	int fd;
 
-	if (!urls || !*urls || strlen(hex) < 4)
+	if (!urls || !*urls || strlen(hex) < 4 || !dbgd_load(&api))
 		return false;
-	c = debuginfod_begin();
+	c = api.begin();
 	if (!c)
 		return false;
-	fd = debuginfod_find_debuginfo(c, (const unsigned char *)hex, 0, &path);
-	debuginfod_end(c);
+	fd = api.find_debuginfo(c, (const unsigned char *)hex, 0, &path);
+	api.end(c);
 	if (fd < 0)
 		return false;
 	close(fd);
@@ -289,7 +351,13 @@ static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 	have_dbg = find_debug_file(s, d, dbg, sizeof(dbg));
 	have_bin = find_binary(s, d, bin, sizeof(bin));
 	if (have_dbg) {
+		struct rpt_dwload *dw = s->prefetch ? rpt_dwprefetch__take(s->prefetch, dbg) : NULL;
+
 		d->elf = rpt_elfsym__open(dbg, have_bin ? bin : NULL);
+		if (d->elf)
+			rpt_elfsym__set_dwarf(d->elf, dw);
+		else
+			rpt_dwload__free(dw);
 		d->source = RPT_SRC_DEBUG_FILE;
 		used = intern(s, dbg);
 	}

@@ -43,6 +43,7 @@ struct rpt_dso {
 	/* private */
 	struct rpt_elfsym *elf;
 	bool has_usyms;
+	int prefetch; /* its debug file's prefetch job, -1 = none */
 };
 
 /* One resolved frame. */
@@ -58,6 +59,7 @@ struct rpt_symbolizer_opts {
 	bool no_demangle;
 	bool lines;
 	bool no_system_debug; /* skip /usr/lib/debug (tests) */
+	bool no_prefetch;     /* no second thread: no user frame will be looked up (-K) */
 };
 
 struct rpt_symbolizer;

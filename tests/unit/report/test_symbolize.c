@@ -2,8 +2,9 @@
 /*
  * test_symbolize.c - symbolizer on fixtures built by tests/rules.mk: exact
  * names from a plain binary, a stripped one with a build-id debug file, an
- * inlined function, C++ templates, embedded symbols, and a rebuilt binary
- * whose build id no longer matches (never used).
+ * inlined function, C++ templates, embedded symbols, a rebuilt binary
+ * whose build id no longer matches (never used), and zlib-compressed DWARF
+ * (inflated by dwload.c, in the binary and in a prefetched debug file).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -277,6 +278,104 @@ static void test_inline(void **state)
 	rpt_symbolizer__free(s);
 }
 
+/* @out: a copy of fixture @name with its debug sections zlib-compressed. */
+static void compress_fixture(const char *name, const char *args, char *out, size_t cap)
+{
+	char cmd[3 * PATH_MAX];
+	char dir[] = "/tmp/sa-test-zdebug.XXXXXX";
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(out, cap, "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "objcopy %s --compress-debug-sections=zlib %s %s", args,
+		 fixture(name), out);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void rm_tree(const char *path)
+{
+	char cmd[2 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Frames of the first inlined inl_leaf, through @path (a copy of "inline"). */
+static void check_inline(struct rpt_symbolizer *s, int d)
+{
+	const struct rpt_sym *f;
+	uint64_t off, pgoff;
+
+	inline_off(fixture("inline"), "inl_leaf", &off, &pgoff);
+	assert_int_equal(rpt_symbolizer__lookup(s, d, off, pgoff, &f), 2);
+	assert_string_equal(NAME(s, f[0]), "inl_leaf");
+	assert_int_equal(f[0].kind, RPT_FRAME_INLINE);
+	assert_string_equal(NAME(s, f[1]), "inl_outer");
+}
+
+static void test_inline_compressed(void **state)
+{
+	struct rpt_symbolizer *s = new_sym(NULL, true, false), *ls = new_sym(NULL, true, true);
+	struct rpt_symbolizer *ref = new_sym(NULL, true, true);
+	char path[PATH_MAX + 64];
+	const struct rpt_sym *f, *g;
+	uint64_t off, pgoff;
+	int n, d, ld, rd;
+
+	(void)state;
+	compress_fixture("inline", "", path, sizeof(path));
+	d = dso_for(s, path, path);
+	check_inline(s, d);
+	/* --lines: the same file:line as from the uncompressed file */
+	ld = dso_for(ls, path, path);
+	rd = dso_for(ref, fixture("inline"), fixture("inline"));
+	inline_off(fixture("inline"), "inl_leaf", &off, &pgoff);
+	n = rpt_symbolizer__lookup(ref, rd, off, pgoff, &g);
+	assert_int_equal(n, 2);
+	assert_non_null(strchr(NAME(ref, g[0]), ':'));
+	assert_int_equal(rpt_symbolizer__lookup(ls, ld, off, pgoff, &f), n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(NAME(ls, f[i]), NAME(ref, g[i]));
+	rpt_symbolizer__free(s);
+	rpt_symbolizer__free(ls);
+	rpt_symbolizer__free(ref);
+	*strrchr(path, '/') = '\0';
+	rm_tree(path);
+}
+
+/* A compressed build-id debug file, opened ahead by the prefetcher. */
+static void test_prefetched_debug_file(void **state)
+{
+	char dbg[PATH_MAX + 64], dir[PATH_MAX + 64], bid_dir[2 * PATH_MAX], cmd[8 * PATH_MAX];
+	uint8_t id[64];
+	char hex[129];
+	struct rpt_symbolizer *s;
+	int n, d;
+
+	(void)state;
+	compress_fixture("inline", "--only-keep-debug", dbg, sizeof(dbg));
+	n = rpt_elf__build_id(fixture("inline"), id, sizeof(id));
+	assert_true(n > 2);
+	for (int i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	snprintf(dir, sizeof(dir), "%s", dbg);
+	*strrchr(dir, '/') = '\0';
+	snprintf(bid_dir, sizeof(bid_dir), "%s/.build-id/%.2s", dir, hex);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && mv %s %s/%s.debug", bid_dir, dbg, bid_dir,
+		 hex + 2);
+	assert_int_equal(system(cmd), 0);
+	s = new_sym(dir, true, false);
+	d = rpt_symbolizer__dso(s, id, n, "/nonexistent/dir/inline", 0);
+	assert_int_equal(rpt_symbolizer__dso(s, id, n, "/nonexistent/dir/inline", 0), d);
+	check_inline(s, d);
+	assert_int_equal(rpt_symbolizer__get(s, d)->source, RPT_SRC_DEBUG_FILE);
+	rpt_symbolizer__free(s);
+	/* queued and never taken: freed with the symbolizer */
+	s = new_sym(dir, true, false);
+	assert_true(rpt_symbolizer__dso(s, id, n, "/nonexistent/dir/inline", 0) >= 0);
+	rpt_symbolizer__free(s);
+	rm_tree(dir);
+}
+
 static void test_cxx(void **state)
 {
 	struct rpt_symbolizer *s = new_sym(NULL, true, false);
@@ -328,6 +427,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_mismatch_falls_back_to_embedded),
 		cmocka_unit_test(test_inline),
+		cmocka_unit_test(test_inline_compressed),
+		cmocka_unit_test(test_prefetched_debug_file),
 		cmocka_unit_test(test_cxx),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_demangle),

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dwprefetch.c - a queue of debug files and one worker thread that builds
+ * their DWARF (dwload.c), the most mapped first. The main thread, when it
+ * needs a file being built, fills the sections still unclaimed itself.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwprefetch.h"
+
+enum pf_state { PF_PENDING, PF_RUNNING, PF_DONE, PF_TAKEN };
+
+struct pf_job {
+	char *path;
+	char *hex;
+	unsigned long wants; /* atomic */
+	enum pf_state state;
+	struct rpt_dwload_build *build; /* while RUNNING and fillable */
+	int filled;			/* its sections filled so far */
+	int helpers;			/* threads filling it besides the worker */
+	struct rpt_dwload *dwl;		/* once DONE */
+};
+
+struct rpt_dwprefetch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* a job queued, a section filled, a job done, or stop */
+	pthread_t thread;
+	bool started, failed, lines;
+	bool stop; /* atomic: read while inflating */
+	struct pf_job *jobs;
+	size_t n, cap;
+};
+
+struct rpt_dwprefetch *rpt_dwprefetch__new(bool lines)
+{
+	struct rpt_dwprefetch *p;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return NULL; /* the worker would only take turns with the reader */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->lines = lines;
+	return p;
+}
+
+static bool stopping(struct rpt_dwprefetch *p)
+{
+	return __atomic_load_n(&p->stop, __ATOMIC_RELAXED);
+}
+
+/* The pending job wanted most, first queued on ties. Called locked. */
+static struct pf_job *pick(struct rpt_dwprefetch *p)
+{
+	struct pf_job *best = NULL;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->jobs[i].state == PF_PENDING &&
+		    (!best || __atomic_load_n(&p->jobs[i].wants, __ATOMIC_RELAXED) >
+				      __atomic_load_n(&best->wants, __ATOMIC_RELAXED)))
+			best = &p->jobs[i];
+	return best;
+}
+
+/* Called locked; p->jobs may move while unlocked, so jobs are found by path. */
+static struct pf_job *job_of(struct rpt_dwprefetch *p, const char *path)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->jobs[i].path == path || !strcmp(p->jobs[i].path, path))
+			return &p->jobs[i];
+	return NULL;
+}
+
+/* Build @path's DWARF, unlocked, sharing its sections with a helper. */
+static struct rpt_dwload *build(struct rpt_dwprefetch *p, const char *path, const char *hex)
+{
+	struct rpt_dwload_build *b = rpt_dwload__begin(path, p->lines, hex, &p->stop);
+	int n;
+
+	if (!b)
+		return NULL;
+	pthread_mutex_lock(&p->mu);
+	job_of(p, path)->build = b;
+	pthread_mutex_unlock(&p->mu);
+	n = rpt_dwload__fill(b);
+	pthread_mutex_lock(&p->mu);
+	job_of(p, path)->filled += n;
+	/* until the helper's last section is in and it no longer holds b */
+	while (job_of(p, path)->filled < rpt_dwload__sections(b) || job_of(p, path)->helpers)
+		pthread_cond_wait(&p->cv, &p->mu);
+	job_of(p, path)->build = NULL;
+	pthread_mutex_unlock(&p->mu);
+	return rpt_dwload__end(b);
+}
+
+static void *worker(void *arg)
+{
+	struct rpt_dwprefetch *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!stopping(p)) {
+		struct pf_job *j = pick(p);
+		char *path, *hex;
+		struct rpt_dwload *d;
+
+		if (!j) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
+		j->state = PF_RUNNING;
+		path = j->path; /* the strings do not move */
+		hex = j->hex;
+		pthread_mutex_unlock(&p->mu);
+		d = build(p, path, hex);
+		pthread_mutex_lock(&p->mu);
+		j = job_of(p, path);
+		j->dwl = d;
+		j->state = PF_DONE;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Start the worker with every signal blocked: they stay the main thread's. */
+static void start(struct rpt_dwprefetch *p)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	p->started = !pthread_create(&p->thread, NULL, worker, p);
+	p->failed = !p->started;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int rpt_dwprefetch__want(struct rpt_dwprefetch *p, const char *path, const char *hex)
+{
+	struct pf_job *j;
+	int ret = -EAGAIN;
+
+	pthread_mutex_lock(&p->mu);
+	j = job_of(p, path);
+	if (j) {
+		ret = j - p->jobs;
+		goto out;
+	}
+	if (p->failed)
+		goto out;
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 8;
+		struct pf_job *nj = realloc(p->jobs, ncap * sizeof(*nj));
+
+		ret = -ENOMEM;
+		if (!nj)
+			goto out;
+		p->jobs = nj;
+		p->cap = ncap;
+	}
+	j = &p->jobs[p->n];
+	*j = (struct pf_job){.path = strdup(path), .hex = strdup(hex), .wants = 1};
+	if (!j->path || !j->hex) {
+		free(j->path);
+		free(j->hex);
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = p->n++;
+	if (!p->started)
+		start(p);
+	pthread_cond_broadcast(&p->cv);
+out:
+	pthread_mutex_unlock(&p->mu);
+	return ret;
+}
+
+void rpt_dwprefetch__bump(struct rpt_dwprefetch *p, int job)
+{
+	/* only the caller's thread moves p->jobs */
+	if (job >= 0 && (size_t)job < p->n)
+		__atomic_fetch_add(&p->jobs[job].wants, 1, __ATOMIC_RELAXED);
+}
+
+struct rpt_dwload *rpt_dwprefetch__take(struct rpt_dwprefetch *p, const char *path)
+{
+	struct rpt_dwload *d = NULL;
+	struct pf_job *j;
+	bool helped = false;
+
+	pthread_mutex_lock(&p->mu);
+	j = job_of(p, path);
+	while (j && j->state == PF_RUNNING) {
+		struct rpt_dwload_build *b = j->build;
+		int n;
+
+		if (!b || helped) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			j = job_of(p, path);
+			continue;
+		}
+		helped = true;
+		j->helpers++; /* the worker ends b only once we let go of it */
+		pthread_mutex_unlock(&p->mu);
+		n = rpt_dwload__fill(b);
+		pthread_mutex_lock(&p->mu);
+		j = job_of(p, path);
+		j->filled += n;
+		j->helpers--;
+		pthread_cond_broadcast(&p->cv);
+	}
+	if (j) {
+		d = j->dwl;
+		j->dwl = NULL;
+		j->state = PF_TAKEN;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return d;
+}
+
+void rpt_dwprefetch__free(struct rpt_dwprefetch *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	__atomic_store_n(&p->stop, true, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	if (p->started)
+		pthread_join(p->thread, NULL);
+	for (size_t i = 0; i < p->n; i++) {
+		rpt_dwload__free(p->jobs[i].dwl);
+		free(p->jobs[i].path);
+		free(p->jobs[i].hex);
+	}
+	free(p->jobs);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
