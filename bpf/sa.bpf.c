@@ -455,9 +455,15 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	c = bpf_map_lookup_elem(&ctrs, &set);
 	if (!c)
 		return 0;
-	/* perf_event programs do not nest on one CPU: plain adds suffice */
-	c->v[SA_CTR_RUNS]++;
+	/*
+	 * perf_event programs do not nest on one CPU: plain adds suffice. A run
+	 * is counted next to its outcome, at the end: a vCPU stopped by the
+	 * host mid-run past the drain's grace period then moves both to the
+	 * set's next reading together, and runs == kept + filtered + lost
+	 * holds in every interval (user space reads deltas, never resets).
+	 */
 	if (!wanted(key.tgid, key.tid)) {
+		c->v[SA_CTR_RUNS]++;
 		c->v[SA_CTR_FILTERED]++;
 		return 0;
 	}
@@ -472,6 +478,7 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 		slot = sample(ctx, &key, epoch, &stacks0, &counts0, &rflags);
 	if (slot < 0 || slot >= SA_CTR__NR)
 		slot = SA_CTR_LOST_OTHER;
+	c->v[SA_CTR_RUNS]++;
 	c->v[slot]++;
 	if (slot == SA_CTR_KEPT && (rflags & SA_RB_COLLISION))
 		c->v[SA_CTR_COLLISIONS]++;

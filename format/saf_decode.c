@@ -31,6 +31,8 @@ static uint64_t get_u64(struct dec *d)
 
 	if (d->err || d->p == d->end)
 		return 0;
+	if (*d->p < 0x80) /* one byte: most fields */
+		return *d->p++;
 	if (saf_varint_get(&d->p, d->end, &v)) {
 		fail(d, -EBADMSG, "bad varint");
 		return 0;

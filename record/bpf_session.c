@@ -25,6 +25,7 @@ struct rec_session {
 	int cgroup_fd;
 	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes;
 	struct sa_ctrs *percpu; /* ncpus_possible entries, for lookups */
+	struct sa_ctrs *seen;	/* per set, per CPU: the counters last read */
 };
 
 static __u32 pow2_at_least(uint64_t v)
@@ -243,8 +244,9 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 	}
 	s->ncpus_possible = ncpus;
 	s->percpu = calloc(ncpus, sizeof(*s->percpu));
+	s->seen = calloc((size_t)SA_NSETS * ncpus, sizeof(*s->seen));
 	s->skel = sa__open();
-	if (!s->percpu || !s->skel) {
+	if (!s->percpu || !s->seen || !s->skel) {
 		e = -errno;
 		snprintf(err, errsz, "opening BPF object: %s", strerror(-e));
 		goto cleanup;
@@ -295,24 +297,32 @@ int rec_session__flip(struct rec_session *s, __u32 *old_epoch)
 }
 
 /**
- * rec_session__take_ctrs() - sum the per-CPU counters of map set @set into
- * @out and reset them. Call only on the set BPF is not writing.
+ * rec_session__take_ctrs() - what the per-CPU counters of map set @set grew
+ * by since they were last taken, summed into @out. They are never reset: a
+ * reset after the read would wipe an increment made in between (a run
+ * that a stopped vCPU finishes late), which now shows at the next take.
+ * Call only on the set BPF is not writing.
  * @return 0 or a negative errno.
  */
 int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *out)
 {
 	int fd = bpf_map__fd(s->skel->maps.ctrs);
+	struct sa_ctrs *seen;
 	int i, j, err;
 
 	memset(out, 0, sizeof(*out));
+	if (set >= SA_NSETS)
+		return -EINVAL;
+	seen = &s->seen[(size_t)set * s->ncpus_possible];
 	err = bpf_map_lookup_elem(fd, &set, s->percpu);
 	if (err)
 		return err;
 	for (i = 0; i < s->ncpus_possible; i++)
-		for (j = 0; j < SA_CTR__NR; j++)
-			out->v[j] += s->percpu[i].v[j];
-	memset(s->percpu, 0, s->ncpus_possible * sizeof(*s->percpu));
-	return bpf_map_update_elem(fd, &set, s->percpu, BPF_ANY);
+		for (j = 0; j < SA_CTR__NR; j++) {
+			out->v[j] += s->percpu[i].v[j] - seen[i].v[j];
+			seen[i].v[j] = s->percpu[i].v[j];
+		}
+	return 0;
 }
 
 /** rec_session__stack_fd() - fd of set @set's stack map, borrowed. */
@@ -390,5 +400,6 @@ void rec_session__free(struct rec_session *s)
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
 	free(s->percpu);
+	free(s->seen);
 	free(s);
 }

@@ -59,29 +59,110 @@ void rpt_put_folded_name(FILE *out, const char *s)
 	fwrite(run, 1, (size_t)(s - run), out);
 }
 
+/* Lines are built in a buffer and written in large blocks: a million stacks
+ * of 25 frames made stdio's per-call cost the largest part of the output. */
+struct line_buf {
+	FILE *out;
+	size_t len;
+	char buf[1 << 16];
+};
+
+static void lb_flush(struct line_buf *b)
+{
+	if (b->len)
+		fwrite(b->buf, 1, b->len, b->out);
+	b->len = 0;
+}
+
+static void lb_put(struct line_buf *b, const char *s, size_t n)
+{
+	if (b->len + n > sizeof(b->buf)) {
+		lb_flush(b);
+		if (n > sizeof(b->buf)) {
+			fwrite(s, 1, n, b->out);
+			return;
+		}
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+}
+
+static void lb_put_u64(struct line_buf *b, uint64_t v)
+{
+	char d[20];
+	size_t n = 0;
+
+	do
+		d[sizeof(d) - ++n] = (char)('0' + v % 10);
+	while (v /= 10);
+	lb_put(b, d + sizeof(d) - n, n);
+}
+
+/*
+ * Whether the name at each pool offset is plain printable ASCII without ';'
+ * (written as is), found on first use: bit 2i of @memo says "known", bit
+ * 2i+1 "plain". NULL @memo: every name takes rpt_put_folded_name().
+ */
+static bool name_plain(uint8_t *memo, const char *pool, uint32_t off)
+{
+	const unsigned char *c = (const unsigned char *)pool + off;
+	uint8_t *m = memo ? &memo[off / 4] : NULL;
+	unsigned int sh = off % 4 * 2;
+
+	if (!m)
+		return false;
+	if (*m >> sh & 1)
+		return *m >> sh & 2;
+	while (*c >= 0x20 && *c < 0x7f && *c != ';')
+		c++;
+	*m |= (uint8_t)((*c ? 1 : 3) << sh);
+	return !*c;
+}
+
 int rpt_folded__write(const struct rpt_profile *p, FILE *out, const struct rpt_folded_opts *o)
 {
 	bool annotate = o && o->annotate;
+	uint8_t *memo = calloc(p->pool_len / 4 + 1, 1); /* NULL only makes it slower */
+	struct line_buf *b = malloc(sizeof(*b));
+	int err = 0;
 
-	for (size_t i = 0; i < p->nstacks; i++) {
+	if (!b) {
+		free(memo);
+		return -ENOMEM;
+	}
+	b->out = out;
+	b->len = 0;
+	for (size_t i = 0; i < p->nstacks && !err; i++) {
 		const struct rpt_stack *s = &p->stacks[i];
 		const struct rpt_frame *f = rpt_profile__stack_frames(p, s);
 
 		for (uint32_t j = 0; j < s->nframes; j++) {
+			const char *name = rpt_profile__name(p, f[j].name);
+
 			if (j)
-				putc(';', out);
-			rpt_put_folded_name(out, rpt_profile__name(p, f[j].name));
+				lb_put(b, ";", 1);
+			if (name_plain(memo, p->pool, f[j].name)) {
+				lb_put(b, name, strlen(name));
+			} else {
+				lb_flush(b);
+				rpt_put_folded_name(out, name);
+			}
 			if (annotate && f[j].kind >= RPT_FRAME_KERNEL &&
 			    f[j].kind <= RPT_FRAME_INLINE)
-				fputs(kind_suffix[f[j].kind], out);
+				lb_put(b, kind_suffix[f[j].kind], SUFFIX_LEN);
 		}
-		fprintf(out, " %llu\n", (unsigned long long)s->count);
+		lb_put(b, " ", 1);
+		lb_put_u64(b, s->count);
+		lb_put(b, "\n", 1);
 		if (ferror(out))
-			return errno ? -errno : -EIO;
+			err = errno ? -errno : -EIO;
 	}
-	if (fflush(out) || ferror(out))
-		return errno ? -errno : -EIO;
-	return 0;
+	lb_flush(b);
+	if (!err && (fflush(out) || ferror(out)))
+		err = errno ? -errno : -EIO;
+	free(memo);
+	free(b);
+	return err;
 }
 
 static void set_err(char *errbuf, size_t sz, size_t line, const char *fmt, ...)

@@ -4,11 +4,13 @@
  * interning, stacks stored back to back and merged through a second hash
  * index, so adding a chain costs O(frames) whatever the profile already holds.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
+#include "strpool.h"
 
 #define INIT_POOL  4096
 #define INIT_INDEX 1024 /* slots; always a power of two */
@@ -43,26 +45,6 @@ static uint64_t hash_frames(const struct rpt_profile *p, const struct rpt_frame 
 		h ^= h >> 29;
 	}
 	return h;
-}
-
-static int grow(void **buf, size_t *cap, size_t need, size_t elem, size_t init)
-{
-	size_t ncap = *cap ? *cap : init;
-	void *nbuf;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	nbuf = realloc(*buf, ncap * elem);
-	if (!nbuf)
-		return -ENOMEM;
-	*buf = nbuf;
-	*cap = ncap;
-	return 0;
 }
 
 struct rpt_profile *rpt_profile__new(void)
@@ -153,7 +135,7 @@ int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
 	}
 	if (p->pool_len + len + 1 > UINT32_MAX)
 		return -ENOMEM;
-	err = grow((void **)&p->pool, &p->pool_cap, p->pool_len + len + 1, 1, INIT_POOL);
+	err = rpt_grow((void **)&p->pool, &p->pool_cap, p->pool_len + len + 1, 1, INIT_POOL);
 	if (err)
 		return err;
 	off = (uint32_t)p->pool_len;
@@ -165,21 +147,29 @@ int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
 	return off;
 }
 
+/*
+ * A stack index slot keeps the upper half of the chain's hash next to the
+ * stack's index + 1: a probe then reads another stack only when the hashes
+ * agree, instead of missing the cache on every occupied slot it passes.
+ */
+#define SLOT(h, si) (((h) & ~(uint64_t)UINT32_MAX) | ((uint64_t)(si) + 1))
+
 /* Place stack @si in a stack index of @cap slots (cap a power of two). */
-static void index_stack(const struct rpt_profile *p, uint32_t *idx, size_t cap, size_t si)
+static void index_stack(const struct rpt_profile *p, uint64_t *idx, size_t cap, size_t si)
 {
 	const struct rpt_stack *s = &p->stacks[si];
 	size_t mask = cap - 1;
-	size_t slot = hash_frames(p, p->frames + s->first, s->nframes) & mask;
+	uint64_t h = hash_frames(p, p->frames + s->first, s->nframes);
+	size_t slot = h & mask;
 
 	while (idx[slot] != EMPTY_SLOT)
 		slot = (slot + 1) & mask;
-	idx[slot] = (uint32_t)(si + 1);
+	idx[slot] = SLOT(h, si);
 }
 
 static int rebuild_stack_index(struct rpt_profile *p, size_t cap)
 {
-	uint32_t *idx = calloc(cap, sizeof(*idx));
+	uint64_t *idx = calloc(cap, sizeof(*idx));
 
 	if (!idx)
 		return -ENOMEM;
@@ -202,12 +192,33 @@ static bool frames_equal(const struct rpt_profile *p, const struct rpt_frame *a,
 	return true;
 }
 
+int rpt_profile__reserve(struct rpt_profile *p, size_t nstacks, size_t nframes)
+{
+	size_t cap = p->stack_index_cap;
+	int err;
+
+	err = rpt_grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + nstacks,
+		       sizeof(*p->stacks), 256);
+	if (!err)
+		err = rpt_grow((void **)&p->frames, &p->frames_cap, p->nframes + nframes,
+			       sizeof(*p->frames), 1024);
+	while (!err && (p->nstacks + nstacks) * 2 > cap)
+		cap *= 2;
+	if (err || cap == p->stack_index_cap)
+		return err;
+	if (!p->stack_index) { /* dropped by a sort: rebuilt at this size by the next add */
+		p->stack_index_cap = cap;
+		return 0;
+	}
+	return rebuild_stack_index(p, cap);
+}
+
 int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *frames, uint32_t n,
 			       uint64_t count)
 {
 	size_t mask, slot;
 	struct rpt_stack *s;
-	uint32_t v;
+	uint64_t h, v;
 	int err;
 
 	if (!p->stack_index) { /* dropped by rpt_profile__sort() */
@@ -222,25 +233,29 @@ int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *fr
 			return err;
 	}
 	mask = p->stack_index_cap - 1;
-	slot = hash_frames(p, frames, n) & mask;
+	h = hash_frames(p, frames, n);
+	slot = h & mask;
 	while ((v = p->stack_index[slot]) != EMPTY_SLOT) {
-		s = &p->stacks[v - 1];
-		if (s->nframes == n && frames_equal(p, p->frames + s->first, frames, n)) {
+		s = &p->stacks[(uint32_t)v - 1];
+		if ((v ^ h) >> 32 == 0 && s->nframes == n &&
+		    frames_equal(p, p->frames + s->first, frames, n)) {
 			s->count += count;
 			p->total += count;
-			return v - 1;
+			return (uint32_t)v - 1;
 		}
 		slot = (slot + 1) & mask;
 	}
 	if (p->nstacks >= UINT32_MAX - 1 || p->nframes + n > UINT32_MAX)
 		return -ENOMEM;
-	err = grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks), 256);
+	err = rpt_grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks),
+		       256);
 	if (!err)
-		err = grow((void **)&p->frames, &p->frames_cap, p->nframes + n, sizeof(*p->frames),
-			   1024);
+		err = rpt_grow((void **)&p->frames, &p->frames_cap, p->nframes + n,
+			       sizeof(*p->frames), 1024);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
+		assert(frames[i].kind < (1u << RPT_FRAME_KIND_BITS));
 		p->frames[p->nframes + i] = frames[i];
 		p->frames[p->nframes + i].module = FRAME_MODULE(p, frames[i]);
 	}
@@ -250,8 +265,8 @@ int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *fr
 	s->first = (uint32_t)p->nframes;
 	p->nframes += n;
 	p->total += count;
-	p->stack_index[slot] = (uint32_t)(++p->nstacks);
-	return (int64_t)p->nstacks - 1;
+	p->stack_index[slot] = SLOT(h, p->nstacks);
+	return (int64_t)p->nstacks++;
 }
 
 int rpt_profile__add(struct rpt_profile *p, const struct rpt_frame *frames, uint32_t n,
@@ -287,88 +302,6 @@ int rpt_profile__cmp_stacks(const struct rpt_profile *p, const struct rpt_stack 
 	if (x->nframes != y->nframes)
 		return x->nframes < y->nframes ? -1 : 1;
 	return 0;
-}
-
-static int cmp_stacks(const void *a, const void *b, void *arg)
-{
-	return rpt_profile__cmp_stacks(arg, a, b);
-}
-
-struct rank_ctx {
-	const struct rpt_profile *p;
-	uint32_t *rank; /* by pool offset: the string's byte-wise order */
-};
-
-static int cmp_names(const void *a, const void *b, void *arg)
-{
-	const char *pool = arg;
-
-	return strcmp(pool + *(const uint32_t *)a, pool + *(const uint32_t *)b);
-}
-
-/* The order of rpt_profile__cmp_stacks(), with names compared by rank. */
-static int cmp_ranked(const void *a, const void *b, void *arg)
-{
-	const struct rank_ctx *c = arg;
-	const struct rpt_stack *x = a, *y = b;
-	const struct rpt_frame *fx = c->p->frames + x->first, *fy = c->p->frames + y->first;
-	uint32_t n = x->nframes < y->nframes ? x->nframes : y->nframes;
-
-	for (uint32_t i = 0; i < n; i++) {
-		if (fx[i].name != fy[i].name)
-			return c->rank[fx[i].name] < c->rank[fy[i].name] ? -1 : 1;
-		if (fx[i].kind != fy[i].kind)
-			return fx[i].kind < fy[i].kind ? -1 : 1;
-		if (fx[i].module != fy[i].module)
-			return c->rank[fx[i].module] < c->rank[fy[i].module] ? -1 : 1;
-	}
-	if (x->nframes != y->nframes)
-		return x->nframes < y->nframes ? -1 : 1;
-	return 0;
-}
-
-/*
- * Rank every pooled string once (names are interned, so two offsets differ
- * exactly when their strings do): the stack sort then compares integers
- * instead of calling strcmp() per frame, which dominated --top and --svg
- * on a million unique stacks. NULL on allocation failure.
- */
-static uint32_t *rank_names(const struct rpt_profile *p)
-{
-	uint32_t *rank = calloc(p->pool_len ? p->pool_len : 1, sizeof(*rank));
-	uint32_t *offs = malloc((p->nnames + 1) * sizeof(*offs));
-	size_t n = 0;
-
-	if (!rank || !offs) {
-		free(rank);
-		free(offs);
-		return NULL;
-	}
-	for (size_t off = 1; off < p->pool_len && n < p->nnames; off += strlen(p->pool + off) + 1)
-		offs[n++] = (uint32_t)off;
-	qsort_r(offs, n, sizeof(*offs), cmp_names, p->pool);
-	for (size_t i = 0; i < n; i++)
-		rank[offs[i]] = (uint32_t)i + 1; /* "" at offset 0 keeps rank 0 */
-	free(offs);
-	return rank;
-}
-
-void rpt_profile__sort(struct rpt_profile *p)
-{
-	struct rank_ctx c = {.p = p};
-
-	if (p->nstacks < 2)
-		return;
-	c.rank = rank_names(p);
-	if (c.rank)
-		qsort_r(p->stacks, p->nstacks, sizeof(*p->stacks), cmp_ranked, &c);
-	else
-		qsort_r(p->stacks, p->nstacks, sizeof(*p->stacks), cmp_stacks, p);
-	free(c.rank);
-	/* Same slot count, so this only fails on OOM; then keep it exact anyway. */
-	/* Stack indexes moved: the index is rebuilt by the next add, if any. */
-	free(p->stack_index);
-	p->stack_index = NULL;
 }
 
 static int merge_meta(struct rpt_profile *dst, const struct rpt_profile *src)
@@ -420,7 +353,7 @@ int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
 		const struct rpt_stack *s = &src->stacks[i];
 		const struct rpt_frame *f = src->frames + s->first;
 
-		err = grow((void **)&buf, &cap, s->nframes, sizeof(*buf), 64);
+		err = rpt_grow((void **)&buf, &cap, s->nframes, sizeof(*buf), 64);
 		if (err)
 			goto cleanup;
 		for (uint32_t j = 0; j < s->nframes; j++) {
@@ -483,7 +416,8 @@ int64_t rpt_profile__add_module(struct rpt_profile *p, const char *path, const c
 	 * Frames stored before hold module 0, which hashes as it did without
 	 * it, so the stack index stays valid.
 	 */
-	err = grow((void **)&p->modules, &p->modules_cap, p->nmodules + 1, sizeof(*p->modules), 16);
+	err = rpt_grow((void **)&p->modules, &p->modules_cap, p->nmodules + 1, sizeof(*p->modules),
+		       16);
 	if (err)
 		return err;
 	p->modules[p->nmodules++] = (struct rpt_module){(uint32_t)off, (uint32_t)bid};

@@ -24,6 +24,9 @@ enum rpt_frame_kind {
 	RPT_FRAME_UNKNOWN = 5 /* [unknown], [libfoo.so] */
 };
 
+/* Bits a frame kind may use: rpt_profile__sort() packs it into its keys. */
+#define RPT_FRAME_KIND_BITS 3
+
 /*
  * A frame: an interned name, its kind and, when known, its binary. @module
  * counts only in a profile that has a module table (rpt_profile__add_module()
@@ -74,7 +77,7 @@ struct rpt_profile {
 	/* private: hash indexes for interning and stack merging */
 	uint32_t *name_index;
 	size_t name_index_cap, nnames;
-	uint32_t *stack_index;
+	uint64_t *stack_index; /* stack index + 1, high 32 bits: the chain's hash */
 	size_t stack_index_cap;
 	/* binaries named by frames' module field, in insertion order */
 	struct rpt_module *modules;
@@ -123,6 +126,14 @@ int rpt_profile__add(struct rpt_profile *p, const struct rpt_frame *frames, uint
 		     uint64_t count);
 
 /**
+ * rpt_profile__reserve() - make room for @nstacks more stacks holding
+ * @nframes more frames, so that adding that many grows nothing. A hint:
+ * adding more still works.
+ * @return 0 or -ENOMEM (the profile is unchanged and still usable).
+ */
+int rpt_profile__reserve(struct rpt_profile *p, size_t nstacks, size_t nframes);
+
+/**
  * rpt_profile__add_index() - rpt_profile__add() that also says where the
  * chain went: the index in @p->stacks of the (new or merged) stack, valid
  * until rpt_profile__sort(). Lets a caller keep per-stack side data (diff.c
@@ -142,7 +153,9 @@ int rpt_profile__cmp_stacks(const struct rpt_profile *p, const struct rpt_stack 
 
 /**
  * rpt_profile__sort() - order stacks by their frame names, root first,
- * byte-wise, so every output is deterministic. Invalidates stack pointers.
+ * byte-wise, so every output is deterministic. Linear in the frames that
+ * stacks share (a radix sort, profile_sort.c); the frames are then stored
+ * in that order. Invalidates stack and frame pointers.
  */
 void rpt_profile__sort(struct rpt_profile *p);
 

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,11 +17,32 @@
 
 #define RES_MAX_FRAMES (2 * SAF_MAX_FRAMES + 2)
 
+/* A user address of a binary, resolved: its frames with the profile's names. */
+struct addr_ent {
+	uint64_t off, pgoff;
+	uint32_t dso;	/* RPT_NO_DSO: an empty slot */
+	uint32_t n;	/* frames; 0 = no name found */
+	uint32_t first; /* index in addr_cache.frames */
+};
+
+/*
+ * Addresses recur in many stacks: each (binary, file offset) is symbolized
+ * and its names moved into the profile once per file, not once per frame.
+ */
+struct addr_cache {
+	struct addr_ent *slots; /* open addressing, cap = 2^bits */
+	size_t cap, used;
+	unsigned int bits;
+	struct rpt_sym *frames;
+	size_t nframes, frames_cap;
+};
+
 struct res_ctx {
 	struct rpt_session *s;
 	struct rpt_loaded *l;
+	struct rpt_profile *prof;
 	const struct rpt_count *c;
-	struct rpt_sym fr[RES_MAX_FRAMES]; /* leaf first while building */
+	struct rpt_sym fr[RES_MAX_FRAMES]; /* profile names, leaf first while building */
 	uint32_t dso[RES_MAX_FRAMES];	   /* binary of each frame, RPT_NO_DSO if none */
 	uint32_t cur_dso;		   /* binary of the frames pushed now */
 	uint32_t n;
@@ -28,6 +50,9 @@ struct res_ctx {
 	bool outer_unnamed;
 	uint64_t dropped;
 	uint64_t serial; /* counts resolved keys, from 1 */
+	struct addr_cache cache;
+	int64_t *mods; /* by binary: its profile module, or -1 before the first use */
+	size_t mods_cap;
 };
 
 static int64_t pool_fmt(struct rpt_session *s, const char *fmt, const char *a, uint64_t x)
@@ -40,28 +65,167 @@ static int64_t pool_fmt(struct rpt_session *s, const char *fmt, const char *a, u
 	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, len);
 }
 
+/* Symbolizer pool offset -> the profile's pool offset, cached. */
+static int64_t prof_name(struct rpt_session *s, struct rpt_profile *prof, uint32_t off)
+{
+	const char *str;
+	uint64_t v;
+	int64_t r;
+
+	if (rpt_hmap__get(&s->name_map, off, &v))
+		return v;
+	str = rpt_session__str(s, off);
+	r = rpt_profile__intern(prof, str, strlen(str));
+	if (r >= 0 && rpt_hmap__put(&s->name_map, off, r))
+		return -ENOMEM;
+	return r;
+}
+
+/*
+ * The profile's module (pprof mapping) for a binary: its path and build id,
+ * added once per profile; cached in name_map under a key no pool offset has.
+ */
+static int64_t prof_module(struct rpt_session *s, struct rpt_profile *prof, uint32_t dso)
+{
+	uint64_t key = 1ull << 63 | dso, v;
+	const struct rpt_dso *d;
+	int64_t r;
+
+	if (dso == RPT_NO_DSO)
+		return 0;
+	if (rpt_hmap__get(&s->name_map, key, &v))
+		return (int64_t)v;
+	d = rpt_symbolizer__get(s->sym, dso);
+	r = rpt_profile__add_module(prof, rpt_session__str(s, d->path),
+				    d->build_id ? rpt_session__str(s, d->build_id) : NULL);
+	if (r == -EINVAL)
+		r = 0; /* a binary without a path has no mapping to show */
+	if (r >= 0 && rpt_hmap__put(&s->name_map, key, (uint64_t)r))
+		return -ENOMEM;
+	return r;
+}
+
+/* Push a frame named in the profile's pool. */
+static void push_prof(struct res_ctx *x, uint32_t name, uint32_t kind)
+{
+	if (x->n < RES_MAX_FRAMES) {
+		x->dso[x->n] = x->cur_dso;
+		x->fr[x->n++] = (struct rpt_sym){name, kind};
+	}
+}
+
+/* Push a frame named in the symbolizer's pool (@name < 0: an error). */
 static int push(struct res_ctx *x, int64_t name, uint32_t kind)
 {
 	if (name < 0)
 		return -ENOMEM;
 	if (x->n < RES_MAX_FRAMES) {
-		x->dso[x->n] = x->cur_dso;
-		x->fr[x->n++] = (struct rpt_sym){(uint32_t)name, kind};
+		name = prof_name(x->s, x->prof, (uint32_t)name);
+		if (name < 0)
+			return -ENOMEM;
+		push_prof(x, (uint32_t)name, kind);
 	}
 	return 0;
+}
+
+/* Slot of an address in a table of 2^@bits slots: one multiply (Fibonacci hashing). */
+static inline size_t addr_slot(uint32_t dso, uint64_t off, uint64_t pgoff, unsigned int bits)
+{
+	uint64_t h = (off ^ pgoff << 20 ^ (uint64_t)dso << 44) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> (64 - bits));
+}
+
+static int addr_cache_grow(struct addr_cache *c)
+{
+	unsigned int bits = c->cap ? c->bits + 1 : 12;
+	size_t ncap = (size_t)1 << bits;
+	struct addr_ent *n = malloc(ncap * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < ncap; i++)
+		n[i].dso = RPT_NO_DSO;
+	for (size_t i = 0; i < c->cap; i++) {
+		const struct addr_ent *e = &c->slots[i];
+		size_t j;
+
+		if (e->dso == RPT_NO_DSO)
+			continue;
+		j = addr_slot(e->dso, e->off, e->pgoff, bits);
+		while (n[j].dso != RPT_NO_DSO)
+			j = (j + 1) & (ncap - 1);
+		n[j] = *e;
+	}
+	free(c->slots);
+	c->slots = n;
+	c->cap = ncap;
+	c->bits = bits;
+	return 0;
+}
+
+static void addr_cache_fini(struct addr_cache *c)
+{
+	free(c->slots);
+	free(c->frames);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * The frames at file offset @off of binary @dso (see rpt_symbolizer__lookup()),
+ * named in the profile's pool, from x->cache.frames[*@first].
+ * @return how many (0 = no name), or -ENOMEM.
+ */
+static int addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t pgoff,
+		       uint32_t *first)
+{
+	struct addr_cache *c = &x->cache;
+	const struct rpt_sym *f;
+	struct addr_ent *e;
+	size_t j;
+	int n;
+
+	if ((c->used + 1) * 2 > c->cap && addr_cache_grow(c))
+		return -ENOMEM;
+	j = addr_slot(dso, off, pgoff, c->bits);
+	for (e = &c->slots[j]; e->dso != RPT_NO_DSO; e = &c->slots[j]) {
+		if (e->dso == dso && e->off == off && e->pgoff == pgoff) {
+			*first = e->first;
+			return (int)e->n;
+		}
+		j = (j + 1) & (c->cap - 1);
+	}
+	n = rpt_symbolizer__lookup(x->s->sym, dso, off, pgoff, &f);
+	if (n < 0)
+		return n;
+	if (rpt_grow((void **)&c->frames, &c->frames_cap, c->nframes + n, sizeof(*c->frames), 1024))
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		int64_t name = prof_name(x->s, x->prof, f[i].name);
+
+		if (name < 0)
+			return -ENOMEM;
+		c->frames[c->nframes + i] = (struct rpt_sym){(uint32_t)name, f[i].kind};
+	}
+	*e = (struct addr_ent){off, pgoff, dso, (uint32_t)n, (uint32_t)c->nframes};
+	c->nframes += n;
+	c->used++;
+	*first = e->first;
+	return n;
 }
 
 /* An address inside a binary's mapping: its frames, or "[libfoo.so]". */
 static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr, uint64_t la)
 {
 	struct rpt_session *s = x->s;
-	struct rpt_dso *d;
 	const struct rpt_sym *f;
-	uint64_t off = la - m->start + m->pgoff;
-	int n = rpt_symbolizer__lookup(s->sym, m->dso, off, m->pgoff, &f);
+	struct rpt_dso *d;
+	uint32_t first;
+	int n = addr_lookup(x, m->dso, la - m->start + m->pgoff, m->pgoff, &first);
 
 	if (n < 0)
 		return n;
+	f = n ? x->cache.frames + first : NULL; /* no frames: maybe no array yet */
 	d = rpt_symbolizer__get(s->sym, m->dso);
 	if (d->stamp != x->serial) { /* once per stack */
 		d->stamp = x->serial;
@@ -72,8 +236,7 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 	x->outer_unnamed = !n;
 	x->l->st->user_frames += x->c->count;
 	for (int i = 0; i < n; i++)
-		if (push(x, f[i].name, f[i].kind))
-			return -ENOMEM;
+		push_prof(x, f[i].name, f[i].kind);
 	if (n)
 		return 0;
 	d->unresolved += x->c->count;
@@ -159,7 +322,7 @@ static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 		} else {
 			/* one [kernel] for a run of unnamed frames */
 			if (x->n && x->fr[x->n - 1].kind == RPT_FRAME_KERNEL &&
-			    !strcmp(rpt_strpool__str(pool, x->fr[x->n - 1].name), "[kernel]"))
+			    !strcmp(rpt_profile__name(x->prof, x->fr[x->n - 1].name), "[kernel]"))
 				continue;
 			name = rpt_strpool__intern(pool, "[kernel]", 8);
 		}
@@ -197,7 +360,7 @@ static void walk_stats(struct res_ctx *x, uint32_t nkernel)
 	if (x->n == nkernel || x->outer_dso == RPT_NO_DSO)
 		return;
 	d = rpt_symbolizer__get(x->s->sym, x->outer_dso);
-	outer = rpt_session__str(x->s, x->fr[x->n - 1].name);
+	outer = rpt_profile__name(x->prof, x->fr[x->n - 1].name);
 	d->outermost += x->c->count;
 	if (x->dropped || x->outer_unnamed || !root_like(outer))
 		d->truncated += x->c->count;
@@ -220,83 +383,105 @@ static int64_t root_name(struct res_ctx *x)
 	return rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), buf, strlen(buf));
 }
 
-/* Symbolizer pool offset -> the profile's pool offset, cached. */
-static int64_t prof_name(struct rpt_session *s, struct rpt_profile *prof, uint32_t off)
+/* The profile's module of binary @dso, looked up once per file. */
+static int64_t module_of(struct res_ctx *x, uint32_t dso)
 {
-	const char *str;
-	uint64_t v;
-	int64_t r;
-
-	if (rpt_hmap__get(&s->name_map, off, &v))
-		return v;
-	str = rpt_session__str(s, off);
-	r = rpt_profile__intern(prof, str, strlen(str));
-	if (r >= 0 && rpt_hmap__put(&s->name_map, off, r))
-		return -ENOMEM;
-	return r;
-}
-
-/*
- * The profile's module (pprof mapping) for a binary: its path and build id,
- * added once per profile; cached in name_map under a key no pool offset has.
- */
-static int64_t prof_module(struct rpt_session *s, struct rpt_profile *prof, uint32_t dso)
-{
-	uint64_t key = 1ull << 63 | dso, v;
-	const struct rpt_dso *d;
-	int64_t r;
+	size_t cap = x->mods_cap;
 
 	if (dso == RPT_NO_DSO)
 		return 0;
-	if (rpt_hmap__get(&s->name_map, key, &v))
-		return (int64_t)v;
-	d = rpt_symbolizer__get(s->sym, dso);
-	r = rpt_profile__add_module(prof, rpt_session__str(s, d->path),
-				    d->build_id ? rpt_session__str(s, d->build_id) : NULL);
-	if (r == -EINVAL)
-		r = 0; /* a binary without a path has no mapping to show */
-	if (r >= 0 && rpt_hmap__put(&s->name_map, key, (uint64_t)r))
-		return -ENOMEM;
-	return r;
+	if (dso >= cap) {
+		if (rpt_grow((void **)&x->mods, &x->mods_cap, (size_t)dso + 1, sizeof(*x->mods),
+			     64))
+			return -ENOMEM;
+		for (size_t i = cap; i < x->mods_cap; i++)
+			x->mods[i] = -1;
+	}
+	if (x->mods[dso] < 0)
+		x->mods[dso] = prof_module(x->s, x->prof, dso);
+	return x->mods[dso];
 }
 
-static int resolve_key(struct res_ctx *x, struct rpt_profile *prof)
+/* A key to resolve: its slot in l->counts and its stacks (n = 0: none). */
+struct key_job {
+	struct rpt_stackref kstack, ustack;
+	uint32_t slot;
+};
+
+static void job_stack(const struct rpt_loaded *l, uint32_t id, struct rpt_stackref *ref,
+		      size_t *nframes)
+{
+	uint64_t v;
+
+	if (id && rpt_hmap__get(&l->stacks, id, &v)) {
+		*ref = l->refs[v];
+		*nframes += ref->n;
+	} else {
+		*ref = (struct rpt_stackref){0};
+	}
+}
+
+/*
+ * The keys in table order with their stacks looked up: one loop of
+ * independent hash lookups overlaps their cache misses (a million keys'
+ * stacks are spread over hundreds of MB), and counting the frames they
+ * make lets the profile be sized once. NULL on -ENOMEM.
+ */
+static struct key_job *plan_keys(const struct rpt_loaded *l, size_t *njobs, size_t *nframes)
+{
+	struct key_job *jobs = malloc((l->ncounts + 1) * sizeof(*jobs));
+	size_t n = 0;
+
+	*nframes = 0;
+	for (size_t i = 0; jobs && i < l->counts_cap; i++) {
+		const struct rpt_count *c = &l->counts[i];
+
+		if (!c->used)
+			continue;
+		jobs[n].slot = (uint32_t)i;
+		job_stack(l, c->k.kstack, &jobs[n].kstack, nframes);
+		job_stack(l, c->k.ustack, &jobs[n].ustack, nframes);
+		*nframes += 1; /* the root */
+		n++;
+	}
+	*njobs = n;
+	return jobs;
+}
+
+static int resolve_key(struct res_ctx *x, const struct key_job *job)
 {
 	struct rpt_frame out[RES_MAX_FRAMES + 1];
-	struct rpt_loaded *l = x->l;
-	uint64_t v;
 	uint32_t nk;
 	int64_t r;
-	int err = 0;
+	int err;
 
 	x->n = 0;
 	x->dropped = 0;
 	x->serial = ++x->s->serial;
 	x->outer_dso = RPT_NO_DSO;
 	x->cur_dso = RPT_NO_DSO;
-	if (x->c->k.kstack && rpt_hmap__get(&l->stacks, x->c->k.kstack, &v))
-		err = kernel_frames(x, &l->refs[v]);
+	err = kernel_frames(x, &job->kstack);
 	nk = x->n;
-	if (!err && x->c->k.ustack && rpt_hmap__get(&l->stacks, x->c->k.ustack, &v))
-		err = user_frames(x, &l->refs[v]);
+	if (!err)
+		err = user_frames(x, &job->ustack);
 	if (err)
 		return err;
 	walk_stats(x, nk);
 	r = root_name(x);
-	if (r < 0 || (r = prof_name(x->s, prof, r)) < 0)
+	if (r < 0 || (r = prof_name(x->s, x->prof, r)) < 0)
 		return -ENOMEM;
 	out[0] = (struct rpt_frame){.name = (uint32_t)r, .kind = RPT_FRAME_ROOT};
+	/* Modules root first, so the profile's module table keeps that order. */
 	for (uint32_t i = 0; i < x->n; i++) {
 		const struct rpt_sym *f = &x->fr[x->n - 1 - i];
-		int64_t mod = prof_module(x->s, prof, x->dso[x->n - 1 - i]);
+		int64_t mod = module_of(x, x->dso[x->n - 1 - i]);
 
-		r = prof_name(x->s, prof, f->name);
-		if (r < 0 || mod < 0)
+		if (mod < 0)
 			return -ENOMEM;
 		out[i + 1] = (struct rpt_frame){
-			.name = (uint32_t)r, .kind = f->kind, .module = (uint32_t)mod};
+			.name = f->name, .kind = f->kind, .module = (uint32_t)mod};
 	}
-	return rpt_profile__add(prof, out, x->n + 1, x->c->count);
+	return rpt_profile__add(x->prof, out, x->n + 1, x->c->count);
 }
 
 static double now_s(void)
@@ -309,30 +494,40 @@ static double now_s(void)
 
 int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof)
 {
-	struct res_ctx x = {.s = s, .l = l};
+	struct res_ctx x = {.s = s, .l = l, .prof = prof};
+	size_t njobs = 0, nframes;
+	struct key_job *jobs = NULL;
 	double t0 = now_s();
 	bool shown = false;
-	size_t done = 0;
-	int err;
+	int err = -ENOMEM;
 
 	if (true) { /* a profile may reuse a freed one's address: start afresh */
 		rpt_hmap__fini(&s->name_map);
 		s->name_prof = prof;
 	}
-	for (size_t i = 0; i < l->counts_cap; i++) {
-		if (!l->counts[i].used)
-			continue;
-		x.c = &l->counts[i];
-		err = resolve_key(&x, prof);
-		if (err)
-			return err;
-		if (s->o.progress && !(++done & 255) && now_s() - t0 > 1.0) {
-			fprintf(stderr, "\rsa-report: symbolizing %zu/%zu stacks", done,
+	jobs = plan_keys(l, &njobs, &nframes);
+	if (!jobs || rpt_profile__reserve(prof, njobs, nframes))
+		goto cleanup;
+	err = 0;
+	for (size_t i = 0; i < njobs && !err; i++) {
+		if (i + 8 < njobs &&
+		    jobs[i + 8].ustack.n) { /* fetch ahead: the stacks are spread */
+			__builtin_prefetch(&l->ips[jobs[i + 8].ustack.first]);
+			__builtin_prefetch(&l->counts[jobs[i + 8].slot]);
+		}
+		x.c = &l->counts[jobs[i].slot];
+		err = resolve_key(&x, &jobs[i]);
+		if (s->o.progress && !((i + 1) & 255) && now_s() - t0 > 1.0) {
+			fprintf(stderr, "\rsa-report: symbolizing %zu/%zu stacks", i + 1,
 				l->ncounts);
 			shown = true;
 		}
 	}
 	if (shown)
 		fprintf(stderr, "\r\033[K");
-	return 0;
+cleanup:
+	free(jobs);
+	addr_cache_fini(&x.cache);
+	free(x.mods);
+	return err;
 }
