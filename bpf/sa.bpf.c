@@ -298,18 +298,22 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
 /*
  * Bytes of user stack to copy from @sp: --stack-size, cut at the end of the
  * stack's mapping (a read crossing it would fail whole). When the mapping
- * cannot be looked up, all of it: the copy then stops at the first page
- * that faults (present_len()). That is always so after needs_cfi(): in
- * interrupt context the mmap lock is released by an irq_work, and until
- * it ran a second bpf_find_vma() gets -EBUSY.
+ * cannot be looked up, a main-thread stack is cut at the end of the
+ * environment strings, the top of what it holds, and any other copy stops
+ * at the first page that faults (present_len()). The lookup always fails
+ * after needs_cfi(): in interrupt context the mmap lock is released by an
+ * irq_work, and until it ran a second bpf_find_vma() gets -EBUSY.
  */
 static __always_inline __u64 stack_len(struct task_struct *t, __u64 sp)
 {
 	struct vma_end ve = {0};
 	__u64 n = sa_stack_bytes;
 
-	if (bpf_find_vma(t, sp, vma_end_cb, &ve, 0) || ve.end <= sp)
-		return n;
+	if (bpf_find_vma(t, sp, vma_end_cb, &ve, 0) || ve.end <= sp) {
+		ve.end = BPF_CORE_READ(t, mm, env_end);
+		if (ve.end <= sp || ve.end - sp >= (1ull << 30))
+			return n; /* not the main thread's stack */
+	}
 	if (ve.end - sp < n)
 		n = ve.end - sp;
 	return n;
