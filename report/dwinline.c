@@ -87,36 +87,19 @@ void rpt_dwinline__free(struct rpt_dwinline *x)
 	free(x);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 static int add_die(struct sub_idx *c, Dwarf_Die *die, int32_t parent)
 {
 	uint32_t me = c->ndies;
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
 
-	if (grow((void **)&c->dies, &c->dies_cap, c->ndies + 1, sizeof(*c->dies)))
+	if (rpt_grow((void **)&c->dies, &c->dies_cap, c->ndies + 1, sizeof(*c->dies), 64))
 		return -ENOMEM;
 	c->dies[me] = (struct dwi_die){*die, parent, c->nranges, 0};
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (end <= start)
 			continue;
-		if (grow((void **)&c->own, &c->ranges_cap, c->nranges + 1, sizeof(*c->own)))
+		if (rpt_grow((void **)&c->own, &c->ranges_cap, c->nranges + 1, sizeof(*c->own), 64))
 			return -ENOMEM;
 		c->own[c->nranges++] = (struct dwi_range){start, end, me};
 		c->dies[me].n++;
@@ -220,7 +203,7 @@ static int collect_subs(struct cu_subs *c, Dwarf_Die *parent, int depth)
 		while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
-			if (grow((void **)&c->subs, &c->cap, c->n + 1, sizeof(*c->subs)))
+			if (rpt_grow((void **)&c->subs, &c->cap, c->n + 1, sizeof(*c->subs), 64))
 				return -ENOMEM;
 			c->subs[c->n++] = (struct dwi_sub){lo, hi, d, NULL};
 		}
@@ -255,7 +238,7 @@ static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 
 	if (rpt_hmap__get(&x->by_cu, key, &v))
 		return &x->cus[v];
-	if (grow((void **)&x->cus, &x->cus_cap, x->ncus + 1, sizeof(*x->cus)))
+	if (rpt_grow((void **)&x->cus, &x->cus_cap, x->ncus + 1, sizeof(*x->cus), 64))
 		return NULL;
 	c = &x->cus[x->ncus];
 	*c = (struct cu_subs){.plain_c = plain_c(cu)};

@@ -329,23 +329,6 @@ static const struct uw_cached *cache_find(const struct rpt_unwinder *u, uint64_t
 	return NULL;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 256;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* Cache the unwind just done (frames @ips[0..n), reads in u->reads). */
 static int cache_put(struct rpt_unwinder *u, uint64_t h, uint64_t key, size_t nmods,
 		     const uint64_t *ips, uint32_t n)
@@ -356,9 +339,11 @@ static int cache_put(struct rpt_unwinder *u, uint64_t h, uint64_t key, size_t nm
 
 	if (u->reads_overflow)
 		return 0;
-	if (grow((void **)&u->cached, &u->cached_cap, u->ncached + 1, sizeof(*u->cached)) ||
-	    grow((void **)&u->cips, &u->cips_cap, u->ncips + n, sizeof(*u->cips)) ||
-	    grow((void **)&u->creads, &u->creads_cap, u->ncreads + u->nreads, sizeof(*u->creads)))
+	if (rpt_grow((void **)&u->cached, &u->cached_cap, u->ncached + 1, sizeof(*u->cached),
+		     256) ||
+	    rpt_grow((void **)&u->cips, &u->cips_cap, u->ncips + n, sizeof(*u->cips), 256) ||
+	    rpt_grow((void **)&u->creads, &u->creads_cap, u->ncreads + u->nreads,
+		     sizeof(*u->creads), 256))
 		return -ENOMEM;
 	if (rpt_hmap__get(&u->cache_index, h, &head))
 		next = head + 1;
