@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * unwind.c - libdwfl's unwinder driven from a capture instead of a live
- * process: one Dwfl per process image with its binaries reported at their
- * load bias, memory reads served from the captured stack copy, initial
- * registers from the captured ones. An unwind is cached with the stack words
- * it read: a later capture with the same registers whose words at those
- * offsets are the same unwinds the same way (locals elsewhere may differ),
- * so the cost follows distinct stacks, not samples.
+ * unwind.c - unwinding a capture instead of a live process: one Dwfl per
+ * process image with its binaries reported at their load bias, registers
+ * and stack words from the capture. The walk steps with the rows of
+ * uwrows.c (libdw's reading of the CFI at each address, looked up once per
+ * address) and libdwfl's step rules; where a row holds a rule it does not
+ * evaluate, libdwfl's own unwinder walks the capture. Such a walk is cached
+ * with the stack words it read: a later capture with the same registers
+ * whose words at those offsets are the same unwinds the same way (locals
+ * elsewhere may differ), so its cost follows distinct stacks, not samples.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 
 #include "strpool.h"
 #include "unwind.h"
+#include "uwrows.h"
 
 /* x86-64 DWARF register numbers (System V psABI, figure 3.36). */
 #define UW_X86_RBP 6
@@ -28,8 +31,9 @@
 
 struct uw_image {
 	uint64_t key;
-	size_t nmods; /* modules the Dwfl was built from */
-	Dwfl *dwfl;   /* NULL when nothing could be reported */
+	size_t nmods;	  /* modules the Dwfl was built from */
+	Dwfl *dwfl;	  /* NULL when nothing could be reported */
+	uint32_t rows_id; /* names this build of the image in rows */
 };
 
 #define UW_MAX_READS 256 /* reads logged per unwind; more is not cached */
@@ -57,6 +61,11 @@ struct rpt_unwinder {
 	size_t nimgs, imgs_cap;
 	struct rpt_hmap img_index;   /* key -> index in imgs */
 	struct rpt_hmap cache_index; /* hash of (key, regs) -> chain head in cached */
+	struct rpt_uwrows rows;	     /* CFI rows of the addresses met so far */
+	uint32_t nrows_ids;
+	bool dwfl_only;
+	bool by_dwfl;
+	/* the last walk was libdwfl's */ /* every unwind by libdwfl (a cross-check) */
 	struct uw_cached *cached;
 	size_t ncached, cached_cap;
 	uint64_t *cips;
@@ -96,15 +105,12 @@ static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
-/* Only the captured bytes are known; a read elsewhere ends the walk. */
-static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+/* Only the captured bytes are known; a read elsewhere fails. Logged for the cache. */
+static bool read_word(struct rpt_unwinder *u, uint64_t addr, uint64_t *result)
 {
-	struct rpt_unwinder *u = arg;
 	uint64_t sp = u->regs->sp;
-
 	bool ok = addr >= sp && u->len >= sizeof(*result) && addr - sp <= u->len - sizeof(*result);
 
-	(void)dwfl;
 	*result = 0;
 	if (ok)
 		memcpy(result, u->stack + (addr - sp), sizeof(*result));
@@ -112,6 +118,16 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 		u->reads[u->nreads++] = (struct uw_read){addr - sp, *result, ok};
 	else
 		u->reads_overflow = true;
+	return ok;
+}
+
+static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	uint64_t v;
+	bool ok = read_word(arg, addr, &v);
+
+	(void)dwfl;
+	*result = v;
 	return ok;
 }
 
@@ -224,7 +240,7 @@ static Dwfl *image_build(struct rpt_unwinder *u, const struct rpt_unwind_module 
 
 /* The Dwfl of image @key, (re)built when its module count changed. */
 static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *mods,
-		     size_t nmods, Dwfl **out)
+		     size_t nmods, struct uw_image **out)
 {
 	struct uw_image *img;
 	uint64_t v;
@@ -242,7 +258,7 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 		v = u->nimgs;
 		if (rpt_hmap__put(&u->img_index, key, v))
 			return -ENOMEM;
-		u->imgs[u->nimgs++] = (struct uw_image){key, SIZE_MAX, NULL};
+		u->imgs[u->nimgs++] = (struct uw_image){key, SIZE_MAX, NULL, 0};
 	}
 	img = &u->imgs[v];
 	if (img->nmods != nmods) {
@@ -250,8 +266,9 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 			dwfl_end(img->dwfl);
 		img->dwfl = image_build(u, mods, nmods);
 		img->nmods = nmods;
+		img->rows_id = u->nrows_ids++; /* rows of the old build no longer apply */
 	}
-	*out = img->dwfl;
+	*out = img;
 	return 0;
 }
 
@@ -271,16 +288,119 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-static int walk(struct rpt_unwinder *u, Dwfl *dwfl)
+static int walk_dwfl(struct rpt_unwinder *u, Dwfl *dwfl)
 {
 	u->n = 0;
 	u->served = false;
+	u->nreads = 0;
+	u->reads_overflow = false;
 	/* the walk ends quietly where a read falls outside the copy */
 	if (dwfl)
 		dwfl_getthread_frames(dwfl, UW_TID, uw_frame, u);
 	if (!u->n && u->cap)
 		u->ips[u->n++] = u->regs->ip;
 	return u->n;
+}
+
+/* A register of the frame being stepped from: its value, if known. */
+struct uw_reg {
+	uint64_t v;
+	bool ok;
+};
+
+/* The caller's @rule register, given the CFA and the callee's value @same. */
+static struct uw_reg caller_reg(struct rpt_unwinder *u, uint8_t rule, int64_t off, uint64_t cfa,
+				struct uw_reg same)
+{
+	struct uw_reg r = {0, false};
+
+	switch (rule) {
+	case UW_SAME:
+		return same;
+	case UW_AT:
+		r.ok = read_word(u, cfa + (uint64_t)off, &r.v);
+		return r;
+	case UW_VAL:
+		return (struct uw_reg){cfa + (uint64_t)off, true};
+	}
+	return r;
+}
+
+/*
+ * Step from the frame at @pc with @sp and @fp to its caller as libdwfl
+ * would: the row's rules, or with no CFI the frame-pointer fallback of
+ * elfutils' x86-64 backend. @return the caller's pc, 0 where the walk ends.
+ */
+static uint64_t step(struct rpt_unwinder *u, const struct uw_row *r, struct uw_reg *sp,
+		     struct uw_reg *fp)
+{
+	struct uw_reg cfa, ra, prev;
+
+	if (r->how == UW_FP) {
+		uint64_t old_sp = sp->ok ? sp->v : 0;
+
+		if (!fp->ok || !fp->v)
+			return 0;
+		prev.ok = true;
+		if (!read_word(u, fp->v, &prev.v))
+			prev.v = 0;
+		if (!read_word(u, fp->v + 8, &ra.v) || old_sp >= fp->v + 16)
+			return 0;
+		*sp = (struct uw_reg){fp->v + 16, true};
+		*fp = prev;
+		return ra.v;
+	}
+	cfa = r->cfa_reg == 6 ? *fp : r->cfa_reg == 7 ? *sp : (struct uw_reg){0, false};
+	if (!cfa.ok)
+		return 0; /* no rule can be evaluated: libdwfl ends here */
+	cfa.v += (uint64_t)r->cfa_off;
+	/* libdwfl reads every register's rule in DWARF order: rbp, rsp, then ra */
+	prev = caller_reg(u, r->rbp, r->rbp_off, cfa.v, *fp);
+	*sp = caller_reg(u, r->rsp, r->rsp_off, cfa.v, *sp);
+	*fp = prev;
+	ra = caller_reg(u, r->ra, r->ra_off, cfa.v, (struct uw_reg){0, false});
+	return ra.ok ? ra.v : 0;
+}
+
+/*
+ * The walk with CFI rows looked up once per address. @return the number of
+ * frames, -EAGAIN where a row needs libdwfl, or -ENOMEM.
+ */
+static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
+{
+	struct uw_reg sp = {u->regs->sp, true}, fp = {u->regs->fp, true};
+	uint64_t pc = u->regs->ip;
+	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
+
+	u->n = 0;
+	u->nreads = 0;
+	u->reads_overflow = false;
+	u->ips[u->n++] = pc;
+	if (!img->dwfl)
+		return u->n;
+	while (u->n < u->cap) {
+		const struct uw_row *r =
+			rpt_uwrows__get(&u->rows, img->dwfl, img->rows_id, exact ? pc : pc - 1);
+
+		if (!r)
+			return -ENOMEM;
+		if (r->how == UW_DWFL)
+			return -EAGAIN;
+		pc = step(u, r, &sp, &fp);
+		if (!pc)
+			break;
+		exact = r->how == UW_CFI && r->signal;
+		u->ips[u->n++] = pc;
+	}
+	return u->n;
+}
+
+static int walk(struct rpt_unwinder *u, const struct uw_image *img)
+{
+	int n = u->dwfl_only ? -EAGAIN : walk_rows(u, img);
+
+	u->by_dwfl = n == -EAGAIN;
+	return u->by_dwfl ? walk_dwfl(u, img->dwfl) : n;
 }
 
 static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
@@ -380,6 +500,7 @@ void rpt_unwinder__free(struct rpt_unwinder *u)
 	free(u->imgs);
 	rpt_hmap__fini(&u->img_index);
 	rpt_hmap__fini(&u->cache_index);
+	rpt_uwrows__fini(&u->rows);
 	free(u->cached);
 	free(u->cips);
 	free(u->creads);
@@ -392,7 +513,7 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 {
 	uint64_t h = regs_hash(key, regs);
 	const struct uw_cached *c;
-	Dwfl *dwfl = NULL;
+	struct uw_image *img;
 	int err, n;
 
 	if (!cap)
@@ -406,16 +527,17 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 		memcpy(ips, u->cips + c->first, n * sizeof(*ips));
 		return n;
 	}
-	err = image_get(u, key, mods, nmods, &dwfl);
+	err = image_get(u, key, mods, nmods, &img);
 	if (err)
 		return err;
 	u->ips = ips;
 	u->cap = cap;
-	u->nreads = 0;
-	u->reads_overflow = false;
-	n = walk(u, dwfl);
+	n = walk(u, img);
+	if (n < 0)
+		return n;
 	u->nunwinds++;
-	if (cache_put(u, h, key, nmods, ips, n))
+	/* a walk over rows costs less than caching it; libdwfl's does not */
+	if (u->by_dwfl && cache_put(u, h, key, nmods, ips, n))
 		return -ENOMEM;
 	return n;
 }
@@ -423,4 +545,9 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 uint64_t rpt_unwinder__nunwinds(const struct rpt_unwinder *u)
 {
 	return u->nunwinds;
+}
+
+void rpt_unwinder__dwfl_only(struct rpt_unwinder *u, bool on)
+{
+	u->dwfl_only = on;
 }

@@ -2,13 +2,14 @@
 /*
  * unwind.h - offline unwinding of raw user stacks (USTACK records,
  * docs/format.md) with the binaries' call-frame information (.eh_frame,
- * .debug_frame) through libdwfl's unwinder. One Dwfl per process image,
- * built from its mappings; captured registers and stack bytes stand in for
- * the live process. See docs/unwinding.md.
+ * .debug_frame), as libdwfl's unwinder walks them. One Dwfl per process
+ * image, built from its mappings; captured registers and stack bytes stand
+ * in for the live process. See docs/unwinding.md.
  */
 #ifndef SA_REPORT_UNWIND_H
 #define SA_REPORT_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,5 +63,13 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
  * of the calls were answered from the cache.
  */
 uint64_t rpt_unwinder__nunwinds(const struct rpt_unwinder *u);
+
+/**
+ * rpt_unwinder__dwfl_only() - with @on, every unwind is libdwfl's own walk
+ * instead of the walk over cached CFI rows (which gives the same frames
+ * and falls back to libdwfl where a rule is a DWARF expression). For
+ * cross-checks; SA_UNWIND=libdwfl in sa-report's environment sets it.
+ */
+void rpt_unwinder__dwfl_only(struct rpt_unwinder *u, bool on);
 
 #endif /* SA_REPORT_UNWIND_H */

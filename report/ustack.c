@@ -113,8 +113,14 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 	*c = (struct saf_count){u->pid, u->tid, u->gen, 0, u->kstack, u->count, u->comm};
 	if (!regs.ip)
 		return 0; /* no user context: a kernel-only sample */
-	if (!l->unw && !(l->unw = rpt_unwinder__new()))
-		return -ENOMEM;
+	if (!l->unw) {
+		const char *how = getenv("SA_UNWIND");
+
+		l->unw = rpt_unwinder__new();
+		if (!l->unw)
+			return -ENOMEM;
+		rpt_unwinder__dwfl_only(l->unw, how && !strcmp(how, "libdwfl"));
+	}
 	p = image_of(l, u->pid, u->gen);
 	if (!p)
 		return -ENOMEM;

@@ -3,8 +3,10 @@
  * test_unwind.c - the offline unwinder on a capture this test takes of its
  * own stack inside a chain of functions built without frame pointers: the
  * unwound return addresses must be the ones each function saw, in order,
- * a cache hit must give the same frames, and a short copy or a binary with
- * another build id must stop at the leaf instead of guessing.
+ * by the walk over CFI rows and by libdwfl's (the same frames for every
+ * length of the copy), a cache hit must give the same frames, and a short
+ * copy or a binary with another build id must stop at the leaf instead of
+ * guessing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,14 +123,15 @@ static int find(const uint64_t *ips, int n, uint64_t want)
 	return -1;
 }
 
-static void test_unwinds_through_frameless_code(void **state)
+/* @dwfl_only: libdwfl's walk, else the walk over CFI rows; both must pass. */
+static void unwinds_through_frameless_code(bool dwfl_only)
 {
 	struct rpt_unwinder *u = rpt_unwinder__new();
-	uint64_t ips[128], again[128], nun = 0;
+	uint64_t ips[128], again[128];
 	int n, i;
 
-	(void)state;
 	assert_non_null(u);
+	rpt_unwinder__dwfl_only(u, dwfl_only);
 	n = rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, cap.stack, cap.len, ips, 128);
 	assert_true(n >= 4);
 	assert_int_equal(ips[0], cap.regs.ip);
@@ -136,16 +139,53 @@ static void test_unwinds_through_frameless_code(void **state)
 	assert_int_equal(i, 1);
 	assert_int_equal(ips[2], cap.ret[1]);
 	assert_int_equal(ips[3], cap.ret[2]);
-	/* the same capture again comes from the cache */
+	/* the same capture again: the same frames, from libdwfl's cache or not */
 	assert_int_equal(rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, cap.stack, cap.len,
 					      again, 128), n);
 	assert_memory_equal(ips, again, n * sizeof(*ips));
-	nun = rpt_unwinder__nunwinds(u);
-	assert_int_equal(nun, 1);
+	assert_int_equal(rpt_unwinder__nunwinds(u), dwfl_only ? 1 : 2);
 	rpt_unwinder__free(u);
 }
 
-/* Words the unwinder never read may differ: the cached unwind still applies. */
+static void test_unwinds_through_frameless_code(void **state)
+{
+	(void)state;
+	unwinds_through_frameless_code(false);
+}
+
+static void test_libdwfl_unwinds_through_frameless_code(void **state)
+{
+	(void)state;
+	unwinds_through_frameless_code(true);
+}
+
+/* Both walks give the same frames for every truncation of the copy. */
+static void test_rows_walk_equals_libdwfl(void **state)
+{
+	struct rpt_unwinder *rows = rpt_unwinder__new(), *dwfl = rpt_unwinder__new();
+	uint64_t a[128], b[128];
+
+	(void)state;
+	assert_non_null(rows);
+	assert_non_null(dwfl);
+	rpt_unwinder__dwfl_only(dwfl, true);
+	for (uint32_t len = 0; len <= cap.len; len += len < 512 ? 8 : 256) {
+		int na = rpt_unwinder__unwind(rows, 1, mods, nmods, &cap.regs, cap.stack, len, a,
+					      128);
+		int nb = rpt_unwinder__unwind(dwfl, 1, mods, nmods, &cap.regs, cap.stack, len, b,
+					      128);
+
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na * sizeof(*a));
+	}
+	rpt_unwinder__free(rows);
+	rpt_unwinder__free(dwfl);
+}
+
+/*
+ * libdwfl's walks are cached: words the unwinder never read may differ and
+ * the cached unwind still applies.
+ */
 static void test_cache_keyed_by_words_read(void **state)
 {
 	static uint8_t copy[CAP_BYTES];
@@ -154,6 +194,7 @@ static void test_cache_keyed_by_words_read(void **state)
 	int n, i;
 
 	(void)state;
+	rpt_unwinder__dwfl_only(u, true);
 	memcpy(copy, cap.stack, cap.len);
 	n = rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, copy, cap.len, ips, 128);
 	copy[cap.len - 1] ^= 0xff; /* the top of the stack: never read */
@@ -266,6 +307,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unwinds_through_frameless_code),
+		cmocka_unit_test(test_libdwfl_unwinds_through_frameless_code),
+		cmocka_unit_test(test_rows_walk_equals_libdwfl),
 		cmocka_unit_test(test_cache_keyed_by_words_read),
 		cmocka_unit_test(test_short_copy_stops),
 		cmocka_unit_test(test_build_id_mismatch_not_used),

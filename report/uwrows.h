@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uwrows.h - what the call-frame information says at one code address,
+ * boiled down to the three x86-64 registers a captured sample has (rip, rsp,
+ * rbp), and kept per (process image, address) so that libdw interprets an
+ * FDE once per distinct address instead of once per frame of every unwind.
+ * The step rules follow libdwfl's (elfutils 0.188 frame_unwind.c), so the
+ * walk in unwind.c gives the frames libdwfl's would; see docs/unwinding.md.
+ */
+#ifndef SA_REPORT_UWROWS_H
+#define SA_REPORT_UWROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <elfutils/libdwfl.h>
+
+#include "strpool.h"
+
+/* How to step from a frame at this address to its caller. */
+enum uw_how {
+	UW_CFI,	 /* by the rules below */
+	UW_FP,	 /* no CFI here: libdwfl's frame-pointer fallback */
+	UW_DWFL, /* a rule this table does not evaluate: let libdwfl walk */
+};
+
+/* Where a register of the caller is, given the CFA. */
+enum uw_rule {
+	UW_UNSET, /* cannot be recovered ("undefined", or unreadable CFI) */
+	UW_SAME,  /* this frame did not change it */
+	UW_AT,	  /* saved at CFA + off */
+	UW_VAL,	  /* its value is CFA + off */
+};
+
+struct uw_row {
+	uint8_t how;	      /* enum uw_how */
+	uint8_t cfa_reg;      /* DWARF 6 (rbp) or 7 (rsp); 0xff: the CFA is unknown */
+	uint8_t rbp, rsp, ra; /* enum uw_rule */
+	bool signal;	      /* a signal frame: its caller's pc is exact */
+	int64_t cfa_off, rbp_off, rsp_off, ra_off;
+};
+
+#define UW_NO_CFA 0xff
+
+struct rpt_uwrows {
+	struct rpt_hmap index; /* (image << 48 | pc) -> index in rows */
+	struct rpt_hmap files; /* hash of a binary's path -> has .debug_frame */
+	struct uw_row *rows;
+	size_t nrows, cap;
+};
+
+/**
+ * rpt_uwrows__get() - the row for @pc in process image @img (an index
+ * below 65536) whose modules are in @dwfl.
+ * @return a pointer valid until the next call, or NULL with errno = ENOMEM.
+ */
+const struct uw_row *rpt_uwrows__get(struct rpt_uwrows *t, Dwfl *dwfl, uint32_t img, uint64_t pc);
+
+/** rpt_uwrows__fini() - release the table. Safe on a zeroed one. */
+void rpt_uwrows__fini(struct rpt_uwrows *t);
+
+#endif /* SA_REPORT_UWROWS_H */
