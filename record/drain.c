@@ -66,6 +66,21 @@ static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u6
 	return 0;
 }
 
+/*
+ * The file id of a stack, interned in the recording; a stack new to it is
+ * also handed to the self-contained part (kernel symbols, embedded ELF
+ * symbols), whichever path the stack came by.
+ */
+static __u32 intern(struct rec_drain *d, __u32 kind, const __u64 *ips, __u32 n, int *err)
+{
+	size_t before = rec_stackdb__count(d->db);
+	__u32 fid = rec_stackdb__intern(d->db, kind, ips, n, d->w, err);
+
+	if (!*err && fid && d->sc && rec_stackdb__count(d->db) != before)
+		*err = rec_sc__stack(d->sc, kind, fid, (const uint64_t *)ips, n);
+	return *err ? 0 : fid;
+}
+
 static int on_rb_sample(void *ctx, void *data, size_t len)
 {
 	struct rec_drain *d = ctx;
@@ -78,10 +93,9 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 		return 0;
 	set = r->epoch & 1;
 	k = (struct agg_key){.tgid = r->tgid, .tid = r->tid, .gen = r->gen};
-	k.ufid = rec_stackdb__intern(d->db, SAF_STACK_USER, r->ips, r->ubytes / 8, d->w, &err);
+	k.ufid = intern(d, SAF_STACK_USER, r->ips, r->ubytes / 8, &err);
 	if (!err)
-		k.kfid = rec_stackdb__intern(d->db, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH],
-					     r->kbytes / 8, d->w, &err);
+		k.kfid = intern(d, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH], r->kbytes / 8, &err);
 	if (!err)
 		err = agg_add(d, set, &k, 1, r->comm);
 	if (err == -ENOMEM) {
@@ -104,7 +118,7 @@ static int on_rb_ustack(void *ctx, void *data, size_t len)
 	if (len < offsetof(struct sa_rb_ustack, stack) ||
 	    r->ubytes > len - offsetof(struct sa_rb_ustack, stack))
 		return 0;
-	kfid = rec_stackdb__intern(d->db, SAF_STACK_KERNEL, r->kips, r->kbytes / 8, d->w, &err);
+	kfid = intern(d, SAF_STACK_KERNEL, r->kips, r->kbytes / 8, &err);
 	if (!err)
 		err = rec_ustacks__add(d->us, r, kfid);
 	if (err == -ENOMEM) {
@@ -203,9 +217,7 @@ static __u32 resolve(struct rec_drain *d, int stack_fd, __s32 kid, __u32 kind, i
 	}
 	for (n = 0; n < SA_MAX_DEPTH && d->ips[n]; n++)
 		;
-	*fid = rec_stackdb__intern(d->db, kind, d->ips, n, d->w, err);
-	if (!*err && *fid && d->sc)
-		*err = rec_sc__stack(d->sc, kind, *fid, (const uint64_t *)d->ips, n);
+	*fid = intern(d, kind, d->ips, n, err);
 	return *fid;
 }
 

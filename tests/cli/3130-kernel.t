@@ -3,7 +3,8 @@
 # Kernel symbols (issue 5): samples/zero_reader spends its time reading
 # /dev/zero; the report, run as the unprivileged user nobody (who reads only
 # zeros from /proc/kallsyms), names read_zero and vfs_read from the symbols
-# carried in the recording.
+# carried in the recording, with the frame-pointer walk and with
+# --call-graph dwarf (whose kernel stacks come with the stack copies).
 . "$(dirname "$0")/lib.sh"
 
 require_root_bpf
@@ -12,35 +13,49 @@ require_samples zero_reader
 tmpdir
 T=$tap_tmp
 
-plan 5
+plan 10
 
 if ! feature --no-embed-symbols; then
-	skip 5 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
+	skip 10 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
 	done_testing
 fi
-id nobody >/dev/null 2>&1 || { skip 5 "no user nobody"; done_testing; }
+id nobody >/dev/null 2>&1 || { skip 10 "no user nobody"; done_testing; }
 setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null ||
-	{ skip 5 "cannot run as nobody (setpriv)"; done_testing; }
+	{ skip 10 "cannot run as nobody (setpriv)"; done_testing; }
 setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$SA_REPORT" ||
-	{ skip 5 "nobody cannot run $SA_REPORT (directory permissions)"; done_testing; }
+	{ skip 10 "nobody cannot run $SA_REPORT (directory permissions)"; done_testing; }
 
-"$SA_RECORD" -q -F 999 -o "$T/z.sa" -- "$SA_SAMPLES/zero_reader" -d 3 >"$T/z.out" 2>"$T/rec.err"
-ok $? "sa-record -- zero_reader -d 3 exits 0"
-chmod 0644 "$T/z.sa"
-setpriv --reuid=nobody --regid=nogroup --clear-groups \
-	"$SA_REPORT" -K "$T/z.sa" >"$T/z.folded" 2>"$T/rep.err"
-ok $? "sa-report -K run as nobody exits 0"
-diag_file "$T/rep.err" 5
+# kernel_names CG: 5 tests on a zero_reader recording made with --call-graph CG
+kernel_names()
+{
+	local cg=$1 tot rz vr cpu
 
-tot=$(folded_total "$T/z.folded" zero_reader)
-rz=$(folded_with "$T/z.folded" zero_reader read_zero)
-vr=$(folded_with "$T/z.folded" zero_reader vfs_read)
-cpu=$(awk '{ for (i = 1; i < NF; i++) if ($i == "cpu") print $(i + 1) }' "$T/z.out")
-ge "$tot" "$(awk -v c="${cpu:-1}" 'BEGIN { print 0.8 * c * 999 }')"
-ok $? "$tot kernel samples of zero_reader for ${cpu:-?} s of its CPU (want >= 80% of 999 Hz)"
-ge "$(pct "$rz" "$tot")" 50
-ok $? "read_zero in $(pct "$rz" "$tot")% of them (want >= 50)"
-ge "$(pct "$vr" "$tot")" 50
-ok $? "vfs_read in $(pct "$vr" "$tot")% of them (want >= 50)"
+	"$SA_RECORD" -q -F 999 --call-graph "$cg" -o "$T/z.sa" -- \
+		"$SA_SAMPLES/zero_reader" -d 3 >"$T/z.out" 2>"$T/rec.err"
+	ok $? "sa-record --call-graph $cg -- zero_reader -d 3 exits 0"
+	chmod 0644 "$T/z.sa"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$SA_REPORT" -K "$T/z.sa" >"$T/z.folded" 2>"$T/rep.err"
+	ok $? "$cg: sa-report -K run as nobody exits 0"
+	diag_file "$T/rep.err" 5
+
+	tot=$(folded_total "$T/z.folded" zero_reader)
+	rz=$(folded_with "$T/z.folded" zero_reader read_zero)
+	vr=$(folded_with "$T/z.folded" zero_reader vfs_read)
+	cpu=$(awk '{ for (i = 1; i < NF; i++) if ($i == "cpu") print $(i + 1) }' "$T/z.out")
+	ge "$tot" "$(awk -v c="${cpu:-1}" 'BEGIN { print 0.8 * c * 999 }')"
+	ok $? "$cg: $tot kernel samples of zero_reader for ${cpu:-?} s of its CPU (want >= 80% of 999 Hz)"
+	ge "$(pct "$rz" "$tot")" 50
+	ok $? "$cg: read_zero in $(pct "$rz" "$tot")% of them (want >= 50)"
+	ge "$(pct "$vr" "$tot")" 50
+	ok $? "$cg: vfs_read in $(pct "$vr" "$tot")% of them (want >= 50)"
+}
+
+kernel_names fp
+if has_option "$SA_RECORD" --call-graph && [ "$(uname -m)" = x86_64 ]; then
+	kernel_names dwarf
+else
+	skip 5 "no --call-graph dwarf on $(uname -m)"
+fi
 
 done_testing
