@@ -13,6 +13,7 @@
 #
 # usage: tests/bench/bench-dwarf.sh [BUILD_DIR]
 #   env: FREQ (default 999), SECONDS_REC (default 10), ROUNDS (default 1),
+#   RUNS (runs of each file-to-folded command, median taken; default 7),
 #   CG (sa's --call-graph: dwarf, the default, or auto), WORKLOAD (a sample
 #   of BUILD_DIR/samples: workload-nofp, the default, workload-leaf, workload)
 set -u
@@ -68,7 +69,16 @@ run_workload()
 # A perf.data that perf script cannot read is retried, and said so.
 perf_ok() { perf script -i "$tmp/perf.data" -F comm 2>/dev/null | head -1 | grep -q .; }
 
-secs() { /usr/bin/time -f '%e' -o "$tmp/t" "$@" >/dev/null 2>&1; cat "$tmp/t"; }
+# secs CMD...: the median wall time of RUNS (default 7) runs, to the ms
+secs()
+{
+	local i t0
+	for i in $(seq "${RUNS:-7}"); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1
+		echo $(($(date +%s%N) - t0))
+	done | sort -n | awk '{ a[NR] = $1 } END { printf "%.3f", a[int((NR + 1) / 2)] / 1e9 }'
+}
 
 for round in $(seq "$ROUNDS"); do
 	echo "== round $round: $(basename "$W") -t 2, ${D} s recorded at $FREQ Hz, sa --call-graph $CG"
@@ -110,11 +120,12 @@ if command -v zstd >/dev/null; then
 	"$REC" -q -F "$FREQ" --call-graph "$CG" -o "$tmp/z.sa" -- /usr/bin/time -f '%e' \
 		-o "$tmp/zt" $Z >/dev/null 2>&1
 	t1=$(cat "$tmp/zt")
+	pok=false
 	for try in 1 2 3; do
 		perf record -q -e cpu-clock -F "$FREQ" --call-graph dwarf -o "$tmp/perf.data" \
 			-- /usr/bin/time -f '%e' -o "$tmp/zt" $Z >/dev/null 2>&1
 		t2=$(cat "$tmp/zt")
-		perf_ok && break
+		perf_ok && pok=true && break
 		echo "  perf record gave an unreadable perf.data (try $try)"
 	done
 	echo "  zstd wall time: alone $t0 s  under sa $t1 s  under perf $t2 s"
@@ -122,8 +133,12 @@ if command -v zstd >/dev/null; then
 	pb=$(stat -c %s "$tmp/perf.data")
 	echo "  file: sa $((sb / 1024)) KiB  perf $((pb / 1024)) KiB  (sa/perf = $(awk -v a="$sb" -v b="$pb" 'BEGIN { printf "%.3f", a / b }'))"
 	ts=$(secs "$REP" -o "$tmp/z.folded" "$tmp/z.sa")
-	tp=$(secs timeout 900 perf script -i "$tmp/perf.data")
-	echo "  file to folded: sa-report $ts s  perf script alone $tp s  (perf/sa = $(awk -v a="$tp" -v b="$ts" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'))"
+	if $pok; then
+		tp=$(secs timeout 900 perf script -i "$tmp/perf.data")
+		echo "  file to folded: sa-report $ts s  perf script alone $tp s  (perf/sa = $(awk -v a="$tp" -v b="$ts" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'))"
+	else
+		echo "  file to folded: sa-report $ts s  perf script: no readable perf.data, no ratio"
+	fi
 	awk '{ n = $NF; t += n; if ($0 ~ /__libc_start_call_main/) m += n } END {
 		printf "  sa: %d samples, %.1f%% of stacks reach __libc_start_call_main\n", t, t ? 100 * m / t : 0 }' \
 		"$tmp/z.folded"

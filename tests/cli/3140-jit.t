@@ -33,7 +33,9 @@ while (Date.now() < end)
 console.log(r);
 JS
 
-"$SA_RECORD" -q -F 999 -o "$T/j.sa" -- node --perf-basic-prof "$T/hot.js" >/dev/null 2>"$T/rec.err"
+# from $T: node writes an isolate-*-v8.log into its working directory
+(cd "$T" && "$SA_RECORD" -q -F 999 -o "$T/j.sa" -- node --perf-basic-prof "$T/hot.js" \
+	>/dev/null 2>"$T/rec.err")
 ok $? "sa-record -- node --perf-basic-prof hot.js exits 0"
 "$SA_REPORT" -o "$T/j.folded" "$T/j.sa" 2>"$T/rep.err"
 rc=$?
