@@ -82,23 +82,28 @@ secs()
 
 for round in $(seq "$ROUNDS"); do
 	echo "== round $round: $(basename "$W") -t 2, ${D} s recorded at $FREQ Hz, sa --call-graph $CG"
+	# each recorded run paired with an unrecorded one just before it
 	run_workload base
 	run_workload sa sa
+	mv "$tmp/base.out" "$tmp/base-sa.out"
 	for try in 1 2 3; do
+		run_workload base
 		run_workload perf perf
 		perf_ok && break
 		echo "  perf record gave an unreadable perf.data (try $try): $(tail -1 "$tmp/perf.err")"
 	done
-	base=$(throughput "$tmp/base.out")
-	awk -v b="$base" -v s="$(throughput "$tmp/sa.out")" -v p="$(throughput "$tmp/perf.out")" \
-		-v D="$D" 'BEGIN {
-		printf "  throughput loss over the run (%d s recorded of %d): sa %.2f%%  perf %.2f%%\n",
-			D, D + 2, 100 * (b - s) / b, 100 * (b - p) / b }'
+	ls=$(awk -v b="$(throughput "$tmp/base-sa.out")" -v s="$(throughput "$tmp/sa.out")" \
+		'BEGIN { printf "%.2f", 100 * (b - s) / b }')
+	lp=$(awk -v b="$(throughput "$tmp/base.out")" -v p="$(throughput "$tmp/perf.out")" \
+		'BEGIN { printf "%.2f", 100 * (b - p) / b }')
+	echo "  throughput loss over the run (${D} s recorded of $((D + 2))), each against the" \
+	     "unrecorded run before it: sa $ls%  perf $lp%"
 	read -r su ss sm <"$tmp/sa.time"
 	read -r pu ps pm <"$tmp/perf.time"
-	echo "  recorder CPU: sa $(awk -v a="$su" -v b="$ss" 'BEGIN { print a + b }') s" \
-	     " perf $(awk -v a="$pu" -v b="$ps" 'BEGIN { print a + b }') s;" \
-	     " peak RSS: sa $((sm / 1024)) MB  perf $((pm / 1024)) MB"
+	cs=$(awk -v a="$su" -v b="$ss" 'BEGIN { print a + b }')
+	cp=$(awk -v a="$pu" -v b="$ps" 'BEGIN { print a + b }')
+	echo "  recorder CPU: sa $cs s  perf $cp s;  peak RSS: sa $((sm / 1024)) MB  perf $((pm / 1024)) MB"
+	echo "$ls $lp $cs $cp $((sm / 1024)) $((pm / 1024))" >>"$tmp/rounds"
 	sb=$(stat -c %s "$tmp/w.sa")
 	pb=$(stat -c %s "$tmp/perf.data")
 	echo "  file: sa $((sb / 1024)) KiB  perf $((pb / 1024)) KiB  (sa/perf = $(awk -v a="$sb" -v b="$pb" 'BEGIN { printf "%.3f", a / b }'))"
@@ -109,6 +114,13 @@ for round in $(seq "$ROUNDS"); do
 		printf "  sa: %d samples, %.1f%% of stacks reach main or start_thread\n", t, t ? 100 * m / t : 0 }' \
 		"$tmp/sa.folded"
 done
+if [ "$ROUNDS" -gt 1 ]; then
+	# med COLUMN: "median (min..max)" of a column of $tmp/rounds
+	med() { cut -d' ' -f"$1" "$tmp/rounds" | sort -g | awk '{ a[NR] = $1 } END {
+		printf "%s (%s..%s)", a[int((NR + 1) / 2)], a[1], a[NR] }'; }
+	echo "== $ROUNDS rounds, median (range): throughput loss sa $(med 1)%  perf $(med 2)%;" \
+	     "recorder CPU sa $(med 3) s  perf $(med 4) s; RSS sa $(med 5) MB  perf $(med 6) MB"
+fi
 
 if command -v zstd >/dev/null; then
 	echo "== zstd -19 --single-thread on 8 MB of base64, whole run recorded at $FREQ Hz"
