@@ -4,7 +4,8 @@
  * inflates every compressed debug section at dwarf_begin_elf(), location
  * lists included; a Debian libc debug file is 10 MB inflated, most of the
  * time sa-report spent. We inflate only what is read, into one image that
- * libelf opens from memory; two threads can fill one image (dwprefetch.c).
+ * libelf opens from memory; two threads can fill one image (dwprefetch.c),
+ * and its units can be read while .debug_info is still being inflated.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,16 +21,11 @@
 #include <elfutils/libdwelf.h>
 
 #include "dwload.h"
+#include "dwunits.h"
 
 #define DWL_ALIGN 16
 #define DWL_HUGE  (2u << 20)
-#define DWL_STEP  (1u << 20)
-
-/* One run of consecutive aranges of one unit, as libdwfl keeps them. */
-struct dwl_run {
-	Dwarf_Addr start;
-	Dwarf_Off cu;
-};
+#define DWL_STEP  (256u << 10) /* also how often readers of .debug_info learn of more */
 
 struct rpt_dwload {
 	int fd;	   /* the file, kept open only when libdw reads it itself */
@@ -37,9 +33,8 @@ struct rpt_dwload {
 	Dwarf *dw; /* NULL when the file has no usable DWARF */
 	void *image;
 	size_t image_len, info_size;
-	struct dwl_run *runs;
-	size_t nruns;
-	Dwarf_Addr last_end; /* end of the last arange, as libdwfl checks it */
+	struct rpt_dwunits units;
+	bool cancel; /* atomic: rpt_dwload__free() stops a fill of .debug_info */
 };
 
 struct dwl_sect {
@@ -47,6 +42,8 @@ struct dwl_sect {
 	const char *name;
 	const uint8_t *raw; /* its bytes in the file: fills touch no libelf state */
 	size_t raw_size, size, off, name_off;
+	bool done;   /* atomic: filled (or failed) */
+	bool failed; /* dropped: SHT_NOBITS in the image */
 };
 
 /* Debug sections libdw knows that nothing here reads. */
@@ -71,9 +68,12 @@ static bool unused(const char *name, bool lines)
 /*
  * Inflate an ELFCOMPRESS_ZLIB payload. Raw inflate past the two-byte zlib
  * header skips the adler32 of the trailer (3% of the run): the build id
- * already vouches for the file. A failed section is dropped, as libdw does.
+ * already vouches for the file. It goes in steps, so that a prefetch nobody
+ * waits for stops soon and readers of a .debug_info (@info) can go on with
+ * each step. A failed section is dropped, as libdw does.
  */
-static int inflate_sect(const uint8_t *src, size_t n, uint8_t *dst, size_t want, const bool *stop)
+static int inflate_sect(const uint8_t *src, size_t n, uint8_t *dst, size_t want, const bool *stop,
+			struct rpt_dwload *info)
 {
 	z_stream z = {0};
 	int ret = Z_OK;
@@ -86,14 +86,16 @@ static int inflate_sect(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
 	z.next_in = (Bytef *)src + 2;
 	z.avail_in = n - 2;
 	z.next_out = dst;
-	/* in steps, so that a prefetch nobody waits for stops soon */
 	while (ret == Z_OK && z.total_out < want) {
-		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
+		if ((stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) ||
+		    (info && __atomic_load_n(&info->cancel, __ATOMIC_RELAXED))) {
 			inflateEnd(&z);
 			return -ECANCELED;
 		}
 		z.avail_out = want - z.total_out < DWL_STEP ? want - z.total_out : DWL_STEP;
 		ret = inflate(&z, Z_NO_FLUSH);
+		if (info && ret == Z_OK && z.total_out < want) /* a whole step is in */
+			rpt_dwunits__arrived(&info->units, z.total_out, false);
 	}
 	if (ret == Z_OK) /* all output is there: the end of the stream must be too */
 		ret = inflate(&z, Z_FINISH);
@@ -205,18 +207,28 @@ struct rpt_dwload_build {
 	struct rpt_dwload *d;
 	Elf *file;
 	GElf_Ehdr eh;
-	struct dwl_sect *v; /* largest first, the order they are claimed in */
+	struct dwl_sect *v; /* in the order they are claimed in (claim_cmp()) */
 	int n;		    /* sections kept, -1 when libdw reads the file itself */
 	int next;	    /* next section to claim (atomic) */
 	int err;	    /* -ECANCELED when stopped (atomic) */
-	bool no_info;	    /* .debug_info could not be inflated: no DWARF */
+	int info;	    /* index of .debug_info in v (the last), or -1 */
+	bool info_claimed;  /* atomic */
+	bool handed;	    /* rpt_dwload__dwarf() gave d away */
 	const bool *stop;
 };
 
-static int size_cmp(const void *a, const void *b)
+/*
+ * Sections in claim order: the others largest first, then .debug_info,
+ * which only a fill that may wait for it claims, and first of all (see
+ * rpt_dwload__fill()). The DWARF can be handed out once the others are in.
+ */
+static int claim_cmp(const void *a, const void *b)
 {
 	const struct dwl_sect *x = a, *y = b;
+	bool xi = !strcmp(x->name, ".debug_info"), yi = !strcmp(y->name, ".debug_info");
 
+	if (xi != yi)
+		return xi ? 1 : -1;
 	return x->size > y->size ? -1 : x->size < y->size;
 }
 
@@ -228,13 +240,19 @@ static int image_begin(struct rpt_dwload_build *b)
 	Elf64_Shdr *sh;
 	char *img;
 
-	qsort(b->v, b->n, sizeof(*b->v), size_cmp);
+	qsort(b->v, b->n, sizeof(*b->v), claim_cmp);
 	len = layout(b->v, b->n, &strtab, &strsz, &shoff);
 	img = image_alloc(len);
 	if (!img)
 		return -ENOMEM;
 	b->d->image = img;
 	b->d->image_len = len;
+	for (int i = 0; i < b->n; i++)
+		if (!strcmp(b->v[i].name, ".debug_info"))
+			b->info = i;
+	if (b->info >= 0)
+		rpt_dwunits__init(&b->d->units, (uint8_t *)img + b->v[b->info].off,
+				  b->v[b->info].size, true);
 	e = (Elf64_Ehdr *)img;
 	memcpy(e->e_ident, elf_getident(b->file, NULL), EI_NIDENT);
 	e->e_type = b->eh.e_type;
@@ -259,36 +277,48 @@ static int image_begin(struct rpt_dwload_build *b)
 	return 0;
 }
 
-/* Inflate or copy section @i into the image; a failed one is dropped. */
+/*
+ * Inflate or copy section @i into the image; a failed one is dropped. Of a
+ * .debug_info that fails, the units inflated before the failure stay
+ * readable (rpt_dwunits__arrived() told readers where it stopped), so
+ * the outcome does not depend on which thread read what first.
+ */
 static void fill_one(struct rpt_dwload_build *b, int i)
 {
-	const struct dwl_sect *v = &b->v[i];
-	bool z = v->sh.sh_flags & SHF_COMPRESSED;
+	struct dwl_sect *v = &b->v[i];
+	bool z = v->sh.sh_flags & SHF_COMPRESSED, info = i == b->info;
 	size_t hdr = z ? sizeof(Elf64_Chdr) : 0;
 	char *img = b->d->image;
 	int err = !v->raw || v->raw_size < (z ? hdr : v->size) ? -EBADMSG : 0;
 
 	if (!err && z)
 		err = inflate_sect(v->raw + hdr, v->raw_size - hdr, (uint8_t *)img + v->off,
-				   v->size, b->stop);
+				   v->size, b->stop, info ? b->d : NULL);
 	else if (!err)
 		memcpy(img + v->off, v->raw, v->size);
 	if (err == -ECANCELED) {
 		__atomic_store_n(&b->err, err, __ATOMIC_RELAXED);
-	} else if (err) {
+	} else if (err && !info) {
 		Elf64_Shdr *sh = (Elf64_Shdr *)(img + ((Elf64_Ehdr *)img)->e_shoff);
 
 		sh[i + 1].sh_type = SHT_NOBITS; /* libdw skips it */
-		if (!strcmp(v->name, ".debug_info"))
-			b->no_info = true; /* no DWARF at all, as libdw decides */
+		v->failed = true;
 	}
+	if (info) /* the last publication: readers stop waiting */
+		rpt_dwunits__arrived(&b->d->units, err ? b->d->units.ready : v->size, true);
+	__atomic_store_n(&v->done, true, __ATOMIC_RELEASE);
 }
 
-int rpt_dwload__fill(struct rpt_dwload_build *b)
+int rpt_dwload__fill(struct rpt_dwload_build *b, bool info)
 {
-	int i, n = 0;
+	int i, n = 0, others = b->info >= 0 ? b->info : b->n; /* .debug_info is last */
 
-	while ((i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < b->n) {
+	if (info && b->info >= 0 &&
+	    !__atomic_exchange_n(&b->info_claimed, true, __ATOMIC_RELAXED)) {
+		fill_one(b, b->info);
+		n++;
+	}
+	while ((i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < others) {
 		fill_one(b, i);
 		n++;
 	}
@@ -312,35 +342,6 @@ static bool build_id_is(Elf *elf, const char *hex)
 		if (hex[2 * i] != digits[id[i] >> 4] || hex[2 * i + 1] != digits[id[i] & 15])
 			return false;
 	return true;
-}
-
-/* libdwfl's per-unit runs of the sorted aranges (libdwfl/cu.c, addrarange). */
-static int load_runs(struct rpt_dwload *d)
-{
-	Dwarf_Aranges *ar;
-	size_t n;
-	Dwarf_Off last = 0;
-
-	if (!d->dw || dwarf_getaranges(d->dw, &ar, &n) || !n)
-		return 0;
-	d->runs = malloc(n * sizeof(*d->runs));
-	if (!d->runs)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Addr start;
-		Dwarf_Word len;
-		Dwarf_Off off;
-
-		if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &start, &len, &off))
-			return 0;
-		if (i == n - 1)
-			d->last_end = start + len;
-		if (i && off == last)
-			continue;
-		d->runs[d->nruns++] = (struct dwl_run){start, off};
-		last = off;
-	}
-	return 0;
 }
 
 /* Inflated size of .debug_info (or .zdebug_info) of a file libdw reads itself. */
@@ -381,7 +382,10 @@ void rpt_dwload__abort(struct rpt_dwload_build *b)
 	if (!b)
 		return;
 	elf_end(b->file);
-	rpt_dwload__free(b->d);
+	if (!b->handed && b->d && b->d->units.inited) /* no fill runs: none will */
+		rpt_dwunits__arrived(&b->d->units, b->d->units.ready, true);
+	if (!b->handed)
+		rpt_dwload__free(b->d);
 	free(b->v);
 	free(b);
 }
@@ -397,6 +401,7 @@ struct rpt_dwload_build *rpt_dwload__begin(const char *path, bool lines, const c
 		goto cleanup;
 	b->stop = stop;
 	b->n = -1;
+	b->info = -1;
 	b->d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	err = b->d->fd < 0 ? -errno : -ENOEXEC;
 	if (b->d->fd < 0 || !(b->file = elf_begin(b->d->fd, ELF_C_READ_MMAP, NULL)) ||
@@ -415,38 +420,69 @@ cleanup:
 	return NULL;
 }
 
-struct rpt_dwload *rpt_dwload__end(struct rpt_dwload_build *b)
+bool rpt_dwload__ready(const struct rpt_dwload_build *b)
+{
+	for (int i = 0; i < b->n; i++)
+		if (i != b->info && !__atomic_load_n(&b->v[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* Section @name in the image, or NULL (absent or dropped). */
+static const uint8_t *image_sect(const struct rpt_dwload_build *b, const char *name, size_t *size)
+{
+	for (int i = 0; i < b->n; i++)
+		if (!strcmp(b->v[i].name, name) && !b->v[i].failed) {
+			*size = b->v[i].size;
+			return (const uint8_t *)b->d->image + b->v[i].off;
+		}
+	*size = 0;
+	return NULL;
+}
+
+struct rpt_dwload *rpt_dwload__dwarf(struct rpt_dwload_build *b)
 {
 	struct rpt_dwload *d = b->d;
 	int err = __atomic_load_n(&b->err, __ATOMIC_RELAXED);
+	const uint8_t *ar = NULL, *ab = NULL;
+	size_t ar_size = 0, ab_size = 0;
 
-	if (err) {
-		rpt_dwload__abort(b);
-		errno = -err;
+	if (err || b->handed) {
+		errno = err ? -err : EALREADY;
 		return NULL;
 	}
 	if (b->n < 0) {
 		d->elf = b->file; /* as libdwfl did: libdw inflates what it wants */
 		b->file = NULL;
-	} else if (!b->no_info) {
+	} else {
 		d->elf = elf_memory(d->image, d->image_len);
-	}
-	elf_end(b->file);
-	if (b->n >= 0) { /* the image stands alone */
-		close(d->fd);
+		close(d->fd); /* the image stands alone */
 		d->fd = -1;
+		ar = image_sect(b, ".debug_aranges", &ar_size);
+		ab = image_sect(b, ".debug_abbrev", &ab_size);
 	}
 	if (d->elf)
 		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 	if (d->dw && !d->info_size)
 		d->info_size = info_size(d->elf);
-	free(b->v);
-	free(b);
-	if (load_runs(d)) {
-		rpt_dwload__free(d);
+	if (!d->units.inited) /* every unit is in place */
+		rpt_dwunits__init(&d->units, NULL, d->info_size, false);
+	if (rpt_dwunits__load(&d->units, d->dw, ar, ar_size, ab, ab_size)) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	b->handed = true;
+	return d;
+}
+
+struct rpt_dwload *rpt_dwload__end(struct rpt_dwload_build *b)
+{
+	bool early = b->handed;
+	struct rpt_dwload *d = early ? NULL : rpt_dwload__dwarf(b);
+	int err = d || early ? 0 : errno;
+
+	rpt_dwload__abort(b); /* d, once handed, is not freed */
+	errno = err;
 	return d;
 }
 
@@ -456,7 +492,7 @@ struct rpt_dwload *rpt_dwload__open(const char *path, bool lines)
 
 	if (!b)
 		return NULL;
-	rpt_dwload__fill(b);
+	rpt_dwload__fill(b, true);
 	return rpt_dwload__end(b);
 }
 
@@ -464,6 +500,10 @@ void rpt_dwload__free(struct rpt_dwload *d)
 {
 	if (!d)
 		return;
+	if (d->units.inited && rpt_dwunits__filling(&d->units)) {
+		__atomic_store_n(&d->cancel, true, __ATOMIC_RELAXED);
+		rpt_dwunits__wait_done(&d->units);
+	}
 	if (d->dw)
 		dwarf_end(d->dw);
 	elf_end(d->elf);
@@ -471,35 +511,20 @@ void rpt_dwload__free(struct rpt_dwload *d)
 		munmap(d->image, d->image_len);
 	if (d->fd >= 0)
 		close(d->fd);
-	free(d->runs);
+	rpt_dwunits__fini(&d->units);
 	free(d);
 }
 
 Dwarf_Die *rpt_dwload__cu(struct rpt_dwload *d, Dwarf_Addr addr, Dwarf_Die *cu)
 {
-	size_t l = 0, u = d->nruns;
+	Dwarf_Off off = d->dw ? rpt_dwunits__cu(&d->units, d->dw, addr) : 0;
 
-	while (l < u) {
-		size_t idx = (l + u) / 2;
-		Dwarf_Addr start = d->runs[idx].start;
+	return off ? dwarf_offdie(d->dw, off, cu) : NULL;
+}
 
-		if (addr < start) {
-			u = idx;
-			continue;
-		}
-		if (addr > start) {
-			if (idx + 1 < d->nruns && addr >= d->runs[idx + 1].start) {
-				l = idx + 1;
-				continue;
-			}
-			if (idx + 1 == d->nruns && addr > d->last_end)
-				return NULL;
-		}
-		if (d->info_size && d->runs[idx].cu + 4 >= d->info_size)
-			return NULL;
-		return dwarf_offdie(d->dw, d->runs[idx].cu, cu);
-	}
-	return NULL;
+uint64_t rpt_dwload__rank(struct rpt_dwload *d, Dwarf_Addr addr)
+{
+	return d->dw ? rpt_dwunits__rank(&d->units, addr) : 0;
 }
 
 int rpt_dwload__line(struct rpt_dwload *d, Dwarf_Die *cu, Dwarf_Addr addr, const char **file,

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <elfutils/libdw.h>
 
 struct rpt_dwload;
@@ -26,16 +27,28 @@ struct rpt_dwload;
  */
 struct rpt_dwload *rpt_dwload__open(const char *path, bool lines);
 
-/** rpt_dwload__free() - release it and every DIE borrowed from it. Accepts NULL. */
+/**
+ * rpt_dwload__free() - release it and every DIE borrowed from it; a fill
+ * of its .debug_info still running on another thread is stopped first.
+ * Accepts NULL.
+ */
 void rpt_dwload__free(struct rpt_dwload *d);
 
 /**
  * rpt_dwload__cu() - the compile unit DIE holding ELF address @addr, found
  * the way libdwfl's dwfl_module_addrdie() does (runs of .debug_aranges per
- * unit; a gap between runs belongs to the run below it).
+ * unit; a gap between runs belongs to the run below it). While another
+ * thread still inflates .debug_info, waits until the unit is in.
  * @return @cu, or NULL when no unit holds @addr.
  */
 Dwarf_Die *rpt_dwload__cu(struct rpt_dwload *d, Dwarf_Addr addr, Dwarf_Die *cu);
+
+/**
+ * rpt_dwload__rank() - where the unit of @addr lies in .debug_info, plus
+ * one, or 0 when its lookup never waits: looking addresses up in rank
+ * order reads the units as they arrive.
+ */
+uint64_t rpt_dwload__rank(struct rpt_dwload *d, Dwarf_Addr addr);
 
 /**
  * rpt_dwload__line() - source file and line of @addr in unit @cu, as
@@ -48,8 +61,11 @@ int rpt_dwload__line(struct rpt_dwload *d, Dwarf_Die *cu, Dwarf_Addr addr, const
 /*
  * Building in steps, for dwprefetch.c: rpt_dwload__begin() opens the file
  * and lays the image out; rpt_dwload__fill() may then run on several
- * threads at once, each claiming whole sections; rpt_dwload__end(), after
- * every fill returned, opens the DWARF and frees the build.
+ * threads at once, each claiming whole sections; once every section but
+ * .debug_info is in (rpt_dwload__ready()), rpt_dwload__dwarf() may hand
+ * the DWARF out while .debug_info is still being inflated; rpt_dwload__end(),
+ * after every fill returned, frees the build (and opens the DWARF, if
+ * nobody took it early).
  */
 struct rpt_dwload_build;
 
@@ -69,13 +85,31 @@ int rpt_dwload__sections(const struct rpt_dwload_build *b);
 
 /**
  * rpt_dwload__fill() - inflate sections not claimed yet, until none is
- * left. Thread-safe against other fills of @b. @return how many it filled.
+ * left; with @info, .debug_info (the largest by far) first, else never:
+ * a helper that only wants the DWARF handed out early (rpt_dwload__dwarf())
+ * must not take it on. Thread-safe against other fills of @b.
+ * @return how many it filled.
  */
-int rpt_dwload__fill(struct rpt_dwload_build *b);
+int rpt_dwload__fill(struct rpt_dwload_build *b, bool info);
 
 /**
- * rpt_dwload__end() - finish @b (freed): @return as rpt_dwload__open(), or
- * NULL with errno ECANCELED after @stop.
+ * rpt_dwload__ready() - every section of @b but .debug_info is filled.
+ * Thread-safe against fills of @b.
+ */
+bool rpt_dwload__ready(const struct rpt_dwload_build *b);
+
+/**
+ * rpt_dwload__dwarf() - open the DWARF of @b, which must be ready, and give
+ * it to the caller (release with rpt_dwload__free()); fills of @b may still
+ * be inflating .debug_info: rpt_dwload__cu() waits for the units it needs.
+ * At most once per build, and not concurrently with rpt_dwload__end().
+ * @return as rpt_dwload__open(), or NULL with errno ECANCELED after @stop.
+ */
+struct rpt_dwload *rpt_dwload__dwarf(struct rpt_dwload_build *b);
+
+/**
+ * rpt_dwload__end() - finish @b (freed) once every fill returned: @return
+ * rpt_dwload__dwarf(b), or NULL with errno 0 when it was called already.
  */
 struct rpt_dwload *rpt_dwload__end(struct rpt_dwload_build *b);
 

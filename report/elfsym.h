@@ -67,6 +67,13 @@ int rpt_elfsym__vaddr(const struct rpt_elfsym *e, uint64_t off, uint64_t map_pgo
 		      uint64_t *vaddr);
 
 /**
+ * rpt_elfsym__rank() - where the DWARF of ELF address @vaddr lies in a
+ * .debug_info still being inflated (rpt_dwload__rank()), or 0 when its
+ * lookup never waits for it (no DWARF, not opened yet, or all there).
+ */
+uint64_t rpt_elfsym__rank(const struct rpt_elfsym *e, uint64_t vaddr);
+
+/**
  * rpt_elfsym__frames() - the function at ELF address @vaddr, preceded by the
  * functions inlined into it there (innermost first).
  * @out, @cap: caller's buffer; strings in it stay valid until rpt_elfsym__free().

@@ -428,6 +428,8 @@ static int run(struct cli *c, struct rpt_session *s)
 		p[1] = load(c, s, c->inputs + 1, 1);
 	if (!p[0] || (c->diff && !p[1]))
 		goto cleanup;
+	/* every input is read: binaries are released while the output is written */
+	rpt_symbolizer__retire(rpt_session__symbolizer(s));
 	if (c->mode == M_PPROF && !c->out && isatty(STDOUT_FILENO)) {
 		fprintf(stderr,
 			"sa-report: not writing binary pprof data to a terminal; use -o FILE\n");

@@ -255,22 +255,31 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 	return push(x, m->label, RPT_FRAME_UNKNOWN);
 }
 
+/*
+ * The exec generation whose mappings hold user stack @ref of @c. The
+ * recorder bumps the generation at sched_process_exec, which fires after
+ * start_thread() switched the user registers to the new image: a sample in
+ * between carries the next image's ip under the old generation. Its leaf
+ * (read from the registers, so always a real ip) then lies in no mapping
+ * of its generation but in one of the next.
+ */
+static uint32_t stack_gen(struct rpt_loaded *l, const struct rpt_count *c,
+			  const struct rpt_stackref *ref)
+{
+	uint32_t gen = c->k.gen;
+
+	if (ref->n && !rpt_maps__find(&l->maps, c->k.pid, gen, l->ips[ref->first], c->time_ns) &&
+	    rpt_maps__find(&l->maps, c->k.pid, gen + 1, l->ips[ref->first], c->time_ns))
+		gen++;
+	return gen;
+}
+
 static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 {
 	struct rpt_loaded *l = x->l;
 	const struct rpt_count *c = x->c;
-	uint32_t gen = c->k.gen;
+	uint32_t gen = stack_gen(l, c, ref);
 
-	/*
-	 * The recorder bumps the generation at sched_process_exec, which fires
-	 * after start_thread() switched the user registers to the new image:
-	 * a sample in between carries the next image's ip under the old
-	 * generation. Its leaf (read from the registers, so always a real ip)
-	 * then lies in no mapping of its generation but in one of the next.
-	 */
-	if (ref->n && !rpt_maps__find(&l->maps, c->k.pid, gen, l->ips[ref->first], c->time_ns) &&
-	    rpt_maps__find(&l->maps, c->k.pid, gen + 1, l->ips[ref->first], c->time_ns))
-		gen++;
 	for (uint32_t i = 0; i < ref->n; i++) {
 		uint64_t addr = l->ips[ref->first + i];
 		uint64_t la = i ? addr - 1 : addr; /* callers: the call, not the return */
@@ -448,6 +457,54 @@ static struct key_job *plan_keys(const struct rpt_loaded *l, size_t *njobs, size
 	return jobs;
 }
 
+/*
+ * Symbolize every user address of the stacks once, ahead of the keys
+ * (rpt_symbolizer__warm()): while a debug file is still being inflated,
+ * the binaries that do not wait for it go first, then its units as they
+ * arrive, instead of the first key that needs its last unit waiting for
+ * all of it. The keys then find every address in the symbolizer's cache.
+ */
+static int warm(struct res_ctx *x, const struct key_job *jobs, size_t njobs)
+{
+	struct rpt_loaded *l = x->l;
+	struct rpt_hmap seen = {0};
+	struct rpt_sym_req *v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < njobs && !err; i++) {
+		const struct rpt_count *c = &l->counts[jobs[i].slot];
+		const struct rpt_stackref *ref = &jobs[i].ustack;
+		uint32_t gen = stack_gen(l, c, ref);
+
+		for (uint32_t k = 0; k < ref->n && !err; k++) {
+			uint64_t addr = l->ips[ref->first + k], la = k ? addr - 1 : addr, off, key;
+			const struct rpt_map *m =
+				rpt_maps__find(&l->maps, c->k.pid, gen, addr, c->time_ns);
+
+			if (!m || m->dso == RPT_NO_DSO)
+				continue;
+			off = la - m->start + m->pgoff;
+			/* a collision only leaves an address to the keys' own lookup */
+			key = rpt_hash64(off ^ rpt_hash64(m->dso ^ (m->pgoff << 24))) >> 1;
+			if (rpt_hmap__get(&seen, key, &key))
+				continue;
+			if (rpt_grow((void **)&v, &cap, n + 1, sizeof(*v), 1024) ||
+			    rpt_hmap__put(&seen, key, 0)) {
+				err = -ENOMEM;
+				break;
+			}
+			v[n++] = (struct rpt_sym_req){
+				.dso = m->dso, .off = off, .map_pgoff = m->pgoff};
+		}
+	}
+	if (!err)
+		err = rpt_symbolizer__warm(x->s->sym, v, n);
+	rpt_hmap__fini(&seen);
+	free(v);
+	return err;
+}
+
 static int resolve_key(struct res_ctx *x, const struct key_job *job)
 {
 	struct rpt_frame out[RES_MAX_FRAMES + 1];
@@ -508,7 +565,7 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 	jobs = plan_keys(l, &njobs, &nframes);
 	if (!jobs || rpt_profile__reserve(prof, njobs, nframes))
 		goto cleanup;
-	err = 0;
+	err = rpt_symbolizer__async(s->sym) ? warm(&x, jobs, njobs) : 0;
 	for (size_t i = 0; i < njobs && !err; i++) {
 		if (i + 8 < njobs &&
 		    jobs[i + 8].ustack.n) { /* fetch ahead: the stacks are spread */

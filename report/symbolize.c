@@ -88,6 +88,22 @@ void rpt_symbolizer__free(struct rpt_symbolizer *s)
 	free(s);
 }
 
+static void elfsym_free(void *e)
+{
+	rpt_elfsym__free(e);
+}
+
+void rpt_symbolizer__retire(struct rpt_symbolizer *s)
+{
+	for (size_t i = 0; i < s->ndsos; i++) {
+		struct rpt_elfsym *e = s->dsos[i].elf;
+
+		s->dsos[i].elf = NULL;
+		if (e && (!s->prefetch || rpt_dwprefetch__drop(s->prefetch, elfsym_free, e)))
+			rpt_elfsym__free(e);
+	}
+}
+
 struct rpt_strpool *rpt_symbolizer__pool(struct rpt_symbolizer *s)
 {
 	return &s->pool;
@@ -385,6 +401,49 @@ static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 	if (d->source == RPT_SRC_DEBUG_FILE && d->elf)
 		d->reason = 0;
 	d->used_path = used > 0 ? used : 0;
+}
+
+bool rpt_symbolizer__async(const struct rpt_symbolizer *s)
+{
+	return s->prefetch != NULL;
+}
+
+static int req_cmp(const void *a, const void *b)
+{
+	const struct rpt_sym_req *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int rpt_symbolizer__warm(struct rpt_symbolizer *s, struct rpt_sym_req *v, size_t n)
+{
+	const struct rpt_sym *f;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rpt_dso *d = v[i].dso < s->ndsos ? &s->dsos[v[i].dso] : NULL;
+		uint64_t vaddr;
+
+		v[i].rank = 0;
+		v[i].idx = i;
+		if (d && !d->opened)
+			dso_open(s, d);
+		if (d && d->elf && !rpt_elfsym__vaddr(d->elf, v[i].off, v[i].map_pgoff, &vaddr))
+			v[i].rank = rpt_elfsym__rank(d->elf, vaddr);
+	}
+	if (s->prefetch) /* every binary these need is open */
+		rpt_dwprefetch__hold(s->prefetch);
+	qsort(v, n, sizeof(*v), req_cmp);
+	for (size_t i = 0; i < n; i++) {
+		int ret = rpt_symbolizer__lookup(s, v[i].dso, v[i].off, v[i].map_pgoff, &f);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 /* Format one frame's name (demangled, with file:line) and intern it. */

@@ -111,6 +111,34 @@ int rpt_symbolizer__lookup(struct rpt_symbolizer *s, uint32_t dso, uint64_t off,
 			   const struct rpt_sym **frames);
 
 /**
+ * rpt_symbolizer__retire() - no lookup will follow: release the opened
+ * binaries and their DWARF, on the prefetcher's thread when there is one
+ * (tearing a libc debug file down costs milliseconds the caller can spend
+ * writing its output). The binaries' facts (rpt_dso) stay.
+ */
+void rpt_symbolizer__retire(struct rpt_symbolizer *s);
+
+/** One address to symbolize ahead: rpt_symbolizer__lookup()'s arguments. */
+struct rpt_sym_req {
+	uint32_t dso;
+	uint64_t off, map_pgoff;
+	uint64_t rank; /* private to rpt_symbolizer__warm() */
+	size_t idx;    /* idem */
+};
+
+/**
+ * rpt_symbolizer__warm() - look the @n addresses of @v up (@v is reordered)
+ * so that later lookups of them are answered from the cache: first those
+ * that need no DWARF still being inflated by the prefetcher, then the rest
+ * in the order their compile units arrive, so the reading overlaps the
+ * inflating. Worth it only when rpt_symbolizer__async(). @return 0 or -ENOMEM.
+ */
+int rpt_symbolizer__warm(struct rpt_symbolizer *s, struct rpt_sym_req *v, size_t n);
+
+/** rpt_symbolizer__async() - debug files are being inflated on another thread. */
+bool rpt_symbolizer__async(const struct rpt_symbolizer *s);
+
+/**
  * rpt_demangle() - demangled C++/Rust name of @name into @buf (truncated
  * to @cap). @return @buf, or @name itself when it is not mangled.
  */
