@@ -31,6 +31,12 @@ struct kid_key {
 	__u32 kind;
 };
 
+/* A stack new to the recording, to hand to rec_sc at the interval's end. */
+struct new_stack {
+	__u32 kind, fid, n;
+	size_t off; /* its frames in rec_drain.new_ips */
+};
+
 struct rec_drain {
 	struct rec_session *s;
 	struct saf_writer *w;
@@ -48,8 +54,12 @@ struct rec_drain {
 	size_t stack_keys_cap;
 	__u64 ips[SA_MAX_DEPTH];
 	struct rec_totals tot;
-	int err;	    /* sticky write error seen in the ring buffer callback */
-	struct rec_sc *sc;  /* NULL, or symbols and mappings to capture */
+	int err;		/* sticky write error seen in the ring buffer callback */
+	struct rec_sc *sc;	/* NULL, or symbols and mappings to capture */
+	struct new_stack *news; /* stacks new since the last interval's end */
+	size_t nnews, news_cap;
+	__u64 *new_ips;
+	size_t nnew_ips, new_ips_cap;
 	__u64 sb_lost_seen; /* side-band records lost, as of the last interval */
 };
 
@@ -66,19 +76,64 @@ static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u6
 	return 0;
 }
 
+/* Room for one more new stack of @n frames (doubling both arrays). */
+static int reserve_news(struct rec_drain *d, __u32 n)
+{
+	if (d->nnews == d->news_cap) {
+		size_t cap = d->news_cap ? 2 * d->news_cap : 64;
+		struct new_stack *v = realloc(d->news, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->news = v;
+		d->news_cap = cap;
+	}
+	while (d->nnew_ips + n > d->new_ips_cap) {
+		size_t cap = d->new_ips_cap ? 2 * d->new_ips_cap : 1024;
+		__u64 *v = realloc(d->new_ips, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->new_ips = v;
+		d->new_ips_cap = cap;
+	}
+	return 0;
+}
+
 /*
- * The file id of a stack, interned in the recording; a stack new to it is
- * also handed to the self-contained part (kernel symbols, embedded ELF
- * symbols), whichever path the stack came by.
+ * The file id of a stack, interned in the recording. A stack new to it is
+ * kept for the self-contained part (kernel symbols, embedded ELF symbols),
+ * whichever path it came by, and handed over by note_news() in the
+ * interval's drain: the first kernel stack makes rec_sc read kallsyms
+ * (0.1-0.5 s), which in the ring buffer's callback would hold up the
+ * side band and, with --call-graph auto, the classification of new code.
  */
 static __u32 intern(struct rec_drain *d, __u32 kind, const __u64 *ips, __u32 n, int *err)
 {
 	size_t before = rec_stackdb__count(d->db);
 	__u32 fid = rec_stackdb__intern(d->db, kind, ips, n, d->w, err);
 
-	if (!*err && fid && d->sc && rec_stackdb__count(d->db) != before)
-		*err = rec_sc__stack(d->sc, kind, fid, (const uint64_t *)ips, n);
-	return *err ? 0 : fid;
+	if (*err || !fid || !d->sc || rec_stackdb__count(d->db) == before)
+		return *err ? 0 : fid;
+	*err = reserve_news(d, n);
+	if (*err)
+		return 0;
+	memcpy(d->new_ips + d->nnew_ips, ips, n * sizeof(*ips));
+	d->news[d->nnews++] = (struct new_stack){kind, fid, n, d->nnew_ips};
+	d->nnew_ips += n;
+	return fid;
+}
+
+/* Hand the stacks new since the last call to rec_sc, in the order they came. */
+static int note_news(struct rec_drain *d)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < d->nnews && !err; i++)
+		err = rec_sc__stack(d->sc, d->news[i].kind, d->news[i].fid,
+				    (const uint64_t *)d->new_ips + d->news[i].off, d->news[i].n);
+	d->nnews = d->nnew_ips = 0;
+	return err;
 }
 
 static int on_rb_sample(void *ctx, void *data, size_t len)
@@ -462,6 +517,8 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = drain_counts(d, set);
 	if (!err)
 		err = clear_stacks(d, set);
+	if (!err)
+		err = note_news(d);
 	rec_htab__clear(d->kid2fid);
 	if (!err)
 		err = saf_writer__interval(d->w, &iv);
@@ -511,6 +568,8 @@ void rec_drain__free(struct rec_drain *d)
 		rec_htab__free(d->agg[i]);
 	rec_htab__free(d->kid2fid);
 	rec_stackdb__free(d->db);
+	free(d->news);
+	free(d->new_ips);
 	free(d->stack_keys);
 	free(d->keys);
 	free(d->vals);
