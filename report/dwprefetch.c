@@ -236,6 +236,17 @@ out:
 	return ret;
 }
 
+bool rpt_dwprefetch__busy(struct rpt_dwprefetch *p)
+{
+	bool busy = false;
+
+	pthread_mutex_lock(&p->mu);
+	for (size_t i = 0; i < p->n && !busy; i++)
+		busy = p->jobs[i].state == PF_PENDING || p->jobs[i].state == PF_RUNNING;
+	pthread_mutex_unlock(&p->mu);
+	return busy;
+}
+
 void rpt_dwprefetch__hold(struct rpt_dwprefetch *p)
 {
 	pthread_mutex_lock(&p->mu);

@@ -36,6 +36,12 @@ int rpt_dwprefetch__want(struct rpt_dwprefetch *p, const char *path, const char 
 void rpt_dwprefetch__bump(struct rpt_dwprefetch *p, int job);
 
 /**
+ * rpt_dwprefetch__busy() - a debug file is queued or being built: a lookup
+ * in it may have to wait.
+ */
+bool rpt_dwprefetch__busy(struct rpt_dwprefetch *p);
+
+/**
  * rpt_dwprefetch__hold() - start no pending job until rpt_dwprefetch__want()
  * queues a new one: every file the caller needs now was taken, the rest
  * would only compete with it for the CPU (and delay the join at

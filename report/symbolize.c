@@ -405,7 +405,7 @@ static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 
 bool rpt_symbolizer__async(const struct rpt_symbolizer *s)
 {
-	return s->prefetch != NULL;
+	return s->prefetch && rpt_dwprefetch__busy(s->prefetch);
 }
 
 static int req_cmp(const void *a, const void *b)

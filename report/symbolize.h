@@ -135,7 +135,10 @@ struct rpt_sym_req {
  */
 int rpt_symbolizer__warm(struct rpt_symbolizer *s, struct rpt_sym_req *v, size_t n);
 
-/** rpt_symbolizer__async() - debug files are being inflated on another thread. */
+/**
+ * rpt_symbolizer__async() - debug files are queued or being inflated on
+ * another thread (a lookup may wait for them).
+ */
 bool rpt_symbolizer__async(const struct rpt_symbolizer *s);
 
 /**
