@@ -150,9 +150,30 @@ static const Dwfl_Thread_Callbacks uw_thread_cb = {
 };
 
 static char *uw_debuginfo_path;
+/*
+ * The debug file of a module, for its .debug_frame: by build id; libdwfl's
+ * whole standard search (debuglink paths, then debuginfod) only when
+ * DEBUGINFOD_URLS is set. That search loads libdebuginfod and its thirty
+ * libraries (curl, gnutls, ...) whatever the variable says: 10 ms, a fifth
+ * of a report, for a lookup that then finds nothing.
+ */
+static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (urls && *urls)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks uw_dwfl_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = uw_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &uw_debuginfo_path,
 };

@@ -147,24 +147,40 @@ static bool may_have_debug_frame(Dwfl_Module *mod)
 	return found;
 }
 
-/* Per main file: does .debug_frame exist? Asked once per file, not per image. */
-static bool debug_frame_known(struct rpt_uwrows *t, Dwfl_Module *mod)
+/* The key of @mod's main file in t->files, 0 when it has no name. */
+static uint64_t file_key(Dwfl_Module *mod)
 {
 	const char *file = NULL;
-	uint64_t key, v;
+	uint64_t key;
 
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
 	if (!file)
-		return may_have_debug_frame(mod);
+		return 0;
 	key = rpt_hash_bytes(file, strlen(file), 7);
-	if (key == UINT64_MAX)
-		key = 0;
-	if (!rpt_hmap__get(&t->files, key, &v)) {
+	return key == UINT64_MAX || !key ? 1 : key;
+}
+
+/*
+ * .debug_frame of @mod's file, if it has one; asked once per file, not per
+ * process image: a file whose search found nothing is not searched again
+ * (a failed search reads the whole binary for its debuglink CRC).
+ */
+static Dwarf_CFI *debug_frame(struct rpt_uwrows *t, Dwfl_Module *mod, Dwarf_Addr *bias)
+{
+	uint64_t key = file_key(mod), v = 1;
+	Dwarf_CFI *cfi;
+
+	if (key && !rpt_hmap__get(&t->files, key, &v)) {
 		v = may_have_debug_frame(mod);
 		if (rpt_hmap__put(&t->files, key, v))
-			return true; /* out of memory: ask libdwfl, as before */
+			key = 0; /* out of memory: ask libdwfl, as before */
 	}
-	return v;
+	if (!v)
+		return NULL;
+	cfi = dwfl_module_dwarf_cfi(mod, bias);
+	if (!cfi && key)
+		rpt_hmap__put(&t->files, key, 0); /* no memory: only asked again */
+	return cfi;
 }
 
 /* libdwfl's order: .eh_frame, then .debug_frame, then frame pointers. */
@@ -180,7 +196,7 @@ static void lookup(struct rpt_uwrows *t, Dwfl *dwfl, uint64_t pc, struct uw_row 
 		return;
 	cfi = dwfl_module_eh_cfi(mod, &bias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame)) {
-		cfi = debug_frame_known(t, mod) ? dwfl_module_dwarf_cfi(mod, &bias) : NULL;
+		cfi = debug_frame(t, mod, &bias);
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
 			return;
 	}
