@@ -23,11 +23,7 @@
 #include "unwind.h"
 #include "uwrows.h"
 
-/* x86-64 DWARF register numbers (System V psABI, figure 3.36). */
-#define UW_X86_RBP 6
-#define UW_X86_RSP 7
-#define UW_TID	   1 /* the one thread of an image; its number is irrelevant */
-#define UW_MAX_BID 64
+#define UW_TID 1 /* the one thread of an image; its number is irrelevant */
 
 struct uw_image {
 	uint64_t key;
@@ -63,9 +59,8 @@ struct rpt_unwinder {
 	struct rpt_hmap cache_index; /* hash of (key, regs) -> chain head in cached */
 	struct rpt_uwrows rows;	     /* CFI rows of the addresses met so far */
 	uint32_t nrows_ids;
-	bool dwfl_only;
-	bool by_dwfl;
-	/* the last walk was libdwfl's */ /* every unwind by libdwfl (a cross-check) */
+	bool dwfl_only; /* every unwind by libdwfl (a cross-check) */
+	bool by_dwfl;	/* the last walk was libdwfl's */
 	struct uw_cached *cached;
 	size_t ncached, cached_cap;
 	uint64_t *cips;
@@ -371,7 +366,9 @@ static uint64_t step(struct rpt_unwinder *u, const struct uw_row *r, struct uw_r
 		*fp = prev;
 		return ra.v;
 	}
-	cfa = r->cfa_reg == 6 ? *fp : r->cfa_reg == 7 ? *sp : (struct uw_reg){0, false};
+	cfa = r->cfa_reg == UW_X86_RBP	 ? *fp
+	      : r->cfa_reg == UW_X86_RSP ? *sp
+					 : (struct uw_reg){0, false};
 	if (!cfa.ok)
 		return 0; /* no rule can be evaluated: libdwfl ends here */
 	cfa.v += (uint64_t)r->cfa_off;

@@ -19,11 +19,6 @@
 
 #include "uwrows.h"
 
-#define UW_RBP		 6
-#define UW_RSP		 7
-#define UW_RA		 16 /* x86-64's return address column */
-#define UW_MAX_BID_BYTES 64
-
 /*
  * The rule of @regno: the forms libdw builds for DW_CFA_offset, val_offset,
  * same_value and undefined (CFA, plus constants, maybe DW_OP_stack_value).
@@ -76,16 +71,16 @@ static void compile(Dwarf_Frame *frame, struct uw_row *r)
 		r->cfa_reg = UW_NO_CFA; /* every rule using the CFA fails */
 	} else if (nops == 1 && ops[0].atom == DW_OP_bregx) {
 		/* libdw's form of DW_CFA_def_cfa: register, then offset */
-		if (ops[0].number != UW_RBP && ops[0].number != UW_RSP)
+		if (ops[0].number != UW_X86_RBP && ops[0].number != UW_X86_RSP)
 			return;
 		r->cfa_reg = ops[0].number;
 		r->cfa_off = (int64_t)ops[0].number2;
 	} else {
 		return;
 	}
-	if (rule_of(frame, UW_RBP, &r->rbp, &r->rbp_off) &&
-	    rule_of(frame, UW_RSP, &r->rsp, &r->rsp_off) &&
-	    rule_of(frame, UW_RA, &r->ra, &r->ra_off))
+	if (rule_of(frame, UW_X86_RBP, &r->rbp, &r->rbp_off) &&
+	    rule_of(frame, UW_X86_RSP, &r->rsp, &r->rsp_off) &&
+	    rule_of(frame, UW_X86_RA, &r->ra, &r->ra_off))
 		r->how = UW_CFI;
 }
 
@@ -118,7 +113,7 @@ static bool has_section(Elf *elf, const char *want)
 static bool may_have_debug_frame(Dwfl_Module *mod)
 {
 	static const char dir[] = "/usr/lib/debug/.build-id/";
-	char path[sizeof(dir) + 2 * UW_MAX_BID_BYTES + 8];
+	char path[sizeof(dir) + 2 * UW_MAX_BID + 8];
 	const unsigned char *bid;
 	GElf_Addr vaddr;
 	Dwarf_Addr bias;
@@ -131,7 +126,7 @@ static bool may_have_debug_frame(Dwfl_Module *mod)
 	if (has_section(elf, ".debug_info"))
 		return false; /* libdwfl uses the DWARF of the binary itself */
 	n = dwfl_module_build_id(mod, &bid, &vaddr);
-	if (n < 2 || n > UW_MAX_BID_BYTES)
+	if (n < 2 || n > UW_MAX_BID)
 		return true;
 	len = snprintf(path, sizeof(path), "%s%02x/", dir, bid[0]);
 	for (int i = 1; i < n; i++)

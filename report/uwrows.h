@@ -16,6 +16,13 @@
 
 #include "strpool.h"
 
+/* x86-64 DWARF register numbers (System V psABI, figure 3.36). */
+#define UW_X86_RBP 6
+#define UW_X86_RSP 7
+#define UW_X86_RA  16 /* the return address column */
+
+#define UW_MAX_BID 64 /* bytes of a build id */
+
 /* How to step from a frame at this address to its caller. */
 enum uw_how {
 	UW_CFI,	 /* by the rules below */
