@@ -529,7 +529,6 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 			 size_t nmods, const struct rpt_unwind_regs *regs, const uint8_t *stack,
 			 uint32_t len, uint64_t *ips, uint32_t cap)
 {
-	uint64_t h = regs_hash(key, regs);
 	const struct uw_cached *c;
 	struct uw_image *img;
 	int err, n;
@@ -539,7 +538,8 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 	u->regs = regs;
 	u->stack = stack;
 	u->len = len;
-	c = cache_find(u, h, key, nmods);
+	/* only libdwfl's walks are cached: none yet, nothing to look up */
+	c = u->ncached ? cache_find(u, regs_hash(key, regs), key, nmods) : NULL;
 	if (c) {
 		n = c->n < cap ? c->n : cap;
 		memcpy(ips, u->cips + c->first, n * sizeof(*ips));
@@ -555,7 +555,7 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 		return n;
 	u->nunwinds++;
 	/* a walk over rows costs less than caching it; libdwfl's does not */
-	if (u->by_dwfl && cache_put(u, h, key, nmods, ips, n))
+	if (u->by_dwfl && cache_put(u, regs_hash(key, regs), key, nmods, ips, n))
 		return -ENOMEM;
 	return n;
 }
