@@ -43,10 +43,10 @@ REPORT_INC := -Iformat/include -Ireport
 FORMAT_LIBS := -lzstd -lz
 RECORD_LIBS := -lbpf -lelf -lz -lzstd -lpthread
 REPORT_EXTRA_LIBS := -liberty -ldl -lpthread
-REPORT_LIBS := -ldw -lelf -lzstd -lz -lm $(REPORT_EXTRA_LIBS)
+REPORT_LIBS := -ldw -lelf -lzstd -lz -lisal -lm $(REPORT_EXTRA_LIBS)
 
 # ---- Debian packages -------------------------------------------------------
-DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libisal-dev \
 	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
 	linux-perf binutils zstd perl procps chromium clang-format golang-go strace g++ \
 	groff-base util-linux libdebuginfod-dev debuginfod curl $(EXTRA_DEB_PKGS)

@@ -174,8 +174,8 @@ static void get_count(struct dec *d, struct saf_count *c)
 	c->comm = get_str(d);
 }
 
-/* "USTACK record": the stack bytes are a view into the body, not copied. */
-static void get_ustack(struct dec *d, struct saf_ustack *u)
+/* "USTACK record" and "USTACK_SPARSE record": the bytes are a view into the body. */
+static void get_ustack(struct dec *d, struct saf_ustack *u, bool sparse)
 {
 	uint32_t i;
 
@@ -198,7 +198,13 @@ static void get_ustack(struct dec *d, struct saf_ustack *u)
 		}
 		u->regs[i] = get_u64(d);
 	}
-	u->stack.data = get_raw(d, &u->stack.len, SAF_MAX_USTACK_BYTES);
+	if (!sparse) {
+		u->stack.data = get_raw(d, &u->stack.len, SAF_MAX_USTACK_BYTES);
+		return;
+	}
+	u->runs.data = get_raw(d, &u->runs.len, SAF_MAX_USTACK_BYTES);
+	if (!d->err && saf_urun_check(&u->runs))
+		fail(d, -EBADMSG, "stack runs malformed");
 }
 
 static void get_loss(struct dec *d, struct saf_loss *l)
@@ -309,7 +315,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 	kind = get_u64(&d);
 	if (d.err)
 		return d.err;
-	if (kind < SAF_REC_META || kind > SAF_REC_USTACK)
+	if (kind < SAF_REC_META || kind > SAF_REC_USTACK_SPARSE)
 		return 0;
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = (enum saf_rec_kind)kind;
@@ -330,7 +336,8 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 		get_loss(&d, &rec->loss);
 		break;
 	case SAF_REC_USTACK:
-		get_ustack(&d, &rec->ustack);
+	case SAF_REC_USTACK_SPARSE:
+		get_ustack(&d, &rec->ustack, rec->kind == SAF_REC_USTACK_SPARSE);
 		break;
 	case SAF_REC_KSYM:
 	case SAF_REC_SYMTAB:

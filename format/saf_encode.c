@@ -26,10 +26,13 @@ static int check_meta(const struct saf_meta *m)
 	       str_ok(m->event);
 }
 
-static int check_ustack(const struct saf_ustack *u)
+static int check_ustack(const struct saf_ustack *u, bool sparse)
 {
-	return str_ok(u->comm) && u->nregs <= SAF_MAX_UREGS &&
-	       u->stack.len <= SAF_MAX_USTACK_BYTES && (u->stack.data || !u->stack.len);
+	const struct saf_bytes *b = sparse ? &u->runs : &u->stack;
+
+	return str_ok(u->comm) && u->nregs <= SAF_MAX_UREGS && b->len <= SAF_MAX_USTACK_BYTES &&
+	       (b->data || !b->len) &&
+	       (sparse ? !saf_urun_check(b) && !u->stack.len : !u->runs.len);
 }
 
 /** saf_rec_check() - 0 if @rec respects every "Limits" rule, else -EINVAL. */
@@ -73,7 +76,8 @@ int saf_rec_check(const struct saf_record *rec)
 		ok = str_ok(rec->jitsym.name);
 		break;
 	case SAF_REC_USTACK:
-		ok = check_ustack(&rec->ustack);
+	case SAF_REC_USTACK_SPARSE:
+		ok = check_ustack(&rec->ustack, rec->kind == SAF_REC_USTACK_SPARSE);
 		break;
 	case SAF_REC_EXIT:
 	case SAF_REC_INTERVAL:
@@ -102,6 +106,7 @@ uint32_t saf_rec_chunk_type(enum saf_rec_kind kind)
 	case SAF_REC_INTERVAL:
 	case SAF_REC_COUNT:
 	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE:
 	case SAF_REC_LOSS:
 		return SAF_CHUNK_SAMPLES;
 	case SAF_REC_KSYM:
@@ -205,7 +210,8 @@ static void put_count(struct enc *e, const struct saf_count *c)
 	put_str(e, c->comm);
 }
 
-/* "USTACK record": nregs and its registers are one field group. */
+/* "USTACK record" (stack) and "USTACK_SPARSE record" (runs): nregs and its registers are one field
+ * group. */
 static void put_ustack(struct enc *e, const struct saf_ustack *u)
 {
 	uint32_t i;
@@ -220,7 +226,10 @@ static void put_ustack(struct enc *e, const struct saf_ustack *u)
 	put_u(e, u->nregs);
 	for (i = 0; i < u->nregs; i++)
 		put_u(e, u->regs[i]);
-	put_raw(e, u->stack.data, u->stack.len);
+	if (u->runs.len)
+		put_raw(e, u->runs.data, u->runs.len);
+	else
+		put_raw(e, u->stack.data, u->stack.len);
 }
 
 static void put_loss(struct enc *e, const struct saf_loss *l)
@@ -278,6 +287,7 @@ static void put_body(struct enc *e, const struct saf_record *r)
 		put_loss(e, &r->loss);
 		break;
 	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE:
 		put_ustack(e, &r->ustack);
 		break;
 	case SAF_REC_KSYM:

@@ -51,6 +51,9 @@ static inline uint32_t saf_get_le32(const uint8_t *p)
 	return (uint32_t)saf_get_le16(p) | ((uint32_t)saf_get_le16(p + 2) << 16);
 }
 
+/* saf_urun.c: 0, or -EBADMSG / -EOVERFLOW for runs no writer may write */
+int saf_urun_check(const struct saf_bytes *runs);
+
 /* saf_varint.c */
 size_t saf_varint_put(uint8_t *p, uint64_t v);
 int saf_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v);

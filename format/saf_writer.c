@@ -270,6 +270,7 @@ int saf_writer__add(struct saf_writer *w, const struct saf_record *rec)
 		return saf_writer__interval_end(w, &rec->loss);
 	case SAF_REC_COUNT:
 	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE:
 		if (!w->iv_open)
 			return -EINVAL;
 		break;

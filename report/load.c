@@ -300,6 +300,7 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 				: rpt_symtab__add(&l->jit, r->jitsym.pid, r->jitsym.start,
 						  r->jitsym.size, name);
 	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE:
 		return on_ustack(s, l, &r->ustack);
 	case SAF_REC_END:
 		l->st->finished = true;

@@ -165,6 +165,8 @@ struct rpt_loaded {
 	struct rpt_unwind_module *umods;
 	char (*upaths)[RPT_USTACK_PATH_MAX];
 	size_t umods_cap;
+	struct saf_urun *uruns; /* the runs of the capture being unwound */
+	size_t uruns_cap;
 };
 
 #define RPT_USTACK_MAX_FRAMES 512

@@ -72,8 +72,8 @@ struct rpt_unwinder {
 	bool reads_overflow;
 	/* the capture being unwound, read by the callbacks */
 	const struct rpt_unwind_regs *regs;
-	const uint8_t *stack;
-	uint32_t len;
+	const struct saf_urun *runs; /* in increasing offset */
+	uint32_t nruns;
 	uint64_t *ips;
 	uint32_t n, cap;
 	bool served;
@@ -100,15 +100,37 @@ static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+/* The word at sp + @off, if one run of the capture holds all of it. */
+static bool copy_word(const struct rpt_unwinder *u, uint64_t off, uint64_t *v)
+{
+	uint32_t lo = 0, hi = u->nruns;
+	const struct saf_urun *r;
+
+	while (lo < hi) { /* the first run ending after off */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if ((uint64_t)u->runs[mid].off + u->runs[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == u->nruns)
+		return false;
+	r = &u->runs[lo];
+	if (off < r->off || r->len < sizeof(*v) || off - r->off > r->len - sizeof(*v))
+		return false;
+	memcpy(v, r->data + (off - r->off), sizeof(*v));
+	return true;
+}
+
 /* Only the captured bytes are known; a read elsewhere fails. Logged for the cache. */
 static bool read_word(struct rpt_unwinder *u, uint64_t addr, uint64_t *result)
 {
 	uint64_t sp = u->regs->sp;
-	bool ok = addr >= sp && u->len >= sizeof(*result) && addr - sp <= u->len - sizeof(*result);
+	bool ok;
 
 	*result = 0;
-	if (ok)
-		memcpy(result, u->stack + (addr - sp), sizeof(*result));
+	ok = addr >= sp && copy_word(u, addr - sp, result);
 	if (u->nreads < UW_MAX_READS)
 		u->reads[u->nreads++] = (struct uw_read){addr - sp, *result, ok};
 	else
@@ -434,15 +456,10 @@ static bool reads_match(const struct rpt_unwinder *u, const struct uw_cached *c)
 {
 	for (uint32_t i = 0; i < c->nreads; i++) {
 		const struct uw_read *r = &u->creads[c->rfirst + i];
-		bool ok = u->len >= 8 && r->off <= u->len - 8;
 		uint64_t v;
+		bool ok = copy_word(u, r->off, &v);
 
-		if (ok != r->ok)
-			return false;
-		if (!ok)
-			continue;
-		memcpy(&v, u->stack + r->off, sizeof(v));
-		if (v != r->val)
+		if (ok != r->ok || (ok && v != r->val))
 			return false;
 	}
 	return true;
@@ -526,8 +543,8 @@ void rpt_unwinder__free(struct rpt_unwinder *u)
 }
 
 int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *mods,
-			 size_t nmods, const struct rpt_unwind_regs *regs, const uint8_t *stack,
-			 uint32_t len, uint64_t *ips, uint32_t cap)
+			 size_t nmods, const struct rpt_unwind_regs *regs,
+			 const struct saf_urun *runs, uint32_t nruns, uint64_t *ips, uint32_t cap)
 {
 	const struct uw_cached *c;
 	struct uw_image *img;
@@ -536,8 +553,8 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 	if (!cap)
 		return 0;
 	u->regs = regs;
-	u->stack = stack;
-	u->len = len;
+	u->runs = runs;
+	u->nruns = nruns;
 	/* only libdwfl's walks are cached: none yet, nothing to look up */
 	c = u->ncached ? cache_find(u, regs_hash(key, regs), key, nmods) : NULL;
 	if (c) {

@@ -20,7 +20,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     1
+#define SAF_VERSION_MINOR     2
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -61,7 +61,8 @@ enum saf_rec_kind {
 	SAF_REC_USYM = 12,
 	SAF_REC_JITSYM = 13,
 	SAF_REC_END = 14,
-	SAF_REC_USTACK = 15, /* 1.1: registers and a raw user stack copy */
+	SAF_REC_USTACK = 15,	    /* 1.1: registers and a raw user stack copy */
+	SAF_REC_USTACK_SPARSE = 16, /* 1.2: the words of the copy an unwind reads */
 };
 
 /* "Stack kinds" */
@@ -225,7 +226,34 @@ struct saf_ustack {
 	uint32_t nregs; /* <= SAF_MAX_UREGS */
 	uint64_t regs[SAF_MAX_UREGS];
 	struct saf_bytes stack; /* len <= SAF_MAX_USTACK_BYTES */
+	/* SAF_REC_USTACK_SPARSE instead of stack: the runs (saf_urun__next()) */
+	struct saf_bytes runs; /* len <= SAF_MAX_USTACK_BYTES */
 };
+
+/*
+ * One run of a captured stack: the bytes at [regs[SAF_UREG_SP] + off, +
+ * len). A USTACK is one run (none when empty); a USTACK_SPARSE keeps only
+ * the parts its recorder's own unwind read, and leaves out the rest.
+ */
+struct saf_urun {
+	uint32_t off, len;
+	const uint8_t *data;
+};
+
+/**
+ * saf_urun__next() - the run of @u after the one at *@pos (0 to start),
+ * in increasing offset; a decoded record's runs were all checked.
+ * @return true with @r filled and *@pos moved on, false after the last.
+ */
+bool saf_urun__next(const struct saf_ustack *u, size_t *pos, struct saf_urun *r);
+
+/**
+ * saf_urun__put() - encode one run of a USTACK_SPARSE (@gap bytes after
+ * the end of the previous run, or after the stack pointer for the first;
+ * @len >= 1 bytes at @data) into @dst, which has room for @len + 20 bytes.
+ * @return the bytes written.
+ */
+size_t saf_urun__put(uint8_t *dst, uint32_t gap, const void *data, uint32_t len);
 
 /* "USTACK record": register slots; arm64 adds the link register. */
 enum saf_ureg {

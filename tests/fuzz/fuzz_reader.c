@@ -91,14 +91,29 @@ static void touch(const struct saf_record *r)
 		sink += r->jitsym.pid + r->jitsym.start + r->jitsym.size;
 		break;
 	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE: {
+		struct saf_urun run = { 0, 0, NULL };
+		size_t pos = 0;
+		uint64_t end = 0;
+
 		assert(r->ustack.nregs <= SAF_MAX_UREGS);
 		assert(r->ustack.stack.len <= SAF_MAX_USTACK_BYTES);
+		assert(r->kind == SAF_REC_USTACK_SPARSE || !r->ustack.runs.len);
 		touch_str(r->ustack.comm), touch_bytes(r->ustack.stack);
+		while (saf_urun__next(&r->ustack, &pos, &run)) { /* checked at decode */
+			assert(run.len && run.off >= end &&
+			       (uint64_t)run.off + run.len <= SAF_MAX_USTACK_BYTES);
+			end = (uint64_t)run.off + run.len;
+			for (i = 0; i < run.len; i++)
+				sink += run.data[i];
+		}
+		assert(pos == (r->ustack.runs.len ? r->ustack.runs.len : r->ustack.stack.len != 0));
 		for (i = 0; i < r->ustack.nregs; i++)
 			sink += r->ustack.regs[i];
 		sink += r->ustack.pid + r->ustack.tid + r->ustack.gen + r->ustack.time_ns +
 			r->ustack.kstack + r->ustack.count;
 		break;
+	}
 	case SAF_REC_END:
 		sink += r->end.end_mono_ns + r->end.samples + r->end.lost + r->end.intervals +
 			r->end.chunks;

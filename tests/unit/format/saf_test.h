@@ -341,6 +341,7 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 	case SAF_REC_END:
 		return !memcmp(&a->end, &b->end, sizeof(a->end));
 	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE:
 		return a->ustack.pid == b->ustack.pid && a->ustack.tid == b->ustack.tid &&
 		       a->ustack.gen == b->ustack.gen && a->ustack.time_ns == b->ustack.time_ns &&
 		       a->ustack.kstack == b->ustack.kstack && a->ustack.count == b->ustack.count &&
@@ -349,7 +350,8 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 		       !memcmp(a->ustack.regs, b->ustack.regs, a->ustack.nregs * sizeof(uint64_t)) &&
 		       a->ustack.stack.len == b->ustack.stack.len &&
 		       (!a->ustack.stack.len ||
-			!memcmp(a->ustack.stack.data, b->ustack.stack.data, a->ustack.stack.len));
+			!memcmp(a->ustack.stack.data, b->ustack.stack.data, a->ustack.stack.len)) &&
+		       tst_bytes_eq(a->ustack.runs, b->ustack.runs);
 	}
 	return 0;
 }

@@ -372,6 +372,60 @@ static void test_ustack_roundtrip(void **state)
 	free(buf);
 }
 
+/*
+ * "USTACK_SPARSE record" (1.2): runs written with saf_urun__put() come back
+ * from saf_urun__next() at the same offsets with the same bytes; runs no
+ * writer may write (touching, past the limit, cut short) are refused.
+ */
+static void test_ustack_sparse(void **state)
+{
+	static const uint8_t w1[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, w2[16] = { 9 };
+	struct saf_record u = { .kind = SAF_REC_USTACK_SPARSE }, rec;
+	struct saf_arena a = { 0 };
+	struct saf_buf b = { 0 };
+	struct saf_urun r;
+	uint8_t runs[64];
+	size_t n = 0, pos = 0;
+
+	(void)state;
+	n += saf_urun__put(runs + n, 24, w1, sizeof(w1)); /* [24, 32) */
+	n += saf_urun__put(runs + n, 200, w2, sizeof(w2)); /* [232, 248) */
+	u.ustack = (struct saf_ustack){ .pid = 7, .tid = 8, .count = 2, .nregs = 3,
+					.regs = { 0x401000, 0x7ffd00001000, 0x7ffd00001100 },
+					.runs = { runs, (uint32_t)n } };
+	assert_int_equal(saf_rec_encode(&b, &u), 0);
+	assert_int_equal(saf_rec_decode(b.p + 1, b.len - 1, &rec, &a), 1); /* past body_len */
+	assert_int_equal(rec.kind, SAF_REC_USTACK_SPARSE);
+	assert_true(tst_rec_eq(&u, &rec));
+	assert_true(saf_urun__next(&rec.ustack, &pos, &r));
+	assert_int_equal(r.off, 24);
+	assert_int_equal(r.len, 8);
+	assert_memory_equal(r.data, w1, 8);
+	assert_true(saf_urun__next(&rec.ustack, &pos, &r));
+	assert_int_equal(r.off, 232);
+	assert_int_equal(r.len, 16);
+	assert_memory_equal(r.data, w2, 16);
+	assert_false(saf_urun__next(&rec.ustack, &pos, &r));
+
+	/* a second run touching the first (gap 0) has another encoding: refused */
+	n = saf_urun__put(runs, 24, w1, sizeof(w1));
+	n += saf_urun__put(runs + n, 0, w2, sizeof(w2));
+	u.ustack.runs.len = (uint32_t)n;
+	assert_int_equal(saf_rec_check(&u), -EINVAL);
+	/* past 64 KiB from the stack pointer */
+	n = saf_urun__put(runs, SAF_MAX_USTACK_BYTES - 4, w1, sizeof(w1));
+	u.ustack.runs.len = (uint32_t)n;
+	assert_int_equal(saf_rec_check(&u), -EINVAL);
+	/* a run shorter than it says, decoded from a hand-made body */
+	n = saf_urun__put(runs, 24, w1, sizeof(w1));
+	u.ustack.runs.len = (uint32_t)n;
+	b.len = 0;
+	assert_int_equal(saf_rec_encode(&b, &u), 0);
+	b.p[b.len - 9] = 9; /* the run's length: 9 bytes, 8 present */
+	assert_int_equal(saf_rec_decode(b.p + 1, b.len - 1, &rec, &a), -EBADMSG);
+	saf_buf_release(&b);
+}
+
 /* A USTACK claiming more than 16 registers is refused with EOVERFLOW. */
 static void test_ustack_too_many_regs(void **state)
 {
@@ -398,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_oom_loop),
 		cmocka_unit_test(test_ustack_roundtrip),
 		cmocka_unit_test(test_ustack_too_many_regs),
+		cmocka_unit_test(test_ustack_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

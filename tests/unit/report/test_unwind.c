@@ -115,6 +115,16 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Unwind the contiguous copy @stack, @len (one run, as a USTACK record gives). */
+static int unwind_copy(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *m,
+		       size_t n, const struct rpt_unwind_regs *regs, const uint8_t *stack,
+		       uint32_t len, uint64_t *ips, uint32_t cap)
+{
+	struct saf_urun run = { 0, len, stack };
+
+	return rpt_unwinder__unwind(u, key, m, n, regs, &run, len ? 1 : 0, ips, cap);
+}
+
 static int find(const uint64_t *ips, int n, uint64_t want)
 {
 	for (int i = 0; i < n; i++)
@@ -132,7 +142,7 @@ static void unwinds_through_frameless_code(bool dwfl_only)
 
 	assert_non_null(u);
 	rpt_unwinder__dwfl_only(u, dwfl_only);
-	n = rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, cap.stack, cap.len, ips, 128);
+	n = unwind_copy(u, 1, mods, nmods, &cap.regs, cap.stack, cap.len, ips, 128);
 	assert_true(n >= 4);
 	assert_int_equal(ips[0], cap.regs.ip);
 	i = find(ips, n, cap.ret[0]);
@@ -140,7 +150,7 @@ static void unwinds_through_frameless_code(bool dwfl_only)
 	assert_int_equal(ips[2], cap.ret[1]);
 	assert_int_equal(ips[3], cap.ret[2]);
 	/* the same capture again: the same frames, from libdwfl's cache or not */
-	assert_int_equal(rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, cap.stack, cap.len,
+	assert_int_equal(unwind_copy(u, 1, mods, nmods, &cap.regs, cap.stack, cap.len,
 					      again, 128), n);
 	assert_memory_equal(ips, again, n * sizeof(*ips));
 	assert_int_equal(rpt_unwinder__nunwinds(u), dwfl_only ? 1 : 2);
@@ -170,9 +180,9 @@ static void test_rows_walk_equals_libdwfl(void **state)
 	assert_non_null(dwfl);
 	rpt_unwinder__dwfl_only(dwfl, true);
 	for (uint32_t len = 0; len <= cap.len; len += len < 512 ? 8 : 256) {
-		int na = rpt_unwinder__unwind(rows, 1, mods, nmods, &cap.regs, cap.stack, len, a,
+		int na = unwind_copy(rows, 1, mods, nmods, &cap.regs, cap.stack, len, a,
 					      128);
-		int nb = rpt_unwinder__unwind(dwfl, 1, mods, nmods, &cap.regs, cap.stack, len, b,
+		int nb = unwind_copy(dwfl, 1, mods, nmods, &cap.regs, cap.stack, len, b,
 					      128);
 
 		assert_int_equal(na, nb);
@@ -196,9 +206,9 @@ static void test_cache_keyed_by_words_read(void **state)
 	(void)state;
 	rpt_unwinder__dwfl_only(u, true);
 	memcpy(copy, cap.stack, cap.len);
-	n = rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, copy, cap.len, ips, 128);
+	n = unwind_copy(u, 1, mods, nmods, &cap.regs, copy, cap.len, ips, 128);
 	copy[cap.len - 1] ^= 0xff; /* the top of the stack: never read */
-	assert_int_equal(rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, copy, cap.len, again,
+	assert_int_equal(unwind_copy(u, 1, mods, nmods, &cap.regs, copy, cap.len, again,
 					      128), n);
 	assert_int_equal(rpt_unwinder__nunwinds(u), 1);
 	/* the leaf's return address is read: changing it is a new unwind */
@@ -207,7 +217,7 @@ static void test_cache_keyed_by_words_read(void **state)
 			break;
 	assert_true(i + 8 <= (int)cap.len);
 	copy[i] ^= 1;
-	rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, copy, cap.len, again, 128);
+	unwind_copy(u, 1, mods, nmods, &cap.regs, copy, cap.len, again, 128);
 	assert_int_equal(rpt_unwinder__nunwinds(u), 2);
 	rpt_unwinder__free(u);
 }
@@ -219,7 +229,7 @@ static void test_short_copy_stops(void **state)
 	int n;
 
 	(void)state;
-	n = rpt_unwinder__unwind(u, 1, mods, nmods, &cap.regs, cap.stack, 0, ips, 128);
+	n = unwind_copy(u, 1, mods, nmods, &cap.regs, cap.stack, 0, ips, 128);
 	assert_true(n >= 1 && n <= 2);
 	assert_int_equal(ips[0], cap.regs.ip);
 	rpt_unwinder__free(u);
@@ -235,7 +245,7 @@ static void test_build_id_mismatch_not_used(void **state)
 	memcpy(bad, mods, nmods * sizeof(*bad));
 	for (size_t i = 0; i < nmods; i++)
 		bad[i].build_id = "0123456789abcdef0123456789abcdef01234567";
-	assert_int_equal(rpt_unwinder__unwind(u, 2, bad, nmods, &cap.regs, cap.stack, cap.len,
+	assert_int_equal(unwind_copy(u, 2, bad, nmods, &cap.regs, cap.stack, cap.len,
 					      ips, 128), 1);
 	assert_int_equal(ips[0], cap.regs.ip);
 	rpt_unwinder__free(u);
