@@ -155,7 +155,8 @@ all: $(BINS) $(SAMPLE_BINS)
 
 # ---- tests -----------------------------------------------------------------
 # tests/unit/<module>/test_<file>.c: one cmocka binary per source file; it
-# links that module's objects except main.o.
+# links that module's objects except main.o. A test may add objects as
+# prerequisites, and UNIT_INC and UNIT_LIBS as target-specific variables.
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
 .PHONY: unit-bins check-extra
@@ -177,9 +178,9 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)m=$(firstword $(subst /, ,$*)); \
-	$(CC) $(BASE_CFLAGS) -Itests/unit $(MODULE_INC_$(firstword $(subst /, ,$*))) \
+	$(CC) $(BASE_CFLAGS) -Itests/unit $(MODULE_INC_$(firstword $(subst /, ,$*))) $(UNIT_INC) \
 		-o $@ $(filter %.c %.o %.a,$^) -lcmocka \
-		$(MODULE_LIBS_$(firstword $(subst /, ,$*)))
+		$(MODULE_LIBS_$(firstword $(subst /, ,$*))) $(UNIT_LIBS)
 
 .PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
 check: all check-deps check-style $(UNIT_BINS) $(CHECK_EXTRA_DEPS)

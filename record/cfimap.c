@@ -4,8 +4,8 @@
  * FDEs whose CFA is never %rbp-based (frameless functions, PLT stubs), or the
  * whole executable segments when most functions with a stack frame are (a
  * -fomit-frame-pointer build).
- * The CFI parser is our own because record/ may not use libdw; it needs only
- * each FDE's range and whether a def_cfa* names register 6.
+ * The CFI reader (cfiread.c) is our own because record/ may not use libdw;
+ * this needs only each FDE's range and whether a def_cfa* names register 6.
  */
 #include <assert.h>
 #include <errno.h>
@@ -15,61 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cfimap.h"
+#include "cfiread.h"
 
 #define DW_REG_RBP 6
-
-/* DW_EH_PE_* pointer encodings (LSB, "Exception Frames"): format | application. */
-#define PE_ABSPTR   0x00
-#define PE_ULEB128  0x01
-#define PE_UDATA2   0x02
-#define PE_UDATA4   0x03
-#define PE_UDATA8   0x04
-#define PE_SLEB128  0x09
-#define PE_SDATA2   0x0a
-#define PE_SDATA4   0x0b
-#define PE_SDATA8   0x0c
-#define PE_FORMAT   0x0f
-#define PE_PCREL    0x10
-#define PE_APPLY    0x70
-#define PE_INDIRECT 0x80
-
-/*
- * Operands of the DW_CFA_* opcodes below 0x40 (DWARF 5, 6.4.2, with the GNU
- * and MIPS ones), a letter each: u a LEB128, 1/2/4/8 fixed bytes, a an
- * address, b a LEB128-sized block; upper case where the opcode defines the
- * CFA: R its register, O its offset, E its expression. NULL: unknown.
- */
-static const char *const cfa_operands[0x30] = {
-	/* 0x00: nop, set_loc, advance_loc1/2/4, offset_extended, restore_extended, undefined */
-	"", "a", "1", "2", "4", "uu", "u", "u",
-	/* 0x08: same_value, register, remember_state, restore_state, def_cfa, */
-	/* def_cfa_register, def_cfa_offset, def_cfa_expression */
-	"u", "uu", "", "", "RO", "R", "O", "E",
-	/* 0x10: expression, offset_extended_sf, def_cfa_sf, def_cfa_offset_sf, */
-	/* val_offset, val_offset_sf, val_expression */
-	"ub", "uu", "RO", "O", "uu", "uu", "ub",
-	/* MIPS_advance_loc8; GNU_window_save, GNU_args_size, GNU_negative_offset_extended */
-	[0x1d] = "8", [0x2d] = "", "u", "uu"};
-
-/* A cursor in one section: a read past @end sets @bad and yields 0. */
-struct rd {
-	const uint8_t *sec, *p, *end;
-	uint64_t va; /* address of sec[0], for pc-relative pointers */
-	int bad;
-};
-
-struct sec {
-	const uint8_t *buf;
-	size_t size;
-	uint64_t va;
-	int eh; /* .eh_frame (CIE id 0, relative CIE pointers) or .debug_frame */
-};
-
-struct cie {
-	uint8_t fde_enc; /* how FDE addresses are encoded */
-	int aug_z;	 /* FDEs carry a length-prefixed augmentation */
-	int framed;	 /* its initial instructions define the CFA from %rbp */
-};
 
 struct ctx {
 	GElf_Phdr *xl; /* executable PT_LOADs, p_filesz clipped to the file */
@@ -79,116 +27,6 @@ struct ctx {
 	uint64_t *bits; /* dense; compacted into rec_cfimap.pages at the end */
 	size_t nfuncs, nframeless, nflat;
 };
-
-static uint64_t rd_u(struct rd *r, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = 1;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_leb(struct rd *r, int is_signed)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		if (r->bad || r->p >= r->end) {
-			r->bad = 1;
-			return 0;
-		}
-		b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (is_signed && shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return v;
-}
-
-static void rd_skip(struct rd *r, uint64_t n)
-{
-	if (r->bad || (uint64_t)(r->end - r->p) < n) {
-		r->bad = 1;
-		return;
-	}
-	r->p += n;
-}
-
-/* A value in DW_EH_PE format @fmt, sign-extended for the sdata ones. */
-static uint64_t rd_raw(struct rd *r, uint8_t fmt)
-{
-	switch (fmt) {
-	case PE_ABSPTR:
-	case PE_UDATA8:
-	case PE_SDATA8:
-		return rd_u(r, 8);
-	case PE_UDATA4:
-		return rd_u(r, 4);
-	case PE_SDATA4:
-		return (uint64_t)(int64_t)(int32_t)rd_u(r, 4);
-	case PE_UDATA2:
-		return rd_u(r, 2);
-	case PE_SDATA2:
-		return (uint64_t)(int64_t)(int16_t)rd_u(r, 2);
-	case PE_ULEB128:
-		return rd_leb(r, 0);
-	case PE_SLEB128:
-		return rd_leb(r, 1);
-	}
-	r->bad = 1;
-	return 0;
-}
-
-/* An address: only absolute and pc-relative ones occur in x86-64 CFI. */
-static uint64_t rd_addr(struct rd *r, uint8_t enc)
-{
-	uint64_t here = r->va + (uint64_t)(r->p - r->sec);
-	uint64_t v = rd_raw(r, enc & PE_FORMAT);
-
-	if (enc & PE_INDIRECT)
-		r->bad = 1;
-	if ((enc & PE_APPLY) == PE_PCREL)
-		return here + v;
-	if (enc & PE_APPLY)
-		r->bad = 1;
-	return v;
-}
-
-/* The body of the entry at @off (after its length); empty for a terminator. */
-static int entry_at(const struct sec *s, uint64_t off, struct rd *body, int *dwarf64)
-{
-	struct rd r = {s->buf, s->buf, s->buf + s->size, s->va, 0};
-	uint64_t len;
-
-	if (off > s->size)
-		return -EINVAL;
-	r.p += off;
-	len = rd_u(&r, 4);
-	*dwarf64 = len == 0xffffffff;
-	if (*dwarf64)
-		len = rd_u(&r, 8);
-	if (r.bad || len > (uint64_t)(r.end - r.p))
-		return -EINVAL;
-	r.end = r.p + len;
-	*body = r;
-	return 0;
-}
-
-static int is_cie_id(const struct sec *s, uint64_t id, int dwarf64)
-{
-	return s->eh ? id == 0 : id == (dwarf64 ? ~0ULL : 0xffffffffULL);
-}
 
 #define CFA_RBP	  1 /* some row defines the CFA from %rbp */
 #define CFA_MOVED 2 /* some row defines the CFA otherwise (an FDE's own rules) */
@@ -201,96 +39,16 @@ static int is_cie_id(const struct sec *s, uint64_t id, int dwarf64)
  */
 static int cfa_rules(struct rd r, uint8_t enc)
 {
-	const char *ops;
-	int moved = 0;
-	uint8_t op;
+	struct rec_cfainsn in;
+	int moved = 0, ret;
 
-	while (r.p < r.end && !r.bad) {
-		op = *r.p++;
-		if (op >> 6 == 2) /* DW_CFA_offset: register in the opcode, offset */
-			rd_leb(&r, 0);
-		if (op >> 6) /* DW_CFA_advance_loc, DW_CFA_restore: no operand either */
-			continue;
-		ops = op < 0x30 ? cfa_operands[op] : NULL;
-		if (!ops)
-			return CFA_MOVED;
-		for (; *ops && !r.bad; ops++) {
-			if (*ops >= 'A' && *ops <= 'Z')
-				moved = CFA_MOVED;
-			if (*ops == 'a')
-				rd_raw(&r, enc & PE_FORMAT);
-			else if (*ops >= '1' && *ops <= '8')
-				rd_skip(&r, (uint64_t)(*ops - '0'));
-			else if (*ops == 'b' || *ops == 'E')
-				rd_skip(&r, rd_leb(&r, 0));
-			else if (*ops == 'R' && rd_leb(&r, 0) == DW_REG_RBP && !r.bad)
-				return CFA_RBP;
-			else if (*ops != 'R') /* a signed LEB128 skips as an unsigned one */
-				rd_leb(&r, 0);
-		}
+	while ((ret = rec_cfi_insn(&r, enc, &in)) > 0) {
+		if (in.cfa_reg && in.arg[0] == DW_REG_RBP)
+			return CFA_RBP;
+		if (in.cfa)
+			moved = CFA_MOVED;
 	}
-	return r.bad ? -EINVAL : moved;
-}
-
-/* The CIE augmentation: only 'R' matters; 'z' lets us skip what we do not know. */
-static void cie_aug(struct rd *r, const char *aug, size_t alen, struct cie *c)
-{
-	uint64_t n = rd_leb(r, 0);
-	struct rd a = *r;
-	size_t i;
-
-	rd_skip(r, n);
-	a.end = r->p;
-	for (i = 1; i < alen && !r->bad; i++) {
-		if (aug[i] == 'R')
-			c->fde_enc = (uint8_t)rd_u(&a, 1);
-		else if (aug[i] == 'L')
-			rd_u(&a, 1);
-		else if (aug[i] == 'P')
-			rd_raw(&a, (uint8_t)rd_u(&a, 1) & PE_FORMAT);
-		else if (aug[i] != 'S' && aug[i] != 'B')
-			break; /* unknown: the rest of the data is skipped by length */
-	}
-	r->bad |= a.bad;
-}
-
-static int parse_cie(const struct sec *s, uint64_t off, struct cie *c)
-{
-	const char *aug;
-	size_t alen;
-	struct rd r;
-	int d64, ver, err;
-
-	err = entry_at(s, off, &r, &d64);
-	if (err)
-		return err;
-	if (!is_cie_id(s, rd_u(&r, !s->eh && d64 ? 8 : 4), d64) || r.bad)
-		return -EINVAL;
-	ver = (int)rd_u(&r, 1);
-	aug = (const char *)r.p;
-	alen = strnlen(aug, (size_t)(r.end - r.p));
-	rd_skip(&r, alen + 1);
-	c->fde_enc = s->eh ? PE_ABSPTR : PE_UDATA8;
-	if (ver >= 4 && rd_u(&r, 1) == 4) /* address size, then segment selector size */
-		c->fde_enc = PE_UDATA4;
-	if (ver >= 4)
-		rd_u(&r, 1);
-	rd_leb(&r, 0); /* code alignment */
-	rd_leb(&r, 1); /* data alignment */
-	if (ver == 1)
-		rd_u(&r, 1); /* return address register */
-	else
-		rd_leb(&r, 0);
-	c->aug_z = !r.bad && aug[0] == 'z';
-	if (c->aug_z)
-		cie_aug(&r, aug, alen, c);
-	else if (!r.bad && aug[0])
-		return -EINVAL; /* pre-'z' augmentations: the layout is unknown */
-	if (r.bad)
-		return -EINVAL;
-	err = cfa_rules(r, c->fde_enc);
-	c->framed = err > 0 && (err & CFA_RBP);
-	return err < 0 ? err : 0;
+	return ret == -ENOTSUP ? CFA_MOVED : ret ? ret : moved;
 }
 
 /* Set the blocks of file bytes [a, b), which lie inside cx's pages. */
@@ -327,66 +85,39 @@ static void mark_va(struct ctx *cx, uint64_t lo, uint64_t hi)
 	}
 }
 
-/* One FDE whose body @r starts after the CIE pointer. */
-static int fde(struct ctx *cx, struct rd r, const struct cie *c)
+/* One FDE; a CIE whose own instructions define the CFA from %rbp frames them all. */
+static int fde(struct ctx *cx, const struct rec_fde *f, const struct rec_cie *c)
 {
-	uint64_t lo = rd_addr(&r, c->fde_enc);
-	uint64_t len = rd_raw(&r, c->fde_enc & PE_FORMAT);
-	int rules;
+	int rules = cfa_rules(c->init, c->fde_enc);
 
-	if (c->aug_z)
-		rd_skip(&r, rd_leb(&r, 0));
-	if (r.bad || lo + len < lo)
-		return -EINVAL;
-	rules = c->framed ? CFA_RBP : cfa_rules(r, c->fde_enc);
+	if (rules >= 0 && !(rules & CFA_RBP))
+		rules = cfa_rules(f->insns, c->fde_enc);
 	if (rules < 0)
 		return rules;
-	if (!len)
+	if (!f->len)
 		return 0;
 	cx->nfuncs++;
 	if (!(rules & CFA_RBP)) {
 		cx->nframeless++;
 		cx->nflat += !(rules & CFA_MOVED);
-		mark_va(cx, lo, lo + len);
+		mark_va(cx, f->lo, f->lo + f->len);
 	}
 	return 0;
 }
 
-static int scan(const struct sec *s, struct ctx *cx)
+static int scan(const struct rec_cfisec *s, struct ctx *cx)
 {
-	uint64_t off = 0, id_off, id, cie_off = UINT64_MAX;
-	struct cie cie = {0};
-	struct rd r;
-	int d64, err;
+	struct rec_cie cie = {.off = UINT64_MAX};
+	uint64_t off = 0;
+	struct rec_fde f;
+	int ret;
 
-	while (off < s->size) {
-		err = entry_at(s, off, &r, &d64);
-		if (err)
-			return err;
-		off = (uint64_t)(r.end - s->buf);
-		if (r.p == r.end) {
-			if (s->eh) /* the terminator */
-				break;
-			continue;
-		}
-		id_off = (uint64_t)(r.p - s->buf);
-		id = rd_u(&r, !s->eh && d64 ? 8 : 4);
-		if (r.bad || (s->eh && id > id_off))
-			return -EINVAL;
-		if (is_cie_id(s, id, d64))
-			continue;
-		/* Most files have a handful of CIEs, FDEs in runs under each. */
-		if ((s->eh ? id_off - id : id) != cie_off) {
-			cie_off = s->eh ? id_off - id : id;
-			err = parse_cie(s, cie_off, &cie);
-			if (err)
-				return err;
-		}
-		err = fde(cx, r, &cie);
-		if (err)
-			return err;
+	while ((ret = rec_cfi_next(s, &off, &cie, &f)) > 0) {
+		ret = fde(cx, &f, &cie);
+		if (ret)
+			return ret;
 	}
-	return 0;
+	return ret;
 }
 
 /* The executable PT_LOADs clipped to the file, and the page range they span. */
@@ -435,41 +166,22 @@ static int exec_loads(Elf *e, uint64_t fsize, struct ctx *cx)
  */
 static int scan_cfi(Elf *e, struct ctx *cx)
 {
-	Elf_Scn *scn = NULL, *found[2] = {NULL, NULL};
-	struct sec s;
-	const char *name;
-	Elf_Data *d;
-	size_t shstrndx, i;
-	GElf_Shdr sh;
-	int err;
+	static const char *const names[] = {".eh_frame", ".debug_frame"};
+	struct rec_cfisec s;
+	int err, found = 0;
+	size_t i;
 
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return -ENOENT;
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && (!strcmp(name, ".eh_frame") || !strcmp(name, ".debug_frame")))
-			found[name[1] == 'd'] = scn;
-	}
-	if (!found[0] && !found[1])
-		return -ENOENT;
 	for (i = 0; i < 2; i++) {
-		if (!found[i])
+		err = rec_cfi_section(e, names[i], &s);
+		if (err == -ENOENT)
 			continue;
-		if (!gelf_getshdr(found[i], &sh) ||
-		    ((sh.sh_flags & SHF_COMPRESSED) &&
-		     (elf_compress(found[i], 0, 0) < 0 || !gelf_getshdr(found[i], &sh))))
-			return -EINVAL;
-		d = elf_rawdata(found[i], NULL);
-		if (!d || !d->d_buf) /* libelf refuses a section past the end of the file */
-			return -EINVAL;
-		s = (struct sec){d->d_buf, d->d_size, sh.sh_addr, i == 0};
-		err = scan(&s, cx);
+		if (!err)
+			err = scan(&s, cx);
 		if (err)
 			return err;
+		found = 1;
 	}
-	return 0;
+	return found ? 0 : -ENOENT;
 }
 
 static int compact(const struct ctx *cx, struct rec_cfimap *m)
@@ -490,14 +202,9 @@ static int compact(const struct ctx *cx, struct rec_cfimap *m)
 static int classify_elf(Elf *e, uint64_t fsize, struct rec_cfimap *m)
 {
 	struct ctx cx = {0};
-	GElf_Ehdr eh;
 	size_t i;
 	int err;
 
-	if (!gelf_getehdr(e, &eh))
-		return -ENOEXEC;
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
-		return -ENOTSUP;
 	err = exec_loads(e, fsize, &cx);
 	if (!err)
 		err = scan_cfi(e, &cx);
@@ -532,22 +239,13 @@ int rec_cfimap__classify(int fd, struct rec_cfimap *m)
 	memset(m, 0, sizeof(*m));
 	if (fstat(fd, &st))
 		return -errno;
-	/*
-	 * ELF_C_READ, not the mmap variant: libelf then preads the headers and
-	 * the one CFI section into buffers of their exact size, so the parser's
-	 * bounds are checked by ASan and the rest of the file is never read.
-	 */
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
+	/* Only the headers and the CFI sections are read (rec_cfi_elf()). */
+	e = rec_cfi_elf(fd, &err);
+	if (!e)
+		return err;
 	err = classify_elf(e, (uint64_t)st.st_size, m);
 	if (err)
 		rec_cfimap__release(m);
-cleanup:
 	elf_end(e);
 	return err;
 }

@@ -524,6 +524,9 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = saf_writer__interval(d->w, &iv);
 	if (!err)
 		err = write_counts(d, set, &truncated);
+	/* the mappings made before the last sample, for the stack trimmer */
+	if (!err && d->sc)
+		err = rec_sc__poll(d->sc);
 	if (!err)
 		err = rec_ustacks__write(d->us, set, d->w, d->procs, note_ustack, d);
 	if (err)
@@ -541,6 +544,12 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc)
 {
 	d->sc = sc;
+}
+
+/** rec_drain__set_trim() - keep only what an unwind reads of each stack copy (@trim borrowed). */
+void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim)
+{
+	rec_ustacks__set_trim(d->us, trim);
 }
 
 /** rec_drain__totals() - counters summed over every interval written; borrowed. */

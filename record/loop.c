@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include "record.h"
 #include "selfcontained.h"
+#include "uwtrim.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -47,6 +48,7 @@ struct run {
 	struct rec_drain *d;
 	struct rec_sc *sc;
 	struct rec_cfifeed *cfi; /* --call-graph auto */
+	struct rec_uwtrim *trim; /* --call-graph dwarf or auto, without --whole-stack */
 	uint64_t t0, iv_start, next_iv, end_at, grace;
 	pid_t child;
 	int *child_wstatus;
@@ -107,6 +109,16 @@ static void summary(const struct run *r)
 			(unsigned long long)c->files, (unsigned long long)c->whole,
 			(unsigned long long)c->failed, (unsigned long long)c->pages,
 			c->full ? "; the map was full, some files' samples were all copied" : "");
+	}
+	if (r->trim) {
+		const struct rec_uwtrim_stats *u = rec_uwtrim__stats(r->trim);
+
+		fprintf(stderr,
+			"sa-record: stack copies: %llu of %llu kept only the words an unwind reads "
+			"(%llu cut short), %llu of %llu bytes kept\n",
+			(unsigned long long)u->trimmed, (unsigned long long)u->captures,
+			(unsigned long long)u->cut_short, (unsigned long long)u->bytes_out,
+			(unsigned long long)u->bytes_in);
 	}
 }
 
@@ -219,6 +231,12 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (!r->d)
 		return -ENOMEM;
 	rec_drain__set_sc(r->d, r->sc);
+	if (o->call_graph != SA_CG_FP && !o->whole_stack) {
+		r->trim = rec_uwtrim__new(rec_sc__maptab(r->sc));
+		if (!r->trim)
+			return -ENOMEM;
+		rec_drain__set_trim(r->d, r->trim);
+	}
 	e = capture_targets(r);
 	if (e)
 		return e;
@@ -249,6 +267,7 @@ static int finish(struct run *r)
 static void cleanup(struct run *r)
 {
 	rec_drain__free(r->d);
+	rec_uwtrim__free(r->trim);
 	rec_sc__free(r->sc);
 	rec_cfifeed__free(r->cfi);
 	rec_procs__free(r->procs);

@@ -39,6 +39,9 @@ static const char usage_text[] =
 	"                           frame pointers (read from each binary's CFI), fp else\n"
 	"      --stack-size SIZE    dwarf, auto: user stack bytes copied per sample (default 16k,\n"
 	"                           at most 32k; cut at the end of the stack)\n"
+	"      --whole-stack        dwarf, auto: keep each copy whole (by default only the\n"
+	"                           words sa-report's unwind reads are kept, found by\n"
+	"                           walking the copy here with the binaries' .eh_frame)\n"
 	"Output:\n"
 	"  -o, --output FILE        default record.sa; an existing FILE becomes FILE.old\n"
 	"      --duration SECONDS   stop after this long (default: Ctrl-C or SIGTERM)\n"
@@ -71,6 +74,7 @@ enum {
 	OPT_NO_EMBED,
 	OPT_CALL_GRAPH,
 	OPT_STACK_SIZE,
+	OPT_WHOLE_STACK,
 };
 
 static const struct option long_opts[] = {
@@ -95,6 +99,7 @@ static const struct option long_opts[] = {
 	{"no-embed-symbols", no_argument, NULL, OPT_NO_EMBED},
 	{"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
 	{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
+	{"whole-stack", no_argument, NULL, OPT_WHOLE_STACK},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{0},
@@ -266,6 +271,9 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 		break;
 	case OPT_NO_EMBED:
 		o->no_embed_symbols = true;
+		break;
+	case OPT_WHOLE_STACK:
+		o->whole_stack = true;
 		break;
 	case OPT_CALL_GRAPH:
 	case OPT_STACK_SIZE:

@@ -381,25 +381,49 @@ int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uin
 	return (int)mt->imgs[pi].n;
 }
 
+/*
+ * The image (pid, gen); one running since before the recording is read
+ * from /proc once, or remembered as unreadable (empty). NULL: no memory.
+ */
+static const struct image *known_img(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+{
+	long k = find_img(mt, pid, gen);
+
+	if (k < 0) {
+		if (rec_maptab__load_proc(mt, pid, gen) && !get_img(mt, pid, gen))
+			return NULL;
+		k = find_img(mt, pid, gen);
+	}
+	return &mt->imgs[k];
+}
+
+int rec_maptab__find(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t pc,
+		     struct saf_map *m)
+{
+	const struct image *im = known_img(mt, pid, gen);
+
+	if (!im)
+		return -ENOMEM;
+	for (size_t j = im->n; j--;) /* the latest mapping of a reused range */
+		if (pc >= im->maps[j].m.start && pc < im->maps[j].m.end) {
+			*m = entry_map(&im->maps[j]);
+			return 0;
+		}
+	return -ENOENT;
+}
+
 int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen, const uint64_t *ips,
 			   size_t n)
 {
 	const struct image *im;
 	size_t i, j;
-	long k;
 	int ret, total = 0;
 
 	if (!mt->es)
 		return 0;
-	k = find_img(mt, pid, gen);
-	if (k < 0) {
-		/* Running since before the recording: read it once, or remember
-		 * that it could not be read (an empty image). */
-		if (rec_maptab__load_proc(mt, pid, gen) && !get_img(mt, pid, gen))
-			return -ENOMEM;
-		k = find_img(mt, pid, gen);
-	}
-	im = &mt->imgs[k];
+	im = known_img(mt, pid, gen);
+	if (!im)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < im->n; j++) {
 			const struct mapent *e = &im->maps[j];

@@ -81,6 +81,15 @@ int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen, co
 			   size_t n);
 
 /**
+ * rec_maptab__find() - the mapping of (pid, gen) holding address @pc, into
+ * @m (its path borrowed until the table changes). An image unknown to the
+ * table is read from /proc first, as for rec_maptab__note_stack().
+ * @return 0, -ENOENT (no mapping there), or -ENOMEM.
+ */
+int rec_maptab__find(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t pc,
+		     struct saf_map *m);
+
+/**
  * rec_maptab__exit() - process @pid exited; its images are dropped at the
  * second rec_maptab__drained() from now, after the samples taken before
  * the exit were drained and noted.

@@ -49,6 +49,7 @@ struct rec_opts {
 	__u32 ringbuf_size;
 	enum sa_call_graph call_graph; /* --call-graph */
 	__u32 stack_size;	       /* --stack-size: bytes of user stack per dwarf sample */
+	bool whole_stack;	       /* --whole-stack: no USTACK_SPARSE (uwtrim.c) */
 	uint64_t max_size;	       /* bytes, 0 = none */
 	char *cmdline;		       /* argv joined, for META */
 	char *target_desc;
@@ -120,7 +121,9 @@ int rec_drain__poll(struct rec_drain *d, int timeout_ms);
 int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns,
 			uint64_t *end_ns);
 struct rec_sc;
+struct rec_uwtrim;
 void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc);
+void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim);
 const struct rec_totals *rec_drain__totals(const struct rec_drain *d);
 size_t rec_drain__unique_stacks(const struct rec_drain *d);
 void rec_drain__free(struct rec_drain *d);
@@ -132,6 +135,7 @@ struct rec_ustacks;
 typedef int (*rec_ustack_note_fn)(void *ctx, __u32 tgid, __u32 gen, __u64 ip);
 
 struct rec_ustacks *rec_ustacks__new(void);
+void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim);
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid);
 int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx);

@@ -229,6 +229,11 @@ void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st)
 	st->note_ns = sc->note_ns;
 }
 
+struct rec_maptab *rec_sc__maptab(struct rec_sc *sc)
+{
+	return sc->mt;
+}
+
 void rec_sc__free(struct rec_sc *sc)
 {
 	if (!sc)

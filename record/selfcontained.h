@@ -95,6 +95,9 @@ int rec_sc__finish(struct rec_sc *sc);
 /** rec_sc__stats() - copy the counters into @st. */
 void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st);
 
+/** rec_sc__maptab() - the mappings it tracks (borrowed, valid until rec_sc__free()). */
+struct rec_maptab *rec_sc__maptab(struct rec_sc *sc);
+
 /** rec_sc__free() - release everything. Accepts NULL. */
 void rec_sc__free(struct rec_sc *sc);
 

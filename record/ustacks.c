@@ -3,21 +3,29 @@
  * ustacks.c - raw user stacks of --call-graph dwarf between ring buffer and
  * file: each record is kept, per map set, until its interval is written;
  * identical captures (same thread, registers, kernel stack and stack bytes)
- * are merged into one USTACK record with a count (docs/format.md).
+ * are merged into one USTACK record with a count (docs/format.md). With a
+ * trimmer (uwtrim.c), at the interval's end, when the side band has told
+ * of every mapping made before the samples, each capture keeps only the
+ * words an unwind reads (a USTACK_SPARSE record), and captures that then
+ * agree are merged again.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "htab.h"
 #include "record.h"
+#include "uwtrim.h"
 
-/* One pending capture; its stack bytes follow it in the arena. */
+/* One pending capture; its stack bytes (runs when sparse) follow it in the arena. */
 struct us_ent {
 	__u32 tgid, tid, gen, kfid;
-	__u32 ubytes, pad;
-	__u64 count;
+	__u32 ubytes, sparse;
 	__u64 regs[SA_UREGS];
 	char comm[SA_COMM_LEN];
+	/* not part of what identifies a capture (ent_key()) */
+	__u64 count; /* 0: merged into an earlier entry */
+	__u32 room;  /* bytes after the entry in the arena */
+	__u32 pad;
 };
 
 struct us_key {
@@ -32,7 +40,25 @@ struct us_set {
 
 struct rec_ustacks {
 	struct us_set set[SA_NSETS];
+	struct rec_uwtrim *trim;       /* NULL: whole copies */
+	__u8 runs[SA_USTACK_MAX + 64]; /* a trimmed capture */
 };
+
+/** rec_ustacks__set_trim() - trim captures with @trim (borrowed; NULL: none). */
+void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim)
+{
+	u->trim = trim;
+}
+
+/* What identifies capture @e with bytes @b: everything but count and room. */
+static struct us_key ent_key(const struct us_ent *e, const void *b)
+{
+	size_t n = offsetof(struct us_ent, count);
+
+	return (struct us_key){
+		rec_hash_bytes(b, e->ubytes, rec_hash_bytes(e, n, 0x5a5a)),
+		rec_hash_bytes(b, e->ubytes, rec_hash_bytes(e, n, 0x0123456789abcdefull))};
+}
 
 /**
  * rec_ustacks__new() - empty pending sets.
@@ -96,18 +122,17 @@ static int arena_reserve(struct us_set *s, size_t more)
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid)
 {
 	struct us_set *s = &u->set[r->epoch & 1];
-	struct us_ent e = {r->tgid, r->tid, r->gen, kfid, r->ubytes, 0, 1, {0}, {0}};
+	struct us_ent e = {
+		r->tgid, r->tid, r->gen, kfid, r->ubytes, 0, {0}, {0}, 1, (r->ubytes + 7) & ~7u, 0};
 	struct us_key k;
 	size_t *off;
 	bool is_new;
 
 	memcpy(e.regs, r->regs, sizeof(e.regs));
 	memcpy(e.comm, r->comm, sizeof(e.comm));
-	k.h1 = rec_hash_bytes(r->stack, r->ubytes, rec_hash_bytes(&e, sizeof(e), 0x5a5a));
-	k.h2 = rec_hash_bytes(r->stack, r->ubytes,
-			      rec_hash_bytes(&e, sizeof(e), 0x0123456789abcdefull));
+	k = ent_key(&e, r->stack);
 	/* room first: an index entry must never point at nothing */
-	if (arena_reserve(s, sizeof(e) + ((r->ubytes + 7) & ~7u)))
+	if (arena_reserve(s, sizeof(e) + e.room))
 		return -ENOMEM;
 	off = rec_htab__put(s->index, &k, &is_new);
 	if (!off)
@@ -119,8 +144,48 @@ int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 
 	*off = s->len;
 	memcpy(s->arena + s->len, &e, sizeof(e));
 	memcpy(s->arena + s->len + sizeof(e), r->stack, r->ubytes);
-	s->len += sizeof(e) + ((r->ubytes + 7) & ~7u);
+	s->len += sizeof(e) + e.room;
 	return 0;
+}
+
+/* The entry after the one at @off. */
+static size_t next_ent(const struct us_set *s, size_t off)
+{
+	return off + sizeof(struct us_ent) + ((const struct us_ent *)(s->arena + off))->room;
+}
+
+/*
+ * Trim every capture of @s in place (runs are shorter than the copy, or
+ * it stays whole), then merge those that now agree into the first.
+ */
+static void trim_set(struct rec_ustacks *u, struct us_set *s)
+{
+	size_t off;
+
+	rec_htab__clear(s->index);
+	for (off = 0; off < s->len; off = next_ent(s, off)) {
+		struct us_ent *e = (struct us_ent *)(s->arena + off);
+		__u8 *b = s->arena + off + sizeof(*e);
+		ssize_t n = rec_uwtrim__runs(u->trim, e->tgid, e->gen, e->regs[0], e->regs[1],
+					     e->regs[2], b, e->ubytes, u->runs, sizeof(u->runs));
+		struct us_key k;
+		size_t *first;
+		bool is_new;
+
+		if (n >= 0) {
+			memcpy(b, u->runs, (size_t)n);
+			e->ubytes = (__u32)n;
+			e->sparse = 1;
+		}
+		k = ent_key(e, b);
+		first = rec_htab__put(s->index, &k, &is_new);
+		if (first && !is_new) {
+			((struct us_ent *)(s->arena + *first))->count += e->count;
+			e->count = 0;
+		} else if (first) {
+			*first = off;
+		}
+	}
 }
 
 /**
@@ -133,16 +198,22 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx)
 {
 	struct us_set *s = &u->set[set];
-	struct saf_record rec = {.kind = SAF_REC_USTACK};
+	struct saf_record rec;
 	size_t off = 0;
 	int err = 0;
 
-	while (!err && off < s->len) {
+	if (u->trim)
+		trim_set(u, s);
+	for (; !err && off < s->len; off = next_ent(s, off)) {
 		const struct us_ent *e = (const struct us_ent *)(s->arena + off);
+		struct saf_bytes b = {s->arena + off + sizeof(*e), e->ubytes};
 
+		if (!e->count)
+			continue;
 		err = rec_procs__note(procs, e->tgid, e->gen, e->tid, e->comm);
 		if (!err && note)
 			err = note(ctx, e->tgid, e->gen, e->regs[0]);
+		rec.kind = e->sparse ? SAF_REC_USTACK_SPARSE : SAF_REC_USTACK;
 		rec.ustack = (struct saf_ustack){.pid = e->tgid,
 						 .tid = e->tid,
 						 .gen = e->gen,
@@ -152,11 +223,12 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		rec.ustack.comm.str = e->comm;
 		rec.ustack.comm.len = strnlen(e->comm, SA_COMM_LEN);
 		memcpy(rec.ustack.regs, e->regs, sizeof(e->regs));
-		rec.ustack.stack.data = s->arena + off + sizeof(*e);
-		rec.ustack.stack.len = e->ubytes;
+		if (e->sparse)
+			rec.ustack.runs = b;
+		else
+			rec.ustack.stack = b;
 		if (!err)
 			err = saf_writer__add(w, &rec);
-		off += sizeof(*e) + ((e->ubytes + 7) & ~7u);
 	}
 	s->len = 0;
 	rec_htab__clear(s->index);

@@ -58,7 +58,7 @@ static bool rule_of(Dwarf_Frame *frame, int regno, uint8_t *rule, int64_t *off)
 	return true;
 }
 
-static void compile(Dwarf_Frame *frame, struct uw_row *r)
+void rpt_uwrows__compile(Dwarf_Frame *frame, struct uw_row *r)
 {
 	Dwarf_Op *ops;
 	size_t nops;
@@ -195,7 +195,7 @@ static void lookup(struct rpt_uwrows *t, Dwfl *dwfl, uint64_t pc, struct uw_row 
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
 			return;
 	}
-	compile(frame, r);
+	rpt_uwrows__compile(frame, r);
 	free(frame);
 }
 

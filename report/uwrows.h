@@ -62,6 +62,14 @@ struct rpt_uwrows {
  */
 const struct uw_row *rpt_uwrows__get(struct rpt_uwrows *t, Dwfl *dwfl, uint32_t img, uint64_t pc);
 
+/**
+ * rpt_uwrows__compile() - @frame, from dwarf_cfi_addrframe(), as a row: how
+ * UW_CFI with its rules, or UW_DWFL where a rule is not one of the simple
+ * forms. @r's other fields are left as they are. Exported for
+ * record/cfirows.c's unit test, which compares that code's rows with these.
+ */
+void rpt_uwrows__compile(Dwarf_Frame *frame, struct uw_row *r);
+
 /** rpt_uwrows__fini() - release the table. Safe on a zeroed one. */
 void rpt_uwrows__fini(struct rpt_uwrows *t);
 

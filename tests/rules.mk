@@ -60,3 +60,10 @@ $(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps
 CHECK_EXTRA_DEPS += $(TD)/cfi_debug_frame
 $(B)/tests/unit/record/test_cfimap: | $(TD)/cfi_debug_frame $(B)/samples/workload \
 	$(B)/samples/workload-leaf $(B)/samples/workload-nofp
+
+# record/cfirows.c's unit test compares its rows with libdw's, reduced by
+# report/uwrows.c's rpt_uwrows__compile() (tests may use anything).
+$(B)/tests/unit/record/test_cfirows: $(B)/obj/report/uwrows.o $(B)/obj/report/strpool.o \
+	| $(B)/bin/sa-record $(B)/samples/workload-leaf $(B)/samples/workload-nofp
+$(B)/tests/unit/record/test_cfirows: UNIT_INC := -Ireport
+$(B)/tests/unit/record/test_cfirows: UNIT_LIBS := -ldw

@@ -6,7 +6,7 @@ _sa_record()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
 	local opts="-a --all-cpus -p --pid -t --tid -G --cgroup -F --freq -e --event -C --cpu
-		-U --user-only -K --kernel-only --idle -g --call-graph --stack-size
+		-U --user-only -K --kernel-only --idle -g --call-graph --stack-size --whole-stack
 		-o --output --duration --interval
 		--max-size -q --quiet --stack-map-size --counts-map-size --ringbuf-size
 		--no-embed-symbols

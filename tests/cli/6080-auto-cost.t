@@ -6,7 +6,8 @@
 # leaves) the copies are the samples in sa_leaf_a and sa_helper_inner, about
 # 67% of its time (60% + half of the helper's 13.3%), and no others; on
 # workload-nofp every sample is a copy. Counted with sa-dump: COUNT records
-# are in-kernel frame-pointer aggregates, USTACK records stack copies.
+# are in-kernel frame-pointer aggregates, USTACK and USTACK_SPARSE records
+# stack copies.
 . "$(dirname "$0")/lib.sh"
 
 require_root_bpf
@@ -33,10 +34,10 @@ ok $? "sa-dump reads the recording"
 share() {
 	awk -v c="comm=$1" '
 		$1 == "PROC" { for (i = 2; i <= NF; i++) if ($i == c) pid[$2] = 1; next }
-		($1 == "COUNT" || $1 == "USTACK") && ($2 in pid) {
+		($1 == "COUNT" || $1 ~ /^USTACK/) && ($2 in pid) {
 			for (i = 3; i <= NF; i++)
 				if ($i ~ /^count=/) n = substr($i, 7)
-			if ($1 == "USTACK") u += n
+			if ($1 ~ /^USTACK/) u += n
 			t += n
 		}
 		END { printf "%d %d\n", u, t }' "$T/dump"

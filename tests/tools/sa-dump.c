@@ -82,6 +82,22 @@ static void print_rec(const struct saf_record *r)
 		       r->ustack.kstack, r->ustack.count, r->ustack.regs[0], r->ustack.regs[1],
 		       r->ustack.stack.len);
 		break;
+	case SAF_REC_USTACK_SPARSE: {
+		struct saf_urun run;
+		uint32_t nruns = 0, bytes = 0, span = 0;
+		size_t pos = 0;
+
+		while (saf_urun__next(&r->ustack, &pos, &run)) {
+			nruns++;
+			bytes += run.len;
+			span = run.off + run.len;
+		}
+		printf("USTACK_SPARSE pid=%u tid=%u gen=%u kstack=%u count=%" PRIu64 " ip=%" PRIx64
+		       " sp=%" PRIx64 " runs=%u bytes=%u span=%u\n", r->ustack.pid, r->ustack.tid,
+		       r->ustack.gen, r->ustack.kstack, r->ustack.count, r->ustack.regs[0],
+		       r->ustack.regs[1], nruns, bytes, span);
+		break;
+	}
 	case SAF_REC_END:
 		printf("END samples=%" PRIu64 " lost=%" PRIu64 " intervals=%" PRIu64
 		       " chunks=%" PRIu64 "\n", r->end.samples, r->end.lost, r->end.intervals,

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,8 +23,7 @@
 #include <cmocka.h>
 #include "cfimap.h"
 #include "elfread.h"
-
-static char build_dir[PATH_MAX / 2]; /* room for a relative path after it */
+#include "cfi_test.h"
 
 struct loaded {
 	struct rec_cfimap m;
@@ -136,11 +134,6 @@ static void assert_exec_only(const struct loaded *l)
 			if (l->m.pages[p].bits >> k & 1)
 				assert_int_equal(rec_cfimap__test(&l->m, off), 1);
 		}
-}
-
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-	snprintf(buf, cap, "%s/%s", build_dir, rel);
 }
 
 static const char *const framed_fns[] = {"main",	   "sa_run",	"sa_leaf_a",
@@ -256,21 +249,6 @@ static void test_debian_without_frame_pointers(void **state)
 		skip();
 }
 
-static int tmp_copy(const char *src, char *name, size_t cap)
-{
-	char buf[65536];
-	int in = open(src, O_RDONLY), out;
-	ssize_t n;
-
-	snprintf(name, cap, "/tmp/test_cfimap.XXXXXX");
-	out = mkstemp(name);
-	assert_true(in >= 0 && out >= 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(write(out, buf, (size_t)n), n);
-	close(in);
-	return out;
-}
-
 static void test_not_elf(void **state)
 {
 	struct rec_cfimap m;
@@ -278,9 +256,7 @@ static void test_not_elf(void **state)
 	int fd;
 
 	(void)state;
-	snprintf(name, sizeof(name), "/tmp/test_cfimap.XXXXXX");
-	fd = mkstemp(name);
-	assert_true(fd >= 0);
+	fd = tmp_file(name, sizeof(name));
 	assert_int_equal(rec_cfimap__classify(fd, &m), -ENOEXEC); /* empty */
 	assert_int_equal(write(fd, "#!/bin/sh\necho hello\n", 21), 21);
 	assert_int_equal(rec_cfimap__classify(fd, &m), -ENOEXEC);
@@ -290,31 +266,6 @@ static void test_not_elf(void **state)
 	rec_cfimap__release(NULL);
 	close(fd);
 	unlink(name);
-}
-
-/* Where the copy's .eh_frame section header keeps sh_size, and that size. */
-static void eh_frame_shdr(int fd, off_t *size_at, uint64_t *size, uint64_t *data_at)
-{
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	GElf_Ehdr eh;
-	GElf_Shdr sh;
-
-	assert_non_null(e);
-	assert_non_null(gelf_getehdr(e, &eh));
-	assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
-	*size = 0;
-	while ((scn = elf_nextscn(e, scn)))
-		if (gelf_getshdr(scn, &sh) &&
-		    !strcmp(elf_strptr(e, shstrndx, sh.sh_name), ".eh_frame")) {
-			*size_at = (off_t)(eh.e_shoff + elf_ndxscn(scn) * eh.e_shentsize +
-					   offsetof(Elf64_Shdr, sh_size));
-			*size = sh.sh_size;
-			*data_at = sh.sh_offset;
-		}
-	elf_end(e);
-	assert_true(*size > 16);
 }
 
 static int classify_fd(int fd, size_t *nfuncs)
@@ -330,19 +281,17 @@ static int classify_fd(int fd, size_t *nfuncs)
 /* Every length of .eh_frame: a clean 0 or -EINVAL, never a read past its end. */
 static void test_truncated_eh_frame(void **state)
 {
-	char src[PATH_MAX], name[64];
-	uint64_t size, k, data_at;
+	char name[64];
 	size_t nfuncs, full, einval = 0;
-	off_t size_at;
+	struct shloc eh;
+	uint64_t k;
 	int fd, ret;
 
 	(void)state;
-	path_of(src, sizeof(src), "samples/workload");
-	fd = tmp_copy(src, name, sizeof(name));
-	eh_frame_shdr(fd, &size_at, &size, &data_at);
+	fd = tmp_build_copy("samples/workload", name, sizeof(name), &eh);
 	assert_int_equal(classify_fd(fd, &full), 0);
-	for (k = 0; k <= size; k++) {
-		assert_int_equal(pwrite(fd, &k, 8, size_at), 8);
+	for (k = 0; k <= eh.size; k++) {
+		assert_int_equal(pwrite(fd, &k, 8, eh.size_at), 8);
 		ret = classify_fd(fd, &nfuncs);
 		if (k == 0)
 			assert_int_equal(ret, -ENOENT); /* no .debug_frame either */
@@ -352,11 +301,11 @@ static void test_truncated_eh_frame(void **state)
 		assert_true(ret || nfuncs <= full);
 	}
 	/* Without the 4-byte terminator the last entry still ends the section. */
-	k = size - 4;
-	assert_int_equal(pwrite(fd, &k, 8, size_at), 8);
+	k = eh.size - 4;
+	assert_int_equal(pwrite(fd, &k, 8, eh.size_at), 8);
 	assert_int_equal(classify_fd(fd, &nfuncs), 0);
 	assert_int_equal(nfuncs, full);
-	assert_true(einval > size / 2);
+	assert_true(einval > eh.size / 2);
 	close(fd);
 	unlink(name);
 }
@@ -364,30 +313,23 @@ static void test_truncated_eh_frame(void **state)
 /* Random bytes over .eh_frame, a few at a time: 0 or -EINVAL, no crash. */
 static void test_scribbled_eh_frame(void **state)
 {
-	char src[PATH_MAX], name[64];
-	uint64_t size, data_at, pos;
-	unsigned seed = 12345, i, j;
+	char name[64];
+	unsigned seed = 12345, i;
 	size_t nfuncs, ok = 0;
-	uint8_t orig[8], junk;
-	off_t size_at;
+	struct shloc eh;
+	uint8_t orig[8];
+	off_t pos;
 	int fd, ret;
 
 	(void)state;
-	path_of(src, sizeof(src), "samples/workload");
-	fd = tmp_copy(src, name, sizeof(name));
-	eh_frame_shdr(fd, &size_at, &size, &data_at);
+	fd = tmp_build_copy("samples/workload", name, sizeof(name), &eh);
 	for (i = 0; i < 3000; i++) {
-		pos = data_at + rand_r(&seed) % (size - 8);
-		assert_int_equal(pread(fd, orig, 8, (off_t)pos), 8);
-		for (j = 0; j < 1 + i % 8; j++) {
-			junk = (uint8_t)rand_r(&seed);
-			assert_int_equal(pwrite(fd, &junk, 1, (off_t)(pos + j)), 1);
-		}
+		pos = scribble(fd, &eh, i, &seed, orig);
 		ret = classify_fd(fd, &nfuncs);
 		if (ret)
 			assert_int_equal(ret, -EINVAL);
 		ok += !ret;
-		assert_int_equal(pwrite(fd, orig, 8, (off_t)pos), 8);
+		unscribble(fd, pos, orig);
 	}
 	/* Most single bytes land in instructions or addresses and still parse. */
 	assert_true(ok > 0 && ok < 3000);
@@ -407,18 +349,8 @@ int main(void)
 		cmocka_unit_test(test_truncated_eh_frame),
 		cmocka_unit_test(test_scribbled_eh_frame),
 	};
-	const char *b = getenv("SA_BUILD");
-	char exe[PATH_MAX];
-	ssize_t n;
 
 	elf_version(EV_CURRENT);
-	if (b) {
-		snprintf(build_dir, sizeof(build_dir), "%s", b);
-	} else {
-		/* build/tests/unit/record/test_cfimap -> build */
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-		snprintf(build_dir, sizeof(build_dir), "%s/../../..", dirname(exe));
-	}
+	set_build_dir();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cfirows.c - the CFI row at one address of an x86-64 ELF file's .eh_frame,
+ * evaluated as libdw's dwarf_cfi_addrframe() does and reduced as
+ * report/uwrows.c reduces it, so that sa-record can predict sa-report's
+ * unwind. The FDE comes from .eh_frame_hdr's table, or from an index built
+ * once; the reading is cfiread.c's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cfiread.h"
+#include "cfirows.h"
+
+#define DW_REG_RBP 6
+#define DW_REG_RSP 7
+#define DW_REG_RA  16
+
+#define RULE_HARD  4  /* DW_CFA_register or an expression: no enum rec_rule */
+#define STACK_MAX  16 /* remember_state depth; gcc nests one or two */
+#define CACHE_BITS 6  /* a direct-mapped cache of 64 rows, by address */
+
+enum { CFA_UNDEF, CFA_OFF, CFA_BAD }; /* libdw's cfa_undefined, cfa_offset, expr or invalid */
+
+struct rule {
+	uint8_t how; /* enum rec_rule or RULE_HARD */
+	int64_t off;
+};
+
+/* The rules of one row that matter: the CFA, rbp, rsp and the return address. */
+struct state {
+	uint8_t cfa;
+	uint64_t cfa_reg;
+	int64_t cfa_off;
+	struct rule r[3];
+};
+
+struct eval {
+	struct state s;
+	struct state stack[STACK_MAX];
+	size_t depth;
+	const struct state *cie; /* the CIE's row; NULL while running the CIE itself */
+	const struct rec_cie *c;
+	uint64_t loc, pc;
+};
+
+struct fdeix {
+	uint64_t lo, off; /* an FDE's first address and its offset in .eh_frame */
+};
+
+struct slot {
+	uint64_t vaddr;
+	int ret; /* -1: empty */
+	struct rec_cfirow row;
+};
+
+struct rec_cfirows {
+	Elf *elf; /* owns the section bytes */
+	struct rec_cfisec eh;
+	const uint8_t *table; /* .eh_frame_hdr's (start, FDE) pairs, or NULL: ix */
+	uint64_t table_va;    /* the address they are relative to */
+	struct fdeix *ix;
+	size_t n;	    /* entries of table or ix */
+	struct rec_cie cie; /* the last one parsed */
+	struct slot cache[1 << CACHE_BITS];
+};
+
+/* x86-64 ABI initial rules (elfutils backends/x86_64_cfi.c); the CFA is unset. */
+static const struct state abi_state = {
+	.cfa = CFA_UNDEF,
+	.r = {{REC_RULE_SAME, 0}, {REC_RULE_VAL, 0}, {REC_RULE_SAME, 0}},
+};
+
+static int column(uint64_t reg)
+{
+	return reg == DW_REG_RBP ? 0 : reg == DW_REG_RSP ? 1 : reg == DW_REG_RA ? 2 : -1;
+}
+
+/* libdw keeps a register's offset in a 61-bit field (struct dwarf_frame_register). */
+static int64_t sext61(uint64_t v)
+{
+	return (int64_t)(v << 3) >> 3;
+}
+
+static void set_rule(struct state *s, uint64_t reg, uint8_t how, uint64_t off)
+{
+	int k = column(reg);
+
+	if (k >= 0) /* the callers pass 0 with UNSET, SAME and RULE_HARD */
+		s->r[k] = (struct rule){how, sext61(off)};
+}
+
+/* def_cfa_register and def_cfa_offset only modify an offset rule, as libdw's require_cfa_offset. */
+static void set_cfa(struct state *s, int full, uint64_t reg, uint64_t off)
+{
+	if (full)
+		s->cfa = CFA_OFF;
+	else if (s->cfa != CFA_OFF)
+		s->cfa = CFA_BAD;
+	s->cfa_reg = reg;
+	s->cfa_off = (int64_t)off;
+}
+
+static bool apply_state(struct eval *e, uint8_t op)
+{
+	if (op == REC_CFA_REMEMBER_STATE) {
+		if (e->depth == STACK_MAX)
+			return false;
+		e->stack[e->depth++] = e->s;
+	} else {
+		if (!e->depth)
+			return false; /* libdw: invalid CFI */
+		e->s = e->stack[--e->depth];
+	}
+	return true;
+}
+
+/* Apply one instruction that does not move the location. @return false: HARD. */
+static bool apply(struct eval *e, const struct rec_cfainsn *in)
+{
+	uint64_t da = (uint64_t)e->c->data_align, a0 = in->arg[0], a1 = in->arg[1];
+	struct state *s = &e->s;
+	int k;
+
+	switch (in->op) {
+	case REC_CFA_DEF_CFA:
+	case REC_CFA_DEF_CFA_SF:
+		set_cfa(s, 1, a0, in->op == REC_CFA_DEF_CFA ? a1 : a1 * da);
+		break;
+	case REC_CFA_DEF_CFA_REG:
+		set_cfa(s, 0, a0, (uint64_t)s->cfa_off);
+		break;
+	case REC_CFA_DEF_CFA_OFF:
+	case REC_CFA_DEF_CFA_OFF_SF:
+		set_cfa(s, 0, s->cfa_reg, in->op == REC_CFA_DEF_CFA_OFF ? a0 : a0 * da);
+		break;
+	case REC_CFA_DEF_CFA_EXPR:
+		s->cfa = CFA_BAD;
+		break;
+	case REC_CFA_OFFSET:
+	case REC_CFA_OFFSET_EXT:
+	case REC_CFA_OFFSET_EXT_SF:
+		set_rule(s, a0, REC_RULE_AT, a1 * da);
+		break;
+	case REC_CFA_GNU_NEG_OFFSET:
+		set_rule(s, a0, REC_RULE_AT, -a1 * da);
+		break;
+	case REC_CFA_VAL_OFFSET:
+	case REC_CFA_VAL_OFFSET_SF:
+		set_rule(s, a0, REC_RULE_VAL, a1 * da);
+		break;
+	case REC_CFA_UNDEFINED:
+	case REC_CFA_SAME_VALUE:
+		set_rule(s, a0, in->op == REC_CFA_UNDEFINED ? REC_RULE_UNSET : REC_RULE_SAME, 0);
+		break;
+	case REC_CFA_REGISTER:
+	case REC_CFA_EXPR:
+	case REC_CFA_VAL_EXPR:
+		set_rule(s, a0, RULE_HARD, 0);
+		break;
+	case REC_CFA_RESTORE:
+	case REC_CFA_RESTORE_EXT:
+		if (!e->cie)
+			return false; /* libdw refuses it in a CIE */
+		k = column(a0);
+		if (k >= 0) /* the CIE's row has the ABI's rules for all three */
+			s->r[k] = e->cie->r[k];
+		break;
+	case REC_CFA_REMEMBER_STATE:
+	case REC_CFA_RESTORE_STATE:
+		return apply_state(e, in->op);
+	case REC_CFA_NOP:
+	case REC_CFA_GNU_ARGS_SIZE:
+		break;
+	default: /* GNU_window_save: libdw gives SPARC's rules */
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Run the program @r until the location passes e->pc (libdw: the row before
+ * that advance applies) or the program ends. @return false: HARD.
+ */
+static bool run(struct eval *e, struct rd r)
+{
+	struct rec_cfainsn in;
+	int ret;
+
+	while ((ret = rec_cfi_insn(&r, e->c->fde_enc, &in)) > 0) {
+		switch (in.op) {
+		case REC_CFA_SET_LOC:
+		case REC_CFA_ADVANCE_LOC:
+		case REC_CFA_ADVANCE_LOC1:
+		case REC_CFA_ADVANCE_LOC2:
+		case REC_CFA_ADVANCE_LOC4:
+		case REC_CFA_ADVANCE_LOC8:
+			if (!e->cie)
+				return false; /* a CIE describes no addresses */
+			if (in.op == REC_CFA_SET_LOC)
+				e->loc = in.arg[0];
+			else
+				e->loc += in.arg[0] * e->c->code_align;
+			if (e->pc < e->loc)
+				return true;
+			break;
+		default:
+			if (!apply(e, &in))
+				return false;
+		}
+	}
+	return ret == 0;
+}
+
+static int to_row(const struct state *s, bool signal, struct rec_cfirow *row)
+{
+	size_t k;
+
+	if (s->cfa == CFA_BAD ||
+	    (s->cfa == CFA_OFF && s->cfa_reg != DW_REG_RBP && s->cfa_reg != DW_REG_RSP))
+		return REC_CFIROW_HARD;
+	for (k = 0; k < 3; k++)
+		if (s->r[k].how == RULE_HARD)
+			return REC_CFIROW_HARD;
+	row->cfa_reg = s->cfa == CFA_OFF ? (uint8_t)s->cfa_reg : REC_NO_CFA;
+	row->cfa_off = s->cfa == CFA_OFF ? s->cfa_off : 0;
+	row->rbp = s->r[0].how;
+	row->rbp_off = s->r[0].off;
+	row->rsp = s->r[1].how;
+	row->rsp_off = s->r[1].off;
+	row->ra = s->r[2].how;
+	row->ra_off = s->r[2].off;
+	row->signal = signal;
+	return REC_CFIROW_OK;
+}
+
+/* The row of @pc in the FDE @f of CIE @c. */
+static int evaluate(const struct rec_cie *c, const struct rec_fde *f, uint64_t pc,
+		    struct rec_cfirow *row)
+{
+	struct eval e = {.s = abi_state, .c = c};
+	struct state cie_row;
+
+	if (!run(&e, c->init))
+		return REC_CFIROW_HARD;
+	cie_row = e.s;
+	e.depth = 0; /* libdw drops what the CIE remembered */
+	e.cie = &cie_row;
+	e.loc = f->lo;
+	e.pc = pc;
+	if (!run(&e, f->insns))
+		return REC_CFIROW_HARD;
+	return to_row(&e.s, c->signal, row);
+}
+
+/* Word @k (0 the start, 1 the FDE) of entry @i of the .eh_frame_hdr table, as an address. */
+static uint64_t table_word(const struct rec_cfirows *t, size_t i, int k)
+{
+	const uint8_t *p = t->table + 8 * i + 4 * k;
+	uint32_t v = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+
+	return t->table_va + (uint64_t)(int64_t)(int32_t)v;
+}
+
+static uint64_t start_of(const struct rec_cfirows *t, size_t i)
+{
+	return t->table ? table_word(t, i, 0) : t->ix[i].lo;
+}
+
+/* The .eh_frame offset of the last FDE starting at or below @vaddr; false: none. */
+static bool find_fde(const struct rec_cfirows *t, uint64_t vaddr, uint64_t *off)
+{
+	size_t lo = 0, hi = t->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (vaddr < start_of(t, mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (!lo)
+		return false;
+	*off = t->table ? table_word(t, lo - 1, 1) - t->eh.va : t->ix[lo - 1].off;
+	return true;
+}
+
+static int lookup(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row)
+{
+	struct rec_fde f;
+	uint64_t off;
+
+	if (!find_fde(t, vaddr, &off))
+		return REC_CFIROW_NONE;
+	if (rec_cfi_fde_at(&t->eh, off, &t->cie, &f))
+		return REC_CFIROW_HARD;
+	if (vaddr < f.lo || vaddr - f.lo >= f.len)
+		return REC_CFIROW_NONE;
+	return evaluate(&t->cie, &f, vaddr, row);
+}
+
+int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row)
+{
+	struct slot *sl = &t->cache[(vaddr * 0x9e3779b97f4a7c15ULL) >> (64 - CACHE_BITS)];
+
+	if (sl->ret < 0 || sl->vaddr != vaddr) {
+		sl->vaddr = vaddr;
+		memset(&sl->row, 0, sizeof(sl->row));
+		sl->ret = lookup(t, vaddr, &sl->row);
+		if (sl->ret != REC_CFIROW_OK)
+			memset(&sl->row, 0, sizeof(sl->row));
+	}
+	*row = sl->row;
+	return sl->ret;
+}
+
+/*
+ * Use .eh_frame_hdr's search table when it is the usual one: version 1,
+ * pointing at this .eh_frame, pairs that fit the section and are datarel
+ * sdata4, which is what GNU ld, gold and lld write.
+ */
+static void use_hdr(struct rec_cfirows *t, const struct rec_cfisec *h)
+{
+	struct rd r = {h->buf, h->buf, h->buf + h->size, h->va, 0};
+	uint8_t ver, ptr_enc, cnt_enc, tab_enc;
+	uint64_t eh, n;
+
+	ver = (uint8_t)rd_u(&r, 1);
+	ptr_enc = (uint8_t)rd_u(&r, 1);
+	cnt_enc = (uint8_t)rd_u(&r, 1);
+	tab_enc = (uint8_t)rd_u(&r, 1);
+	eh = rec_cfi_addr(&r, ptr_enc);
+	n = rec_cfi_addr(&r, cnt_enc);
+	if (r.bad || ver != 1 || tab_enc != (REC_PE_DATAREL | REC_PE_SDATA4) || eh != t->eh.va ||
+	    !n || n > (uint64_t)(r.end - r.p) / 8)
+		return;
+	t->table = r.p;
+	t->table_va = h->va;
+	t->n = n;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct fdeix *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* No usable .eh_frame_hdr: every FDE with a range, sorted by its first address. */
+static int build_index(struct rec_cfirows *t)
+{
+	struct rec_cie c = {.off = UINT64_MAX};
+	uint64_t off = 0;
+	struct rec_fde f;
+	size_t cap = 0;
+	int ret;
+
+	while ((ret = rec_cfi_next(&t->eh, &off, &c, &f)) > 0) {
+		if (!f.len)
+			continue;
+		if (t->n == cap) {
+			struct fdeix *ix = realloc(t->ix, (cap * 2 + 64) * sizeof(*ix));
+
+			if (!ix)
+				return -ENOMEM;
+			t->ix = ix;
+			cap = cap * 2 + 64;
+		}
+		t->ix[t->n++] = (struct fdeix){f.lo, f.off};
+	}
+	if (ret)
+		return ret;
+	if (t->n)
+		qsort(t->ix, t->n, sizeof(*t->ix), by_lo);
+	return 0;
+}
+
+int rec_cfirows__open(int fd, struct rec_cfirows **out)
+{
+	struct rec_cfirows *t = NULL;
+	struct rec_cfisec hdr;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->cie.off = UINT64_MAX;
+	for (i = 0; i < 1u << CACHE_BITS; i++)
+		t->cache[i].ret = -1;
+	t->elf = rec_cfi_elf(fd, &err);
+	if (!t->elf)
+		goto cleanup;
+	err = rec_cfi_section(t->elf, ".eh_frame", &t->eh);
+	if (err)
+		goto cleanup;
+	if (!rec_cfi_section(t->elf, ".eh_frame_hdr", &hdr))
+		use_hdr(t, &hdr);
+	if (!t->table)
+		err = build_index(t);
+	if (err)
+		goto cleanup;
+	/* All that is needed is read: the fd is the caller's again. */
+	elf_cntl(t->elf, ELF_C_FDDONE);
+	*out = t;
+	return 0;
+cleanup:
+	rec_cfirows__free(t);
+	return err;
+}
+
+void rec_cfirows__free(struct rec_cfirows *t)
+{
+	if (!t)
+		return;
+	free(t->ix);
+	elf_end(t->elf);
+	free(t);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cfirows.h - the CFI row of one x86-64 ELF file's .eh_frame at an address,
+ * reduced as sa-report's unwinder reduces libdw's (report/uwrows.c): the CFA
+ * and the rules for rbp, rsp and the return address, so that sa-record can
+ * tell which stack words that unwind will read.
+ */
+#ifndef REC_CFIROWS_H
+#define REC_CFIROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rec_cfirows;
+
+/* Where a register of the caller is, given the CFA: enum uw_rule of report/uwrows.h. */
+enum rec_rule {
+	REC_RULE_UNSET, /* cannot be recovered */
+	REC_RULE_SAME,	/* this frame did not change it */
+	REC_RULE_AT,	/* saved at CFA + off */
+	REC_RULE_VAL,	/* its value is CFA + off */
+};
+
+#define REC_NO_CFA 0xff
+
+struct rec_cfirow {
+	uint8_t cfa_reg;			   /* DWARF 6 (rbp), 7 (rsp), or REC_NO_CFA */
+	uint8_t rbp, rsp, ra;			   /* enum rec_rule */
+	bool signal;				   /* the CIE has augmentation 'S' */
+	int64_t cfa_off, rbp_off, rsp_off, ra_off; /* 0 where unused */
+};
+
+enum {
+	REC_CFIROW_OK,
+	REC_CFIROW_NONE, /* no FDE of .eh_frame covers the address */
+	REC_CFIROW_HARD, /* a form not evaluated: the caller must not trust a row */
+};
+
+/**
+ * rec_cfirows__open() - read the .eh_frame (and .eh_frame_hdr) of an ELF file.
+ * @fd: borrowed, and not used after the call: the sections are read into
+ * memory the object owns.
+ * @out: on success an object to release with rec_cfirows__free().
+ *
+ * Lookups binary-search .eh_frame_hdr's table when it is the usual one;
+ * otherwise .eh_frame is scanned once here into a sorted index. Thread-safe
+ * apart from libelf's global elf_version().
+ *
+ * @return 0; -ENOENT no .eh_frame data; -ENOEXEC not ELF; -ENOTSUP not
+ * ELF64 x86-64; -EINVAL malformed; -ENOMEM.
+ */
+int rec_cfirows__open(int fd, struct rec_cfirows **out);
+
+/**
+ * rec_cfirows__at() - the row at @vaddr, an address as the file's own headers
+ * give it (the caller subtracts the load bias).
+ * @row: filled in on REC_CFIROW_OK, zeroed otherwise.
+ *
+ * The rules are libdw's (elfutils 0.188): the x86-64 ABI's initial rules, then
+ * the CIE's instructions, then the FDE's up to @vaddr. A recent lookup is
+ * answered from a small cache in @t, so calls on one object must not run
+ * concurrently.
+ * @return REC_CFIROW_OK, REC_CFIROW_NONE, or REC_CFIROW_HARD (a rule this
+ * does not evaluate for the CFA, rbp, rsp or the return address, or FDE data
+ * that does not parse).
+ */
+int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row);
+
+/** rec_cfirows__free() - release @t. Accepts NULL. */
+void rec_cfirows__free(struct rec_cfirows *t);
+
+#endif /* REC_CFIROWS_H */

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uwtrim.c - walk a captured user stack the way sa-report will (the step
+ * rules of report/unwind.c, over rows from record/cfirows.c) and keep the
+ * words that walk reads. The walk needs a few words per frame out of the
+ * 4-16 KiB copied, so a USTACK_SPARSE record is a few hundred bytes, and
+ * sa-report decompresses that much instead of the whole copy.
+ *
+ * The rule that keeps the report's answer the same: every word the
+ * report's walk reads must be kept, with its value. Frames this walk
+ * follows read exactly the words the report's reads (same .eh_frame, same
+ * rules, same register values). At the first frame it cannot follow it
+ * keeps the rest of the copy from 128 bytes below that frame's stack
+ * pointer: a later frame's rules read at or above its own stack pointer,
+ * and libdwfl's frame-pointer fallback no further than 16 bytes below it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfirows.h"
+#include "htab.h"
+#include "maptab.h"
+#include "saf.h"
+#include "uwtrim.h"
+
+#define UT_MAX_FRAMES 1024 /* above sa-report's 512: its walk is never longer */
+#define UT_MAX_READS  4096
+#define UT_MAX_LOADS  8
+#define UT_BELOW      128 /* bytes kept below the stack pointer of a frame not followed */
+
+struct ut_load {
+	uint64_t off, vaddr, size;
+};
+
+/* One mapped file: its rows and how its file offsets become addresses. */
+struct ut_file {
+	struct rec_cfirows *cfi; /* NULL: none usable */
+	uint32_t nloads;
+	struct ut_load loads[UT_MAX_LOADS];
+};
+
+/* A file by its build id, else by device, inode and path (side-band MMAP2 records
+ * carry one or the other). */
+struct ut_key {
+	uint64_t h1, h2;
+};
+
+struct rec_uwtrim {
+	struct rec_maptab *mt;
+	struct rec_htab *files; /* ut_key -> struct ut_file */
+	struct rec_uwtrim_stats st;
+	uint32_t reads[UT_MAX_READS]; /* offsets of the words the walk read */
+	uint32_t nreads;
+};
+
+/* A register of the frame being stepped from: its value, if known. */
+struct ut_reg {
+	uint64_t v;
+	bool ok;
+};
+
+struct rec_uwtrim *rec_uwtrim__new(struct rec_maptab *mt)
+{
+	struct rec_uwtrim *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	elf_version(EV_CURRENT);
+	t->mt = mt;
+	t->files = rec_htab__new(sizeof(struct ut_key), sizeof(struct ut_file));
+	if (!t->files) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void rec_uwtrim__free(struct rec_uwtrim *t)
+{
+	size_t it = 0;
+	void *v;
+
+	if (!t)
+		return;
+	while (rec_htab__next(t->files, &it, &v))
+		rec_cfirows__free(((struct ut_file *)v)->cfi);
+	rec_htab__free(t->files);
+	free(t);
+}
+
+const struct rec_uwtrim_stats *rec_uwtrim__stats(const struct rec_uwtrim *t)
+{
+	return &t->st;
+}
+
+/* The PT_LOAD segments of @fd, to turn file offsets into addresses. */
+static int read_loads(int fd, struct ut_file *f)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n = 0;
+	int err = -ENOEXEC;
+
+	if (e && !elf_getphdrnum(e, &n)) {
+		err = 0;
+		for (size_t i = 0; i < n && f->nloads < UT_MAX_LOADS; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
+				f->loads[f->nloads++] =
+					(struct ut_load){ph.p_offset, ph.p_vaddr, ph.p_filesz};
+		}
+	}
+	elf_end(e);
+	return err;
+}
+
+/* The file behind mapping @m of @pid, opened once per (device, inode). */
+static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
+{
+	uint64_t di[2] = {m->dev, m->inode}, s1 = 0x75747269, s2 = 0x6d6d6564;
+	struct ut_key k;
+	struct ut_file *f;
+	char path[96];
+	bool is_new;
+	int fd;
+
+	if (m->build_id.len) {
+		k.h1 = rec_hash_bytes(m->build_id.data, m->build_id.len, s1);
+		k.h2 = rec_hash_bytes(m->build_id.data, m->build_id.len, s2);
+	} else {
+		k.h1 = rec_hash_bytes(m->path.str, m->path.len, rec_hash_bytes(di, sizeof(di), s1));
+		k.h2 = rec_hash_bytes(m->path.str, m->path.len, rec_hash_bytes(di, sizeof(di), s2));
+	}
+	f = rec_htab__get(t->files, &k);
+	if (f)
+		return f;
+	f = rec_htab__put(t->files, &k, &is_new);
+	if (!f)
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && m->path.len) {
+		char *p = strndup(m->path.str, m->path.len);
+
+		fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		free(p);
+	}
+	t->st.files++;
+	if (fd < 0 || read_loads(fd, f) || rec_cfirows__open(fd, &f->cfi)) {
+		f->cfi = NULL;
+		t->st.files_failed++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return f;
+}
+
+#define UT_NO_MODULE (-1) /* sa-report has no file there either */
+
+/*
+ * The row at @pc of (pid, gen): REC_CFIROW_OK, UT_NO_MODULE where no file
+ * is mapped (sa-report's modules are the mapped files), or REC_CFIROW_NONE
+ * / _HARD where the walk cannot be followed here.
+ */
+static int row_at(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint64_t pc,
+		  struct rec_cfirow *r)
+{
+	const struct ut_file *f;
+	struct saf_map m;
+	uint64_t off;
+
+	if (rec_maptab__find(t->mt, pid, gen, pc, &m) || (m.flags & SAF_MAP_ANON) || !m.path.len)
+		return UT_NO_MODULE;
+	if (!(f = file_of(t, pid, &m)) || !f->cfi)
+		return REC_CFIROW_NONE;
+	off = pc - m.start + m.pgoff;
+	for (uint32_t i = 0; i < f->nloads; i++)
+		if (off >= f->loads[i].off && off - f->loads[i].off < f->loads[i].size)
+			return rec_cfirows__at(f->cfi, off - f->loads[i].off + f->loads[i].vaddr,
+					       r);
+	return REC_CFIROW_NONE;
+}
+
+/* The word at @addr of the copy at @sp, as the report's read_word() gives it. */
+static bool read_word(struct rec_uwtrim *t, uint64_t sp, const uint8_t *stack, uint32_t len,
+		      uint64_t addr, uint64_t *v)
+{
+	*v = 0;
+	if (addr < sp || len < sizeof(*v) || addr - sp > len - sizeof(*v))
+		return false;
+	memcpy(v, stack + (addr - sp), sizeof(*v));
+	if (t->nreads < UT_MAX_READS)
+		t->reads[t->nreads++] = (uint32_t)(addr - sp);
+	else
+		t->nreads = UT_MAX_READS + 1; /* too many to keep: the whole copy */
+	return true;
+}
+
+struct ut_walk {
+	struct rec_uwtrim *t;
+	uint64_t sp0;
+	const uint8_t *stack;
+	uint32_t len;
+};
+
+/* The caller's register by @rule (report/unwind.c caller_reg()). */
+static struct ut_reg caller_reg(struct ut_walk *w, uint8_t rule, int64_t off, uint64_t cfa,
+				struct ut_reg same)
+{
+	struct ut_reg r = {0, false};
+
+	switch (rule) {
+	case REC_RULE_SAME:
+		return same;
+	case REC_RULE_AT:
+		r.ok = read_word(w->t, w->sp0, w->stack, w->len, cfa + (uint64_t)off, &r.v);
+		return r;
+	case REC_RULE_VAL:
+		return (struct ut_reg){cfa + (uint64_t)off, true};
+	}
+	return r;
+}
+
+/* One step by row @r (report/unwind.c step(), CFI case): the caller's pc or 0. */
+static uint64_t step(struct ut_walk *w, const struct rec_cfirow *r, struct ut_reg *sp,
+		     struct ut_reg *fp)
+{
+	struct ut_reg cfa, ra, prev;
+
+	cfa = r->cfa_reg == 6 ? *fp : r->cfa_reg == 7 ? *sp : (struct ut_reg){0, false};
+	if (!cfa.ok)
+		return 0;
+	cfa.v += (uint64_t)r->cfa_off;
+	prev = caller_reg(w, r->rbp, r->rbp_off, cfa.v, *fp);
+	*sp = caller_reg(w, r->rsp, r->rsp_off, cfa.v, *sp);
+	*fp = prev;
+	ra = caller_reg(w, r->ra, r->ra_off, cfa.v, (struct ut_reg){0, false});
+	return ra.ok ? ra.v : 0;
+}
+
+/* No module: libdwfl's x86-64 frame-pointer fallback (report/unwind.c step()). */
+static uint64_t fp_step(struct ut_walk *w, struct ut_reg *sp, struct ut_reg *fp)
+{
+	uint64_t old_sp = sp->ok ? sp->v : 0, ra;
+	struct ut_reg prev = {0, true};
+
+	if (!fp->ok || !fp->v)
+		return 0;
+	if (!read_word(w->t, w->sp0, w->stack, w->len, fp->v, &prev.v))
+		prev.v = 0;
+	if (!read_word(w->t, w->sp0, w->stack, w->len, fp->v + 8, &ra) || old_sp >= fp->v + 16)
+		return 0;
+	*sp = (struct ut_reg){fp->v + 16, true};
+	*fp = prev;
+	return ra;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Encode the words read, and [@tail, len) if @tail < len, as runs into
+ * @out. @return the bytes written, or -1 when they do not fit in @cap.
+ */
+static ssize_t put_runs(struct rec_uwtrim *t, const uint8_t *stack, uint32_t len, uint32_t tail,
+			uint8_t *out, size_t cap)
+{
+	uint64_t end = 0; /* of the previous run */
+	size_t n = 0;
+	uint32_t i = 0;
+
+	qsort(t->reads, t->nreads, sizeof(t->reads[0]), cmp_u32);
+	while (i < t->nreads || tail < len) {
+		uint64_t lo, hi;
+
+		if (i < t->nreads && t->reads[i] < tail) {
+			lo = t->reads[i];
+			hi = lo + 8;
+		} else {
+			lo = tail;
+			hi = len;
+			tail = len;
+			i = t->nreads;
+		}
+		/* merge what overlaps or touches, the tail included */
+		while (true) {
+			if (i < t->nreads && t->reads[i] <= hi && t->reads[i] < tail) {
+				hi = t->reads[i] + 8 > hi ? t->reads[i] + 8 : hi;
+				i++;
+			} else if (tail < len && tail <= hi) {
+				hi = len;
+				tail = len;
+				i = t->nreads;
+			} else {
+				break;
+			}
+		}
+		if (n + (hi - lo) + 20 > cap)
+			return -1;
+		n += saf_urun__put(out + n, (uint32_t)(lo - end), stack + lo, (uint32_t)(hi - lo));
+		end = hi;
+	}
+	return (ssize_t)n;
+}
+
+ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint64_t ip, uint64_t sp,
+			 uint64_t fp, const uint8_t *stack, uint32_t len, uint8_t *out, size_t cap)
+{
+	struct ut_walk w = {t, sp, stack, len};
+	struct ut_reg rsp = {sp, true}, rbp = {fp, true};
+	uint32_t tail = len; /* kept whole from here on */
+	uint64_t pc = ip;
+	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
+	ssize_t n;
+
+	t->st.captures++;
+	t->nreads = 0;
+	if (!len)
+		return -1; /* nothing copied, nothing to trim */
+	for (int depth = 1; pc && depth < UT_MAX_FRAMES; depth++) {
+		struct rec_cfirow r;
+		int rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r);
+
+		if (rc == UT_NO_MODULE) {
+			pc = fp_step(&w, &rsp, &rbp);
+			exact = false;
+			continue;
+		}
+		if (rc != REC_CFIROW_OK) {
+			/* the report may still go on here: keep the rest */
+			uint64_t from =
+				rsp.ok && rsp.v >= sp + UT_BELOW ? rsp.v - UT_BELOW - sp : 0;
+
+			tail = from < len ? (uint32_t)from : len;
+			t->st.cut_short++;
+			fprintf(stderr, "cut at depth %d pc %llx rc %d\n", depth,
+				(unsigned long long)pc,
+				row_at(t, pid, gen, exact ? pc : pc - 1, &r));
+			break;
+		}
+		pc = step(&w, &r, &rsp, &rbp);
+		exact = r.signal;
+	}
+	if (t->nreads > UT_MAX_READS)
+		return -1;
+	n = put_runs(t, stack, len, tail, out, cap < len ? cap : len);
+	if (n >= 0) {
+		t->st.trimmed++;
+		t->st.bytes_in += len;
+		t->st.bytes_out += (uint64_t)n;
+	}
+	return n;
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# USTACK_SPARSE (record/uwtrim.c): sa-record keeps of each stack copy only
+# the words sa-report's unwind reads. A recording made with --whole-stack
+# and rewritten by the same trimmer (tests/tools/sa-trim) folds to the same
+# bytes as the whole one (with sa-report's walk and with libdwfl's), for
+# zstd -19 (Debian's binary and libc), workload-nofp under auto,
+# workload-leaf, a shell loop, and a binary whose CFI is only in
+# .debug_frame (kept whole: the recorder reads .eh_frame).
+# A default recording holds USTACK_SPARSE records and says how much it kept.
+. "$(dirname "$0")/lib.sh"
+
+require_root_bpf
+require_report
+require_samples workload-nofp workload-leaf
+has_option "$SA_RECORD" --whole-stack || skip_all "sa-record has no --whole-stack"
+TRIM=$SA_BUILD/tests/tools/sa-trim
+DUMP=$SA_BUILD/tests/tools/sa-dump
+DF=$SA_BUILD/tests/data/cfi_debug_frame
+[ -x "$TRIM" ] && [ -x "$DUMP" ] && [ -x "$DF" ] || skip_all "test tools not built (make check builds them)"
+tmpdir
+T=$tap_tmp
+
+plan 25
+
+# same NAME MIN_PCT CG CMD...: record CMD whole, trim it; the folded stacks
+# are identical, and at least MIN_PCT% of the captures were trimmed
+same()
+{
+	local name=$1 min=$2 cg=$3 st
+	shift 3
+	"$SA_RECORD" -q -F 999 --call-graph "$cg" --whole-stack -o "$T/$name.sa" -- "$@" \
+		>/dev/null 2>"$T/$name.err" || diag_file "$T/$name.err"
+	"$TRIM" "$T/$name.sa" "$T/$name.trim.sa" >"$T/$name.st" 2>>"$T/$name.err"
+	ok $? "$name: sa-trim rewrites the --whole-stack recording"
+	"$SA_REPORT" -o "$T/$name.whole" "$T/$name.sa" 2>>"$T/$name.err" &&
+		"$SA_REPORT" -o "$T/$name.trimmed" "$T/$name.trim.sa" 2>>"$T/$name.err" &&
+		[ -s "$T/$name.whole" ] && cmp "$T/$name.whole" "$T/$name.trimmed" >"$T/$name.cmp" 2>&1
+	ok $? "$name: the trimmed recording folds to the same bytes as the whole one"
+	[ -s "$T/$name.cmp" ] && diag_file "$T/$name.cmp"
+	SA_UNWIND=libdwfl "$SA_REPORT" -o "$T/$name.dwfl" "$T/$name.trim.sa" 2>>"$T/$name.err" &&
+		cmp "$T/$name.whole" "$T/$name.dwfl" >"$T/$name.cmp" 2>&1
+	ok $? "$name: libdwfl's walk of the trimmed recording gives the same bytes too"
+	[ -s "$T/$name.cmp" ] && diag_file "$T/$name.cmp"
+	read -r st <"$T/$name.st"
+	set -- $st
+	got=$(pct "$2" "$1")
+	ge "$got" "$min"
+	ok $? "$name: $2 of $1 captures trimmed, $got% (want >= $min); bytes kept $5 of $4"
+}
+
+if command -v zstd >/dev/null 2>&1; then
+	head -c 1500000 /dev/urandom | base64 >"$T/in.txt"
+	same zstd 95 dwarf zstd -19 --single-thread -q -f "$T/in.txt" -o "$T/in.zst"
+	set -- $(cat "$T/zstd.st")
+	[ "$4" -gt 0 ] && [ $(($5 * 20)) -lt "$4" ]
+	ok $? "zstd: trimmed copies keep under 5% of the bytes ($5 of $4)"
+else
+	skip 5 "zstd not installed"
+fi
+same nofp-auto 95 auto "$SA_SAMPLES/workload-nofp" -c 1
+same leaf-dwarf 95 dwarf "$SA_SAMPLES/workload-leaf" -c 1
+same sh-loop 90 dwarf sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done'
+same debug-frame 0 dwarf "$DF" -c 1
+set -- $(cat "$T/debug-frame.st")
+[ "$2" -eq 0 ]
+ok $? "debug-frame: no capture trimmed where .eh_frame has no FDE ($2 of $1)"
+
+# the default: sparse records, and the recorder's account of them
+"$SA_RECORD" -F 999 --call-graph dwarf -o "$T/d.sa" -- "$SA_SAMPLES/workload-nofp" -c 1 \
+	>/dev/null 2>"$T/d.err"
+ok $? "sa-record --call-graph dwarf (default trimming) exits 0"
+"$DUMP" "$T/d.sa" >"$T/d.dump"
+sparse=$(grep -c '^USTACK_SPARSE ' "$T/d.dump")
+whole=$(grep -c '^USTACK ' "$T/d.dump")
+ge "$sparse" $((4 * whole + 10))
+ok $? "$sparse USTACK_SPARSE records against $whole whole USTACK ones (want >= 4x + 10)"
+grep -q 'stack copies: [0-9]* of [0-9]* kept only the words an unwind reads' "$T/d.err"
+ok $? "sa-record says how many copies it trimmed"
+[ $? -eq 0 ] || diag_file "$T/d.err"
+
+done_testing
