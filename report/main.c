@@ -124,8 +124,10 @@ static void usage(FILE *f)
 	      "  --title T --width PX --min-width PX --inverted (--svg)\n"
 	      "  --no-normalize --negate         (--diff)\n"
 	      "  -v, --verbose  -q, --quiet  --version  -h, --help\n"
-	      "Stacks are frame-pointer walks: code built without frame pointers shows\n"
-	      "truncated stacks (--info names such binaries).\n",
+	      "Stacks recorded with --call-graph fp are frame-pointer walks: code built\n"
+	      "without frame pointers shows truncated stacks (--info names such binaries).\n"
+	      "Stack copies of --call-graph dwarf or auto are unwound here with the sampled\n"
+	      "binaries' CFI (same build ids; --symfs where they are elsewhere).\n",
 	      f);
 }
 
