@@ -345,9 +345,6 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 
 			tail = from < len ? (uint32_t)from : len;
 			t->st.cut_short++;
-			fprintf(stderr, "cut at depth %d pc %llx rc %d\n", depth,
-				(unsigned long long)pc,
-				row_at(t, pid, gen, exact ? pc : pc - 1, &r));
 			break;
 		}
 		pc = step(&w, &r, &rsp, &rbp);
