@@ -15,8 +15,13 @@ static int urun_get(const uint8_t **p, const uint8_t *end, uint64_t prev_end, bo
 {
 	uint64_t gap, len;
 
-	if (saf_varint_get(p, end, &gap) || saf_varint_get(p, end, &len))
+	if (end - *p >= 2 && (*p)[0] < 0x80 && (*p)[1] < 0x80) { /* both one byte: most runs */
+		gap = (*p)[0];
+		len = (*p)[1];
+		*p += 2;
+	} else if (saf_varint_get(p, end, &gap) || saf_varint_get(p, end, &len)) {
 		return -EBADMSG;
+	}
 	if (!len || (!first && !gap)) /* an empty run, or two that should be one */
 		return -EBADMSG;
 	if (gap > SAF_MAX_USTACK_BYTES || len > SAF_MAX_USTACK_BYTES ||

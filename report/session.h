@@ -165,8 +165,9 @@ struct rpt_loaded {
 	struct rpt_unwind_module *umods;
 	char (*upaths)[RPT_USTACK_PATH_MAX];
 	size_t umods_cap;
-	struct saf_urun *uruns; /* the runs of the capture being unwound */
-	size_t uruns_cap;
+	bool umods_ok; /* umods hold the image (umods_pid, umods_gen) ... */
+	uint32_t umods_pid, umods_gen;
+	size_t umods_n; /* ... when it had this many mappings */
 };
 
 #define RPT_USTACK_MAX_FRAMES 512

@@ -72,8 +72,9 @@ struct rpt_unwinder {
 	bool reads_overflow;
 	/* the capture being unwound, read by the callbacks */
 	const struct rpt_unwind_regs *regs;
-	const struct saf_urun *runs; /* in increasing offset */
-	uint32_t nruns;
+	const struct saf_ustack *copy;
+	struct saf_urun run; /* the run of copy a read last looked at, ... */
+	size_t run_pos;	     /* ... and where the next one starts (0: none read) */
 	uint64_t *ips;
 	uint32_t n, cap;
 	bool served;
@@ -100,30 +101,32 @@ static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
-/* The word at sp + @off, if one run of the capture holds all of it. */
-static bool copy_word(const struct rpt_unwinder *u, uint64_t off, uint64_t *v)
+/*
+ * The word at sp + @off, if one run of the capture holds all of it. The
+ * walk reads upward, frame after frame, so the runs are scanned from the
+ * last one looked at, and from the first again only for a read below it.
+ */
+static bool copy_word(struct rpt_unwinder *u, uint64_t off, uint64_t *v)
 {
-	uint32_t lo = 0, hi = u->nruns;
-	const struct saf_urun *r;
+	struct saf_urun *r = &u->run;
 
-	while (lo < hi) { /* the first run ending after off */
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if ((uint64_t)u->runs[mid].off + u->runs[mid].len <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == u->nruns)
+	if (u->run_pos && off < r->off)
+		u->run_pos = 0;
+	if (!u->run_pos && !saf_urun__next(u->copy, &u->run_pos, r))
 		return false;
-	r = &u->runs[lo];
+	while ((uint64_t)r->off + r->len <= off)
+		if (!saf_urun__next(u->copy, &u->run_pos, r))
+			return false;
 	if (off < r->off || r->len < sizeof(*v) || off - r->off > r->len - sizeof(*v))
 		return false;
 	memcpy(v, r->data + (off - r->off), sizeof(*v));
 	return true;
 }
 
-/* Only the captured bytes are known; a read elsewhere fails. Logged for the cache. */
+/*
+ * Only the captured bytes are known; a read elsewhere fails. A libdwfl
+ * walk's reads are logged for the cache (only those walks are cached).
+ */
 static bool read_word(struct rpt_unwinder *u, uint64_t addr, uint64_t *result)
 {
 	uint64_t sp = u->regs->sp;
@@ -131,6 +134,8 @@ static bool read_word(struct rpt_unwinder *u, uint64_t addr, uint64_t *result)
 
 	*result = 0;
 	ok = addr >= sp && copy_word(u, addr - sp, result);
+	if (!u->by_dwfl)
+		return ok;
 	if (u->nreads < UW_MAX_READS)
 		u->reads[u->nreads++] = (struct uw_read){addr - sp, *result, ok};
 	else
@@ -332,6 +337,7 @@ static int walk_dwfl(struct rpt_unwinder *u, Dwfl *dwfl)
 	u->served = false;
 	u->nreads = 0;
 	u->reads_overflow = false;
+	u->by_dwfl = true; /* its reads are logged */
 	/* the walk ends quietly where a read falls outside the copy */
 	if (dwfl)
 		dwfl_getthread_frames(dwfl, UW_TID, uw_frame, u);
@@ -437,10 +443,11 @@ static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 
 static int walk(struct rpt_unwinder *u, const struct uw_image *img)
 {
-	int n = u->dwfl_only ? -EAGAIN : walk_rows(u, img);
+	int n;
 
-	u->by_dwfl = n == -EAGAIN;
-	return u->by_dwfl ? walk_dwfl(u, img->dwfl) : n;
+	u->by_dwfl = false;
+	n = u->dwfl_only ? -EAGAIN : walk_rows(u, img);
+	return n == -EAGAIN ? walk_dwfl(u, img->dwfl) : n;
 }
 
 static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
@@ -452,7 +459,7 @@ static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
 }
 
 /* Does the capture give every word @c read the same answer? */
-static bool reads_match(const struct rpt_unwinder *u, const struct uw_cached *c)
+static bool reads_match(struct rpt_unwinder *u, const struct uw_cached *c)
 {
 	for (uint32_t i = 0; i < c->nreads; i++) {
 		const struct uw_read *r = &u->creads[c->rfirst + i];
@@ -465,7 +472,7 @@ static bool reads_match(const struct rpt_unwinder *u, const struct uw_cached *c)
 	return true;
 }
 
-static const struct uw_cached *cache_find(const struct rpt_unwinder *u, uint64_t h, uint64_t key,
+static const struct uw_cached *cache_find(struct rpt_unwinder *u, uint64_t h, uint64_t key,
 					  size_t nmods)
 {
 	const struct rpt_unwind_regs *regs = u->regs;
@@ -544,7 +551,7 @@ void rpt_unwinder__free(struct rpt_unwinder *u)
 
 int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *mods,
 			 size_t nmods, const struct rpt_unwind_regs *regs,
-			 const struct saf_urun *runs, uint32_t nruns, uint64_t *ips, uint32_t cap)
+			 const struct saf_ustack *copy, uint64_t *ips, uint32_t cap)
 {
 	const struct uw_cached *c;
 	struct uw_image *img;
@@ -553,8 +560,8 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 	if (!cap)
 		return 0;
 	u->regs = regs;
-	u->runs = runs;
-	u->nruns = nruns;
+	u->copy = copy;
+	u->run_pos = 0;
 	/* only libdwfl's walks are cached: none yet, nothing to look up */
 	c = u->ncached ? cache_find(u, regs_hash(key, regs), key, nmods) : NULL;
 	if (c) {

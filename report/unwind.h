@@ -47,8 +47,8 @@ void rpt_unwinder__free(struct rpt_unwinder *u);
  *       count it was built with (a process that mapped more code).
  * @mods, @nmods: the image's executable mappings; borrowed for the call.
  * @regs: registers at the sample.
- * @runs, @nruns: the captured bytes near regs->sp, in increasing offset
- *       (saf_urun__next()); borrowed. A read outside them fails.
+ * @copy: the captured bytes near regs->sp (a USTACK's or USTACK_SPARSE's,
+ *       saf_urun__next()); borrowed. A read outside them fails.
  * @ips, @cap: out: return addresses, leaf (regs->ip) first, as a
  *       frame-pointer walk gives them (callers are not adjusted by -1).
  *
@@ -59,7 +59,7 @@ void rpt_unwinder__free(struct rpt_unwinder *u);
  */
 int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *mods,
 			 size_t nmods, const struct rpt_unwind_regs *regs,
-			 const struct saf_urun *runs, uint32_t nruns, uint64_t *ips, uint32_t cap);
+			 const struct saf_ustack *copy, uint64_t *ips, uint32_t cap);
 
 /**
  * rpt_unwinder__nunwinds() - unwinds really done (cache misses); the rest

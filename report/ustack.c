@@ -46,6 +46,10 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 {
 	const char *symfs = s->o.sym.symfs;
 
+	if (l->umods_ok && p->pid == l->umods_pid && p->gen == l->umods_gen &&
+	    p->nmaps == l->umods_n)
+		return (int)p->nmaps; /* built for the previous capture */
+	l->umods_ok = false;
 	if (p->nmaps > l->umods_cap) {
 		struct rpt_unwind_module *m = realloc(l->umods, p->nmaps * sizeof(*m));
 		char(*paths)[RPT_USTACK_PATH_MAX] = realloc(l->upaths, p->nmaps * sizeof(*paths));
@@ -75,6 +79,10 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 				m->path = l->upaths[i];
 		}
 	}
+	l->umods_ok = true;
+	l->umods_pid = p->pid;
+	l->umods_gen = p->gen;
+	l->umods_n = p->nmaps;
 	return p->nmaps;
 }
 
@@ -99,21 +107,6 @@ static int intern_frames(struct rpt_loaded *l, const uint64_t *ips, uint32_t n, 
 	return 0;
 }
 
-/* The runs of @u's copy into l->uruns. @return how many, or -1 (no memory). */
-static int runs_of(struct rpt_loaded *l, const struct saf_ustack *u)
-{
-	struct saf_urun r;
-	size_t pos = 0;
-	int n = 0;
-
-	while (saf_urun__next(u, &pos, &r)) {
-		if (rpt_grow((void **)&l->uruns, &l->uruns_cap, (size_t)n + 1, sizeof(r), 64))
-			return -1;
-		l->uruns[n++] = r;
-	}
-	return n;
-}
-
 int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
 		       uint64_t *ips, struct saf_stack *st, struct saf_count *c)
 {
@@ -123,7 +116,7 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 	struct rpt_proc *p;
 	bool is_new;
 	uint32_t id;
-	int n, nruns, err;
+	int n, err;
 
 	*c = (struct saf_count){u->pid, u->tid, u->gen, 0, u->kstack, u->count, u->comm};
 	if (!regs.ip)
@@ -137,14 +130,12 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 		rpt_unwinder__dwfl_only(l->unw, how && !strcmp(how, "libdwfl"));
 	}
 	p = image_of(l, u->pid, u->gen);
-	nruns = runs_of(l, u);
-	if (!p || nruns < 0)
+	if (!p)
 		return -ENOMEM;
 	n = image_mods(s, l, p);
 	if (n >= 0)
 		n = rpt_unwinder__unwind(l->unw, (uint64_t)u->pid << 32 | p->gen, l->umods, n,
-					 &regs, l->uruns, (uint32_t)nruns, ips,
-					 RPT_USTACK_MAX_FRAMES);
+					 &regs, u, ips, RPT_USTACK_MAX_FRAMES);
 	if (n < 0)
 		return n;
 	err = intern_frames(l, ips, n, &id, &is_new);
@@ -161,5 +152,4 @@ void rpt_loaded__ustack_fini(struct rpt_loaded *l)
 	rpt_hmap__fini(&l->ustack_ids);
 	free(l->umods);
 	free(l->upaths);
-	free(l->uruns);
 }

@@ -242,7 +242,8 @@ struct saf_urun {
 
 /**
  * saf_urun__next() - the run of @u after the one at *@pos (0 to start),
- * in increasing offset; a decoded record's runs were all checked.
+ * in increasing offset; a decoded record's runs were all checked. @r must
+ * hold the run the previous call returned (offsets are relative to it).
  * @return true with @r filled and *@pos moved on, false after the last.
  */
 bool saf_urun__next(const struct saf_ustack *u, size_t *pos, struct saf_urun *r);

@@ -120,9 +120,9 @@ static int unwind_copy(struct rpt_unwinder *u, uint64_t key, const struct rpt_un
 		       size_t n, const struct rpt_unwind_regs *regs, const uint8_t *stack,
 		       uint32_t len, uint64_t *ips, uint32_t cap)
 {
-	struct saf_urun run = { 0, len, stack };
+	struct saf_ustack copy = { .stack = { stack, len } };
 
-	return rpt_unwinder__unwind(u, key, m, n, regs, &run, len ? 1 : 0, ips, cap);
+	return rpt_unwinder__unwind(u, key, m, n, regs, &copy, ips, cap);
 }
 
 static int find(const uint64_t *ips, int n, uint64_t want)
