@@ -25,6 +25,7 @@
 #include "cfirows.h"
 #include "htab.h"
 #include "maptab.h"
+#include "record.h"
 #include "saf.h"
 #include "uwtrim.h"
 
@@ -120,7 +121,21 @@ static int read_loads(int fd, struct ut_file *f)
 	return err;
 }
 
-/* The file behind mapping @m of @pid, opened once per (device, inode). */
+/* Does the file on @fd have @m's build id (when @m has one)? */
+static bool same_build(int fd, const struct saf_map *m)
+{
+	uint8_t bid[SAF_MAX_BUILD_ID];
+
+	return !m->build_id.len ||
+	       (rec_buildid_read_fd(fd, bid, sizeof(bid)) == (int)m->build_id.len &&
+		!memcmp(bid, m->build_id.data, m->build_id.len));
+}
+
+/*
+ * The file behind mapping @m of @pid, opened once per build id (else per
+ * device, inode and path): through /proc/PID/map_files while the process
+ * lives, else at its path if it still has the build id the report will use.
+ */
 static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
 {
 	uint64_t di[2] = {m->dev, m->inode}, s1 = 0x75747269, s2 = 0x6d6d6564;
@@ -154,7 +169,7 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
 		free(p);
 	}
 	t->st.files++;
-	if (fd < 0 || read_loads(fd, f) || rec_cfirows__open(fd, &f->cfi)) {
+	if (fd < 0 || !same_build(fd, m) || read_loads(fd, f) || rec_cfirows__open(fd, &f->cfi)) {
 		f->cfi = NULL;
 		t->st.files_failed++;
 	}
