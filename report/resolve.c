@@ -366,7 +366,9 @@ static void walk_stats(struct res_ctx *x, uint32_t nkernel)
 
 	if (x->dropped)
 		x->l->st->dropped_frames += x->c->count;
-	if (x->n == nkernel || x->outer_dso == RPT_NO_DSO)
+	/* a CFI unwind's end says nothing about frame pointers */
+	if (x->n == nkernel || x->outer_dso == RPT_NO_DSO ||
+	    rpt_loaded__unwound(x->l, x->c->k.ustack))
 		return;
 	d = rpt_symbolizer__get(x->s->sym, x->outer_dso);
 	outer = rpt_profile__name(x->prof, x->fr[x->n - 1].name);

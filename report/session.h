@@ -181,6 +181,9 @@ struct rpt_loaded {
 int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
 		       uint64_t *ips, struct saf_stack *st, struct saf_count *c);
 void rpt_loaded__ustack_fini(struct rpt_loaded *l);
+
+/* rpt_loaded__unwound() - is user stack id @id one unwound from a USTACK (ustack.c)? */
+bool rpt_loaded__unwound(const struct rpt_loaded *l, uint32_t id);
 int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path);
 int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
 void rpt_loaded__fini(struct rpt_loaded *l);

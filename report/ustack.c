@@ -146,6 +146,11 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 	return is_new;
 }
 
+bool rpt_loaded__unwound(const struct rpt_loaded *l, uint32_t id)
+{
+	return id <= UST_FIRST_ID && UST_FIRST_ID - id < l->nustacks;
+}
+
 void rpt_loaded__ustack_fini(struct rpt_loaded *l)
 {
 	rpt_unwinder__free(l->unw);

@@ -13,7 +13,7 @@ has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 tmpdir
 T=$tap_tmp
 
-plan 6
+plan 7
 
 # reach FILE COMM: percentage of COMM's samples whose stack holds the libc root
 reach()
@@ -31,8 +31,13 @@ if command -v zstd >/dev/null 2>&1; then
 	got=$(reach "$T/z.folded" zstd)
 	ge "$got" 95
 	ok $? "$got% of zstd stacks reach __libc_start_call_main (want >= 95)"
+	# its stripped _start is unnamed, which a frame-pointer walk's end would
+	# make look truncated; a CFI unwind's end says nothing of frame pointers
+	"$SA_REPORT" --info "$T/z.sa" >"$T/z.info" 2>>"$T/report.err"
+	! grep -q 'lack frame pointers' "$T/z.info"
+	ok $? "--info does not tell to rebuild zstd with frame pointers"
 else
-	skip 3 "zstd not installed"
+	skip 4 "zstd not installed"
 fi
 
 "$SA_RECORD" -q -F 999 --call-graph "$CG" -o "$T/s.sa" -- \
