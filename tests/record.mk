@@ -10,10 +10,10 @@ $(B)/tests/tools/sa-dump: tests/tools/sa-dump.c $(LIBSAF) format/include/saf.h |
 CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-dump
 
 # sa-trim: record/uwtrim.c applied to a --whole-stack recording (test 6100)
-$(B)/tests/tools/sa-trim: tests/tools/sa-trim.c $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) | deps
+$(B)/tests/tools/sa-trim: tests/tools/sa-trim.c tests/tools/saf_rewrite.h $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(RECORD_INC) -o $@ $< $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) \
+	$(Q)$(CC) $(BASE_CFLAGS) $(RECORD_INC) -Itests/tools -o $@ $< $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) \
 		$(RECORD_LIBS)
 
 CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-trim

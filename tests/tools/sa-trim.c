@@ -14,19 +14,19 @@
 #include <unistd.h>
 #include "maptab.h"
 #include "saf.h"
+#include "saf_rewrite.h"
 #include "uwtrim.h"
 
 struct trim {
-	struct saf_writer *w;
+	struct tst_rewriter rw; /* everything but MAP and USTACK records */
 	struct rec_maptab *mt;
 	struct rec_uwtrim *ut;
 	struct rec_sink sink;
-	bool iv_open;
-	uint64_t iv_seq;
 	uint8_t runs[SAF_MAX_USTACK_BYTES + 64];
 };
 
-static int on_ustack(struct trim *t, const struct saf_record *rec)
+/* A USTACK as sa-record writes it by default: the trimmer's runs, or whole. */
+static int on_ustack(struct trim *t, const struct saf_record *rec, uint64_t off)
 {
 	const struct saf_ustack *u = &rec->ustack;
 	struct saf_record out = *rec;
@@ -40,37 +40,20 @@ static int on_ustack(struct trim *t, const struct saf_record *rec)
 		out.ustack.stack = (struct saf_bytes){NULL, 0};
 		out.ustack.runs = (struct saf_bytes){t->runs, (uint32_t)n};
 	}
-	return saf_writer__add(t->w, &out);
+	return tst_rewrite_one(&t->rw, &out, off);
 }
 
-static int on_record(struct trim *t, const struct saf_record *rec)
+/* The record at chunk offset @off, into the new file. */
+static int on_record(struct trim *t, const struct saf_record *rec, uint64_t off)
 {
-	switch (rec->kind) {
-	case SAF_REC_META:
-		return saf_writer__meta(t->w, &rec->meta);
-	case SAF_REC_MAP: /* the table writes it through the sink */
-		return rec_maptab__add(t->mt, &rec->map, -1, &t->sink);
-	case SAF_REC_INTERVAL:
-		if (t->iv_open && rec->interval.seq == t->iv_seq)
-			return 0; /* repeated at the head of a split chunk */
-		if (t->iv_open && saf_writer__interval_end(t->w, NULL))
-			return -EIO;
-		t->iv_open = true;
-		t->iv_seq = rec->interval.seq;
-		return saf_writer__interval(t->w, &rec->interval);
-	case SAF_REC_LOSS:
-		t->iv_open = false;
-		return saf_writer__interval_end(t->w, &rec->loss);
-	case SAF_REC_USTACK:
-		return on_ustack(t, rec);
-	case SAF_REC_END:
-		if (t->iv_open && saf_writer__interval_end(t->w, NULL))
-			return -EIO;
-		t->iv_open = false;
-		return saf_writer__finish(t->w, &rec->end);
-	default:
-		return saf_writer__add(t->w, rec);
-	}
+	if (rec->kind == SAF_REC_USTACK)
+		return on_ustack(t, rec, off);
+	if (rec->kind != SAF_REC_MAP)
+		return tst_rewrite_one(&t->rw, rec, off);
+	if (off != t->rw.chunk_off && saf_writer__flush(t->rw.w))
+		return -EIO;
+	t->rw.chunk_off = off;
+	return rec_maptab__add(t->mt, &rec->map, -1, &t->sink); /* it writes the MAP */
 }
 
 int main(int argc, char **argv)
@@ -79,6 +62,7 @@ int main(int argc, char **argv)
 	const struct rec_uwtrim_stats *st;
 	struct saf_reader *r;
 	struct saf_record rec;
+	uint64_t off;
 	int fd, ret, err = 0;
 
 	if (argc != 3) {
@@ -87,17 +71,19 @@ int main(int argc, char **argv)
 	}
 	r = saf_reader__open(argv[1], NULL);
 	fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	t.w = fd >= 0 ? saf_writer__open_fd(fd, NULL) : NULL;
+	t.rw.w = fd >= 0 ? saf_writer__open_fd(fd, NULL) : NULL;
 	t.mt = rec_maptab__new(NULL);
 	t.ut = t.mt ? rec_uwtrim__new(t.mt) : NULL;
-	t.sink = (struct rec_sink){rec_sink__writer_emit, t.w};
-	if (!r || !t.w || !t.ut) {
+	t.sink = (struct rec_sink){rec_sink__writer_emit, t.rw.w};
+	if (!r || !t.rw.w || !t.ut) {
 		fprintf(stderr, "sa-trim: cannot open %s or %s: %s\n", argv[1], argv[2],
 			strerror(errno));
 		return 1;
 	}
-	while (!err && (ret = saf_reader__next(r, &rec)) == 1)
-		err = on_record(&t, &rec);
+	while (!err && (ret = saf_reader__next(r, &rec)) == 1) {
+		saf_reader__chunk(r, NULL, &off);
+		err = on_record(&t, &rec, off);
+	}
 	if (err || ret < 0) {
 		fprintf(stderr, "sa-trim: %s\n", err ? strerror(-err) : "read error");
 		return 1;
@@ -108,7 +94,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out);
 	rec_uwtrim__free(t.ut);
 	rec_maptab__free(t.mt);
-	saf_writer__free(t.w);
+	saf_writer__free(t.rw.w);
 	saf_reader__free(r);
 	return close(fd) ? 1 : 0;
 }
