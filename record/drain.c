@@ -525,7 +525,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (!err)
 		err = write_counts(d, set, &truncated);
 	/* the mappings made before the last sample, for the stack trimmer */
-	if (!err && d->sc)
+	if (!err && d->sc && rec_ustacks__pending(d->us, set))
 		err = rec_sc__poll(d->sc);
 	if (!err)
 		err = rec_ustacks__write(d->us, set, d->w, d->procs, note_ustack, d);

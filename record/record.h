@@ -136,6 +136,7 @@ typedef int (*rec_ustack_note_fn)(void *ctx, __u32 tgid, __u32 gen, __u64 ip);
 
 struct rec_ustacks *rec_ustacks__new(void);
 void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim);
+bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set);
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid);
 int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx);

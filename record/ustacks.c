@@ -50,6 +50,12 @@ void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim)
 	u->trim = trim;
 }
 
+/** rec_ustacks__pending() - are captures of map set @set waiting to be written? */
+bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set)
+{
+	return u->set[set].len != 0;
+}
+
 /* What identifies capture @e with bytes @b: everything but count and room. */
 static struct us_key ent_key(const struct us_ent *e, const void *b)
 {
