@@ -45,7 +45,6 @@ int saf_urun_check(const struct saf_bytes *runs)
 	if (!runs->len)
 		return 0;
 	end = p + runs->len;
-
 	for (bool first = true; !err && p < end; first = false)
 		err = urun_get(&p, end, (uint64_t)r.off + r.len, first, &r);
 	return err;

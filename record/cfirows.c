@@ -7,6 +7,7 @@
  * once; the reading is cfiread.c's.
  */
 #include <errno.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cfiread.h"
@@ -19,6 +20,7 @@
 #define RULE_HARD  4  /* DW_CFA_register or an expression: no enum rec_rule */
 #define STACK_MAX  16 /* remember_state depth; gcc nests one or two */
 #define CACHE_BITS 6  /* a direct-mapped cache of 64 rows, by address */
+#define MAX_LOADS  8  /* PT_LOAD segments kept for rec_cfirows__at_offset() */
 
 enum { CFA_UNDEF, CFA_OFF, CFA_BAD }; /* libdw's cfa_undefined, cfa_offset, expr or invalid */
 
@@ -54,8 +56,14 @@ struct slot {
 	struct rec_cfirow row;
 };
 
+struct load {
+	uint64_t off, vaddr, size; /* a PT_LOAD's file bytes and where they go */
+};
+
 struct rec_cfirows {
 	Elf *elf; /* owns the section bytes */
+	struct load loads[MAX_LOADS];
+	size_t nloads;
 	struct rec_cfisec eh;
 	const uint8_t *table; /* .eh_frame_hdr's (start, FDE) pairs, or NULL: ix */
 	uint64_t table_va;    /* the address they are relative to */
@@ -306,12 +314,32 @@ int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *ro
 	if (sl->ret < 0 || sl->vaddr != vaddr) {
 		sl->vaddr = vaddr;
 		memset(&sl->row, 0, sizeof(sl->row));
-		sl->ret = lookup(t, vaddr, &sl->row);
-		if (sl->ret != REC_CFIROW_OK)
-			memset(&sl->row, 0, sizeof(sl->row));
+		sl->ret = lookup(t, vaddr, &sl->row); /* writes the row only when OK */
 	}
 	*row = sl->row;
 	return sl->ret;
+}
+
+int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct rec_cfirow *row)
+{
+	for (size_t i = 0; i < t->nloads; i++)
+		if (off >= t->loads[i].off && off - t->loads[i].off < t->loads[i].size)
+			return rec_cfirows__at(t, off - t->loads[i].off + t->loads[i].vaddr, row);
+	memset(row, 0, sizeof(*row));
+	return REC_CFIROW_NONE;
+}
+
+/* The file's PT_LOAD segments (the first MAX_LOADS), for rec_cfirows__at_offset(). */
+static void read_loads(struct rec_cfirows *t)
+{
+	size_t n = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(t->elf, &n))
+		return;
+	for (size_t i = 0; i < n && t->nloads < MAX_LOADS; i++)
+		if (gelf_getphdr(t->elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			t->loads[t->nloads++] = (struct load){ph.p_offset, ph.p_vaddr, ph.p_filesz};
 }
 
 /*
@@ -397,6 +425,7 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out)
 	err = rec_cfi_section(t->elf, ".eh_frame", &t->eh);
 	if (err)
 		goto cleanup;
+	read_loads(t);
 	if (!rec_cfi_section(t->elf, ".eh_frame_hdr", &hdr))
 		use_hdr(t, &hdr);
 	if (!t->table)

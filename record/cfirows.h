@@ -66,6 +66,14 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out);
  */
 int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row);
 
+/**
+ * rec_cfirows__at_offset() - rec_cfirows__at() for the byte at offset @off
+ * of the file (a mapping's pgoff plus its distance from the mapping's start),
+ * turned into an address through the file's PT_LOAD segments.
+ * @return as rec_cfirows__at(); REC_CFIROW_NONE where no segment holds @off.
+ */
+int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct rec_cfirow *row);
+
 /** rec_cfirows__free() - release @t. Accepts NULL. */
 void rec_cfirows__free(struct rec_cfirows *t);
 

@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +30,11 @@
 
 #define UT_MAX_FRAMES 1024 /* above sa-report's 512: its walk is never longer */
 #define UT_MAX_READS  4096
-#define UT_MAX_LOADS  8
 #define UT_BELOW      128 /* bytes kept below the stack pointer of a frame not followed */
 
-struct ut_load {
-	uint64_t off, vaddr, size;
-};
-
-/* One mapped file: its rows and how its file offsets become addresses. */
+/* One mapped file: its rows. */
 struct ut_file {
 	struct rec_cfirows *cfi; /* NULL: none usable */
-	uint32_t nloads;
-	struct ut_load loads[UT_MAX_LOADS];
 };
 
 /* A file by its build id, else by device, inode and path (side-band MMAP2 records
@@ -71,7 +63,6 @@ struct rec_uwtrim *rec_uwtrim__new(struct rec_maptab *mt)
 
 	if (!t)
 		return NULL;
-	elf_version(EV_CURRENT);
 	t->mt = mt;
 	t->files = rec_htab__new(sizeof(struct ut_key), sizeof(struct ut_file));
 	if (!t->files) {
@@ -98,27 +89,6 @@ void rec_uwtrim__free(struct rec_uwtrim *t)
 const struct rec_uwtrim_stats *rec_uwtrim__stats(const struct rec_uwtrim *t)
 {
 	return &t->st;
-}
-
-/* The PT_LOAD segments of @fd, to turn file offsets into addresses. */
-static int read_loads(int fd, struct ut_file *f)
-{
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	size_t n = 0;
-	int err = -ENOEXEC;
-
-	if (e && !elf_getphdrnum(e, &n)) {
-		err = 0;
-		for (size_t i = 0; i < n && f->nloads < UT_MAX_LOADS; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
-				f->loads[f->nloads++] =
-					(struct ut_load){ph.p_offset, ph.p_vaddr, ph.p_filesz};
-		}
-	}
-	elf_end(e);
-	return err;
 }
 
 /* Does the file on @fd have @m's build id (when @m has one)? */
@@ -169,7 +139,7 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
 		free(p);
 	}
 	t->st.files++;
-	if (fd < 0 || !same_build(fd, m) || read_loads(fd, f) || rec_cfirows__open(fd, &f->cfi)) {
+	if (fd < 0 || !same_build(fd, m) || rec_cfirows__open(fd, &f->cfi)) {
 		f->cfi = NULL;
 		t->st.files_failed++;
 	}
@@ -190,41 +160,37 @@ static int row_at(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint64_t pc,
 {
 	const struct ut_file *f;
 	struct saf_map m;
-	uint64_t off;
 
 	if (rec_maptab__find(t->mt, pid, gen, pc, &m) || (m.flags & SAF_MAP_ANON) || !m.path.len)
 		return UT_NO_MODULE;
 	if (!(f = file_of(t, pid, &m)) || !f->cfi)
 		return REC_CFIROW_NONE;
-	off = pc - m.start + m.pgoff;
-	for (uint32_t i = 0; i < f->nloads; i++)
-		if (off >= f->loads[i].off && off - f->loads[i].off < f->loads[i].size)
-			return rec_cfirows__at(f->cfi, off - f->loads[i].off + f->loads[i].vaddr,
-					       r);
-	return REC_CFIROW_NONE;
+	return rec_cfirows__at_offset(f->cfi, pc - m.start + m.pgoff, r);
 }
 
-/* The word at @addr of the copy at @sp, as the report's read_word() gives it. */
-static bool read_word(struct rec_uwtrim *t, uint64_t sp, const uint8_t *stack, uint32_t len,
-		      uint64_t addr, uint64_t *v)
-{
-	*v = 0;
-	if (addr < sp || len < sizeof(*v) || addr - sp > len - sizeof(*v))
-		return false;
-	memcpy(v, stack + (addr - sp), sizeof(*v));
-	if (t->nreads < UT_MAX_READS)
-		t->reads[t->nreads++] = (uint32_t)(addr - sp);
-	else
-		t->nreads = UT_MAX_READS + 1; /* too many to keep: the whole copy */
-	return true;
-}
-
+/* A walk over one capture: the copy at sp0, and the reads logged in t. */
 struct ut_walk {
 	struct rec_uwtrim *t;
 	uint64_t sp0;
 	const uint8_t *stack;
 	uint32_t len;
 };
+
+/* The word at @addr of the copy, as the report's read_word() gives it; logged. */
+static bool read_word(struct ut_walk *w, uint64_t addr, uint64_t *v)
+{
+	struct rec_uwtrim *t = w->t;
+
+	*v = 0;
+	if (addr < w->sp0 || w->len < sizeof(*v) || addr - w->sp0 > w->len - sizeof(*v))
+		return false;
+	memcpy(v, w->stack + (addr - w->sp0), sizeof(*v));
+	if (t->nreads < UT_MAX_READS)
+		t->reads[t->nreads++] = (uint32_t)(addr - w->sp0);
+	else
+		t->nreads = UT_MAX_READS + 1; /* too many to keep: the whole copy */
+	return true;
+}
 
 /* The caller's register by @rule (report/unwind.c caller_reg()). */
 static struct ut_reg caller_reg(struct ut_walk *w, uint8_t rule, int64_t off, uint64_t cfa,
@@ -236,7 +202,7 @@ static struct ut_reg caller_reg(struct ut_walk *w, uint8_t rule, int64_t off, ui
 	case REC_RULE_SAME:
 		return same;
 	case REC_RULE_AT:
-		r.ok = read_word(w->t, w->sp0, w->stack, w->len, cfa + (uint64_t)off, &r.v);
+		r.ok = read_word(w, cfa + (uint64_t)off, &r.v);
 		return r;
 	case REC_RULE_VAL:
 		return (struct ut_reg){cfa + (uint64_t)off, true};
@@ -269,9 +235,9 @@ static uint64_t fp_step(struct ut_walk *w, struct ut_reg *sp, struct ut_reg *fp)
 
 	if (!fp->ok || !fp->v)
 		return 0;
-	if (!read_word(w->t, w->sp0, w->stack, w->len, fp->v, &prev.v))
+	if (!read_word(w, fp->v, &prev.v))
 		prev.v = 0;
-	if (!read_word(w->t, w->sp0, w->stack, w->len, fp->v + 8, &ra) || old_sp >= fp->v + 16)
+	if (!read_word(w, fp->v + 8, &ra) || old_sp >= fp->v + 16)
 		return 0;
 	*sp = (struct ut_reg){fp->v + 16, true};
 	*fp = prev;
@@ -285,48 +251,47 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Append run [@lo, @hi) of @stack, after the one ending at *@end, to @out. */
+static bool put_run(uint8_t *out, size_t *n, size_t cap, const uint8_t *stack, uint64_t *end,
+		    uint64_t lo, uint64_t hi)
+{
+	if (*n + (hi - lo) + 20 > cap)
+		return false;
+	*n += saf_urun__put(out + *n, (uint32_t)(lo - *end), stack + lo, (uint32_t)(hi - lo));
+	*end = hi;
+	return true;
+}
+
 /*
  * Encode the words read, and [@tail, len) if @tail < len, as runs into
- * @out. @return the bytes written, or -1 when they do not fit in @cap.
+ * @out: the 8-byte words below @tail in increasing offset, then the tail,
+ * each merged into the run before it when they overlap or touch.
+ * @return the bytes written, or -1 when they do not fit in @cap.
  */
 static ssize_t put_runs(struct rec_uwtrim *t, const uint8_t *stack, uint32_t len, uint32_t tail,
 			uint8_t *out, size_t cap)
 {
-	uint64_t end = 0; /* of the previous run */
+	uint64_t lo = 0, hi = 0, end = 0; /* the run being built (none while hi is 0) */
 	size_t n = 0;
-	uint32_t i = 0;
 
 	qsort(t->reads, t->nreads, sizeof(t->reads[0]), cmp_u32);
-	while (i < t->nreads || tail < len) {
-		uint64_t lo, hi;
+	for (uint32_t i = 0; i <= t->nreads; i++) {
+		bool word = i < t->nreads;
+		uint64_t a = word ? t->reads[i] : tail, b = word ? a + 8 : len;
 
-		if (i < t->nreads && t->reads[i] < tail) {
-			lo = t->reads[i];
-			hi = lo + 8;
-		} else {
-			lo = tail;
-			hi = len;
-			tail = len;
-			i = t->nreads;
+		if (a >= b || (word && a >= tail))
+			continue; /* no tail, or a word inside it */
+		if (hi && a <= hi) {
+			hi = b > hi ? b : hi;
+			continue;
 		}
-		/* merge what overlaps or touches, the tail included */
-		while (true) {
-			if (i < t->nreads && t->reads[i] <= hi && t->reads[i] < tail) {
-				hi = t->reads[i] + 8 > hi ? t->reads[i] + 8 : hi;
-				i++;
-			} else if (tail < len && tail <= hi) {
-				hi = len;
-				tail = len;
-				i = t->nreads;
-			} else {
-				break;
-			}
-		}
-		if (n + (hi - lo) + 20 > cap)
+		if (hi && !put_run(out, &n, cap, stack, &end, lo, hi))
 			return -1;
-		n += saf_urun__put(out + n, (uint32_t)(lo - end), stack + lo, (uint32_t)(hi - lo));
-		end = hi;
+		lo = a;
+		hi = b;
 	}
+	if (hi && !put_run(out, &n, cap, stack, &end, lo, hi))
+		return -1;
 	return (ssize_t)n;
 }
 

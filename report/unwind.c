@@ -419,8 +419,6 @@ static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
 
 	u->n = 0;
-	u->nreads = 0;
-	u->reads_overflow = false;
 	u->ips[u->n++] = pc;
 	if (!img->dwfl)
 		return u->n;

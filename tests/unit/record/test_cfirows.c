@@ -5,7 +5,9 @@
  * the sample workloads, sa-record, dash, ld.so and zstd, and at every 7th
  * byte and every FDE's first and last byte of libc; again on copies whose
  * .eh_frame_hdr is renamed away (the FDE index instead of the table); clean
- * errors on non-ELF and foreign files, and no crash on a truncated or
+ * errors on non-ELF and foreign files; rec_cfirows__at_offset() at every
+ * checked byte's file offset gives rec_cfirows__at()'s row, and NONE past
+ * every segment; and no crash on a truncated or
  * scribbled-over .eh_frame (run it under ASan).
  */
 #include <stdarg.h>
@@ -87,6 +89,16 @@ static void check_addr(struct rec_cfirows *t, Dwarf_CFI *cfi, uint64_t a, struct
 	}
 }
 
+/* The byte at @a is at file offset @off: both lookups give the same row. */
+static void check_offset(struct rec_cfirows *t, uint64_t a, uint64_t off)
+{
+	struct rec_cfirow by_addr, by_off;
+	int ret = rec_cfirows__at(t, a, &by_addr);
+
+	assert_int_equal(rec_cfirows__at_offset(t, off, &by_off), ret);
+	assert_memory_equal(&by_addr, &by_off, sizeof(by_off));
+}
+
 /* Every @stride-th byte of the executable segments, and each FDE's first, last and next byte. */
 static void check_fd(int fd, unsigned stride, struct tally *n)
 {
@@ -94,7 +106,8 @@ static void check_fd(int fd, unsigned stride, struct tally *n)
 	struct rec_cfirows *t = NULL;
 	struct rec_cfisec eh;
 	struct rec_fde f;
-	uint64_t a, off = 0;
+	struct rec_cfirow row;
+	uint64_t a, off = 0, fend = 0;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL), *own;
 	Dwarf_CFI *cfi = dwarf_getcfi_elf(e);
 	size_t i, nph;
@@ -107,9 +120,15 @@ static void check_fd(int fd, unsigned stride, struct tally *n)
 	for (i = 0; i < nph; i++) {
 		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
-		for (a = ph.p_vaddr; a < ph.p_vaddr + ph.p_filesz; a += stride)
+		for (a = ph.p_vaddr; a < ph.p_vaddr + ph.p_filesz; a += stride) {
 			check_addr(t, cfi, a, n);
+			check_offset(t, a, a - ph.p_vaddr + ph.p_offset);
+		}
 	}
+	for (i = 0; i < nph; i++)
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > fend)
+			fend = ph.p_offset + ph.p_filesz;
+	assert_int_equal(rec_cfirows__at_offset(t, fend, &row), REC_CFIROW_NONE);
 	own = rec_cfi_elf(fd, &err);
 	assert_non_null(own);
 	assert_int_equal(rec_cfi_section(own, ".eh_frame", &eh), 0);
