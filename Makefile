@@ -37,8 +37,9 @@ LDFLAGS ?=
 # Each module's -I list names only what it may use (STYLE.md, "Dependency
 # direction"); `make check-deps` greps for forbidden includes as well.
 FORMAT_INC := -Iformat/include -Iformat
-RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf -Irecord
-REPORT_INC := -Iformat/include -Ireport
+CORE_INC := -Icore
+RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf -Irecord $(CORE_INC)
+REPORT_INC := -Iformat/include -Ireport $(CORE_INC)
 
 FORMAT_LIBS := -lzstd -lz
 RECORD_LIBS := -lbpf -lelf -lz -lzstd -lpthread
@@ -104,11 +105,21 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen object $(B)/bpf/$*.lnk.o $< && \
 		$(BPFTOOL) gen skeleton $(B)/bpf/$*.lnk.o name $* > $@
 
+# ---- core/ -----------------------------------------------------------------
+# What record/ and report/ both need (libc and libelf only); linked into both.
+CORE_SRCS := $(wildcard core/*.c)
+CORE_OBJS := $(CORE_SRCS:%.c=$(B)/obj/%.o)
+
+$(B)/obj/core/%.o: core/%.c $(wildcard core/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CORE_INC) -c $< -o $@
+
 # ---- record/ ---------------------------------------------------------------
 RECORD_SRCS := $(wildcard record/*.c)
-RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/obj/%.o)
+RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h bpf/*.h format/include/*.h) \
+$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h bpf/*.h format/include/*.h core/*.h) \
 		$(BPF_SKELS) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -121,9 +132,9 @@ $(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
 
 # ---- report/ ---------------------------------------------------------------
 REPORT_SRCS := $(wildcard report/*.c)
-REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o)
+REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h format/include/*.h) | deps
+$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h format/include/*.h core/*.h) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -c $< -o $@
@@ -163,12 +174,15 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
 unit-bins: $(UNIT_BINS)
 check-extra: $(CHECK_EXTRA_DEPS)
 MODULE_OBJS_format :=
+MODULE_OBJS_core := $(CORE_OBJS)
 MODULE_OBJS_record := $(filter-out %/main.o,$(RECORD_OBJS))
 MODULE_OBJS_report := $(filter-out %/main.o,$(REPORT_OBJS))
 MODULE_LIBS_format := $(FORMAT_LIBS)
+MODULE_LIBS_core := -lelf
 MODULE_LIBS_record := $(RECORD_LIBS)
 MODULE_LIBS_report := $(REPORT_LIBS)
 MODULE_INC_format := $(FORMAT_INC)
+MODULE_INC_core := $(CORE_INC)
 MODULE_INC_record := $(RECORD_INC)
 MODULE_INC_report := $(REPORT_INC)
 
@@ -220,14 +234,16 @@ check-deps:
 		format/*.c format/*.h format/include/*.h 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel)' report/*.c report/*.h 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](\.\./)*(record|report)/' format/*.[ch] bpf/*.[ch] \
-		record/*.[ch] report/*.[ch] 2>/dev/null
+		record/*.[ch] report/*.[ch] core/*.[ch] 2>/dev/null
+	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel|dwarf|libdw|elfutils|saf|zstd)' \
+		core/*.[ch] 2>/dev/null
 	@echo "ok: no forbidden includes"
 
 # Kernel style, as .clang-format says; `clang-format -i` on the same files fixes it.
 check-style:
 	@echo "== style (clang-format)"
 	$(Q)clang-format --dry-run --Werror format/*.[ch] format/include/*.h record/*.[ch] \
-		report/*.[ch] bpf/*.[ch]
+		report/*.[ch] bpf/*.[ch] core/*.[ch]
 
 bless: all
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_BLESS=1 prove tests/cli/*.t

@@ -10,6 +10,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include "elfplt.h"
 #include "elfread.h"
 
 #define NOTE_GNU_BUILD_ID 3
@@ -207,10 +208,50 @@ static int collect(Elf *e, Elf_Scn *scn, const GElf_Phdr *loads, size_t nloads,
 		s->name = sym.st_name;
 		t->nsyms++;
 	}
-	if (!t->nsyms)
-		return -ENOENT;
-	sort_and_dedup(t);
-	return 0;
+	return t->nsyms ? 0 : -ENOENT;
+}
+
+/*
+ * The named PLT entries of @e (`strcmp@plt`: they have no symbols of their
+ * own, and the nearest symbol before them is _init) added to @t.
+ * @return 0 or -ENOMEM.
+ */
+static int add_plt(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
+{
+	size_t base = t->names ? t->names_len + 1 : 0;
+	struct sac_plt p;
+	int n = sac_plt__read(e, &p), err = -ENOMEM;
+	struct rec_elfsym *syms;
+	char *names;
+
+	if (n <= 0) {
+		sac_plt__release(&p);
+		return n;
+	}
+	syms = realloc(t->syms, (t->nsyms + p.nsyms) * sizeof(*syms));
+	if (!syms)
+		goto cleanup;
+	t->syms = syms;
+	names = realloc(t->names, base + p.names_len + 1);
+	if (!names)
+		goto cleanup;
+	t->names = names;
+	memcpy(names + base, p.names, p.names_len);
+	names[base + p.names_len] = '\0';
+	t->names_len = base + p.names_len;
+	for (size_t i = 0; i < p.nsyms; i++) {
+		struct rec_elfsym *s = &t->syms[t->nsyms];
+
+		if (vaddr_to_off(loads, nloads, p.syms[i].vaddr, &s->off))
+			continue;
+		s->size = p.syms[i].size;
+		s->name = (uint32_t)(base + p.syms[i].name);
+		t->nsyms++;
+	}
+	err = 0;
+cleanup:
+	sac_plt__release(&p);
+	return err;
 }
 
 int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t)
@@ -252,6 +293,13 @@ int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec
 		if (dyn)
 			err = collect(e, dyn, loads, nloads, t);
 	}
+	if (!err || err == -ENOENT) {
+		int perr = add_plt(e, loads, nloads, t);
+
+		err = perr ? perr : t->nsyms ? 0 : -ENOENT;
+	}
+	if (!err)
+		sort_and_dedup(t);
 cleanup:
 	if (err)
 		rec_elftab__release(t);

@@ -19,6 +19,7 @@
 
 #include "dwinline.h"
 #include "dwload.h"
+#include "elfplt.h"
 #include "elfsym.h"
 
 #define ELFSYM_MAX_LOADS	 16
@@ -33,7 +34,7 @@ struct elfsym_load {
 /* libdwfl's address -> symbol search is linear in the symbol count; ours is sorted. */
 struct elfsym_sym {
 	uint64_t start, size;
-	const char *name; /* borrowed from the ELF file, valid while dwfl is */
+	const char *name; /* borrowed from the ELF file (valid while dwfl is) or plt.names */
 };
 
 struct rpt_elfsym {
@@ -53,6 +54,7 @@ struct rpt_elfsym {
 	bool loads_exact; /* program headers from the binary, not a debug file */
 	struct elfsym_load loads[ELFSYM_MAX_LOADS];
 	int nloads;
+	struct sac_plt plt; /* `func@plt` entries, from the binary (a debug file has no code) */
 };
 
 static Elf *elf_open_path(const char *path, int *fd)
@@ -133,6 +135,12 @@ static int elfsym_scan(struct rpt_elfsym *e, const char *path, bool loads)
 		if (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8))
 			e->has_debug = true;
 	}
+	if (!e->plt.nsyms && sac_plt__read(elf, &e->plt) < 0) {
+		sac_plt__release(&e->plt);
+		elf_end(elf);
+		close(fd);
+		return -ENOMEM;
+	}
 	elf_end(elf);
 	close(fd);
 	return 0;
@@ -175,16 +183,27 @@ static int sort_syms(struct elfsym_sym *v, size_t n)
 	return 0;
 }
 
-/* Every sized function symbol (symtab, else dynsym), sorted by address. */
+/*
+ * Every sized function symbol (symtab, else dynsym) and every named PLT
+ * entry, sorted by address on the first lookup that pays for it.
+ */
 static int load_syms(struct rpt_elfsym *e)
 {
 	int n = dwfl_module_getsymtab(e->mod);
 
-	if (n <= 0)
+	if (n < 0)
+		n = 0;
+	if (!n && !e->plt.nsyms)
 		return 0;
-	e->syms = calloc(n, sizeof(*e->syms));
+	e->syms = calloc((size_t)n + e->plt.nsyms, sizeof(*e->syms));
 	if (!e->syms)
 		return -ENOMEM;
+	for (size_t i = 0; i < e->plt.nsyms; i++) {
+		const struct sac_pltsym *p = &e->plt.syms[i];
+
+		e->syms[e->nsyms++] =
+			(struct elfsym_sym){p->vaddr + e->bias, p->size, e->plt.names + p->name};
+	}
 	for (int i = 1; i < n; i++) {
 		GElf_Addr addr;
 		GElf_Sym sym;
@@ -282,6 +301,12 @@ struct rpt_elfsym *rpt_elfsym__open(const char *sym_path, const char *bin_path)
 		err = elfsym_scan(&tmp, bin_path, true);
 		memcpy(e->loads, tmp.loads, sizeof(e->loads));
 		e->nloads = tmp.nloads;
+		if (!e->plt.nsyms) {
+			sac_plt__release(&e->plt);
+			e->plt = tmp.plt;
+		} else {
+			sac_plt__release(&tmp.plt);
+		}
 	}
 	if (err)
 		goto cleanup;
@@ -321,6 +346,7 @@ void rpt_elfsym__free(struct rpt_elfsym *e)
 	rpt_dwload__free(e->dwl);
 	free(e->sym_path);
 	free(e->syms);
+	sac_plt__release(&e->plt);
 	free(e);
 }
 

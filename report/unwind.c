@@ -157,8 +157,15 @@ static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct rpt_unwinder *u = arg;
 	Dwarf_Word r[2] = {u->regs->fp, u->regs->sp}; /* rbp, rsp */
+	Dwarf_Word ip = u->regs->ip;
 
-	if (!dwfl_thread_state_registers(thread, UW_X86_RBP, 2, r))
+	/*
+	 * The pc goes into the return-address column too: CFA expressions read
+	 * it as a register (DW_OP_breg16 in every lazy-binding PLT's FDE), and
+	 * libdwfl fails the step when that register is unset.
+	 */
+	if (!dwfl_thread_state_registers(thread, UW_X86_RBP, 2, r) ||
+	    !dwfl_thread_state_registers(thread, UW_X86_RA, 1, &ip))
 		return false;
 	dwfl_thread_state_register_pc(thread, u->regs->ip);
 	return true;

@@ -67,3 +67,20 @@ $(B)/tests/unit/record/test_cfirows: $(B)/obj/report/uwrows.o $(B)/obj/report/st
 	| $(B)/bin/sa-record $(B)/samples/workload-leaf $(B)/samples/workload-nofp
 $(B)/tests/unit/record/test_cfirows: UNIT_INC := -Ireport
 $(B)/tests/unit/record/test_cfirows: UNIT_LIBS := -ldw
+
+# PLT layouts for core/elfplt.c's test and 6130: lazy binding, -z now, and
+# IBT's .plt.sec; plus a debug file, whose PLT sections have no contents.
+PLT_FIXTURES := $(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt $(TD)/plt_debug
+$(TD)/plt_lazy: PLT_LDFLAGS := -Wl,-z,lazy
+$(TD)/plt_now: PLT_LDFLAGS := -Wl,-z,now
+$(TD)/plt_ibt: PLT_LDFLAGS := -fcf-protection -Wl,-z,ibtplt
+$(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt: tests/data/plt_loop.c | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 -fno-builtin $(FIXTURE_CFLAGS) $(PLT_LDFLAGS) -o $@ $<
+$(TD)/plt_debug: $(TD)/plt_lazy
+	$(call msg,OBJCOPY,$@)
+	$(Q)objcopy --only-keep-debug $< $@
+CHECK_EXTRA_DEPS += $(PLT_FIXTURES)
+$(B)/tests/unit/core/test_elfplt: | $(PLT_FIXTURES)
+$(B)/tests/unit/core/test_elfplt: UNIT_INC := -DTD='"$(TD)"'

@@ -41,12 +41,19 @@ else
 fi
 
 "$SA_RECORD" -q -F 999 --call-graph "$CG" -o "$T/s.sa" -- \
-	sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done' 2>"$T/record.err"
+	sh -c 'i=0; while [ $i -lt 3000000 ]; do i=$((i + 1)); done' 2>"$T/record.err"
 ok $? "sa-record --call-graph $CG -- sh loop exits 0"
 "$SA_REPORT" -o "$T/s.folded" "$T/s.sa" 2>"$T/report.err"
 ok $? "sa-report of the sh recording exits 0"
+# dash calls libc through lazy-binding PLT stubs, whose CFA is a DWARF
+# expression of rip: up to 9% of its samples (issue 16). What still stops
+# early is a leaf in an epilogue whose popped registers lie below the copy:
+# 10-20 of 4,600-6,500 samples (0.2-0.4%). The loop gives >= 400 samples
+# on any of these machines; failing 98% by luck then takes >= 9 of 400 at
+# p = 0.004 (mean 1.6): P = 5e-5 per run.
+n=$(folded_total "$T/s.folded" sh)
 got=$(reach "$T/s.folded" sh)
-ge "$got" 95
-ok $? "$got% of sh stacks reach __libc_start_call_main (want >= 95)"
+[ "$n" -ge 400 ] && ge "$got" 98
+ok $? "$got% of $n sh stacks reach __libc_start_call_main (want >= 98 of >= 400)"
 
 done_testing
