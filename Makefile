@@ -50,13 +50,21 @@ REPORT_LIBS := -ldw -lelf -lzstd -lz -lisal -lm $(REPORT_EXTRA_LIBS)
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libisal-dev \
 	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
 	linux-perf binutils zstd perl procps chromium clang-format golang-go strace g++ \
-	groff-base util-linux libdebuginfod-dev debuginfod curl $(EXTRA_DEB_PKGS)
+	groff-base util-linux libdebuginfod-dev debuginfod curl nodejs python3 time libc6-dbg \
+	e2fsprogs bsdutils $(EXTRA_DEB_PKGS)
+# COMMAND:PACKAGE pairs installed only when the command is missing: a node
+# from another archive (nodesource's) brings its own npm, which Debian's
+# npm package conflicts with.
+DEB_CMDS := npm:npm
 
 .PHONY: deps
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
 			|| missing="$$missing $$p"; \
+	done; \
+	for cp in $(DEB_CMDS); do \
+		command -v $${cp%%:*} >/dev/null 2>&1 || missing="$$missing $${cp#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" != 0 ]; then \
@@ -217,14 +225,11 @@ check-unit: $(UNIT_BINS)
 	@echo "== unit tests (cmocka)"
 	$(Q)CMOCKA_MESSAGE_OUTPUT=TAP prove -e '' $(UNIT_BINS)
 
-# A script that fails is run once more, and says so: these tests profile a
-# live, shared machine (see the closing note on 3140-jit under sanitizers);
-# a script that fails twice fails the check.
+# Only a script that declares itself statistical is run again after a
+# failure, and the summary names it (tests/cli/run-all.sh).
 check-cli: all
 	@echo "== end-to-end tests (tests/cli)"
-	$(Q)rm -f .prove; SA_BUILD=$(CURDIR)/$(B) prove --state=save tests/cli/*.t \
-		|| { echo "== failed once; running the failed scripts again:"; \
-		SA_BUILD=$(CURDIR)/$(B) prove --state=failed; }
+	$(Q)SA_BUILD=$(CURDIR)/$(B) bash tests/cli/run-all.sh
 
 # Forbidden includes: format/ sees libc and zstd only; report/ never sees
 # libbpf or bpf/; nothing includes record/ or report/ from elsewhere.

@@ -54,8 +54,13 @@ cmp -s "$T/sum.folded" "$T/ab.sorted"; ok $? "merged stacks equal the per-stack 
 ok $([ "$(cut -d';' -f1 "$T/pid.folded" | sort -u)" = synth1-1001 ]; echo $?) "--pid keeps one process"
 "$R" -q --comm synth2,synth3 "$T/a.sa" | cut -d';' -f1 | sort -u | tr '\n' ' ' >"$T/comm"
 ok $([ "$(cat "$T/comm")" = "synth2 synth3 " ]; echo $?) "--comm LIST"
-"$R" -q -U "$T/a.sa" | grep -q 'ksym_'; ok $([ $? -ne 0 ]; echo $?) "-U drops kernel frames"
-"$R" -q -K "$T/a.sa" | grep -q 'fn_'; ok $([ $? -ne 0 ]; echo $?) "-K drops user frames"
+# each output must hold the other kind of frame, so an empty one fails
+"$R" -q -U -o "$T/u.folded" "$T/a.sa"; rc=$?
+[ $rc = 0 ] && grep -q 'fn_' "$T/u.folded" && ! grep -q 'ksym_' "$T/u.folded"
+ok $? "-U drops kernel frames and keeps user ones (exit $rc)"
+"$R" -q -K -o "$T/k.folded" "$T/a.sa"; rc=$?
+[ $rc = 0 ] && grep -q 'ksym_' "$T/k.folded" && ! grep -q 'fn_' "$T/k.folded"
+ok $? "-K drops user frames and keeps kernel ones (exit $rc)"
 # phased: stacks with even ids in the first 3 intervals, odd ones after
 "$R" -q --time 0-3 "$T/phased.sa" >"$T/t1.folded"
 "$R" -q "$T/phased.sa" >"$T/all.folded"

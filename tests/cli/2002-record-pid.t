@@ -16,13 +16,18 @@ F=999
 sleep 0.3
 "$REC" -q -p $target -F $F --duration 3 -o "$T/p.sa" & rec=$!
 # count the target's CPU time from when sampling runs (META is written then)
-while [ "$(stat -c %s "$T/p.sa" 2>/dev/null || echo 0)" -le 24 ]; do sleep 0.01; done
+# (bounded: a recorder that fails to start must fail the test, not hang it)
+for _ in $(seq 1000); do
+	[ "$(stat -c %s "$T/p.sa" 2>/dev/null || echo 0)" -gt 24 ] && break
+	kill -0 $rec 2>/dev/null || break
+	sleep 0.01
+done
 t0=$(cpu_ticks $target)
 wait $rec; rc=$?
 t1=$(cpu_ticks $target)
 ok $rc "-p recording exits 0"
 "$DUMP" "$T/p.sa" >"$T/p.txt"; ok $? "file complete"
-bad=$(awk -v p=$target '/^COUNT/ { split($2, a, "="); if (a[2] != p) n += $7 } END { print n + 0 }' "$T/p.txt")
+bad=$(awk -v p=$target '/^COUNT/ { split($2, a, "="); split($7, c, "="); if (a[2] != p) n += c[2] } END { print n + 0 }' "$T/p.txt")
 total=$(awk '/^COUNT/ { split($7, a, "="); n += a[2] } END { print n + 0 }' "$T/p.txt")
 [ "$total" -gt 0 ] && [ "$bad" = 0 ]; ok $? "100% of $total samples have tgid $target"
 hz=$(getconf CLK_TCK)
@@ -35,7 +40,10 @@ ok $? "kept $kept >= 90% of F x target CPU time ($expect; lost $lost)"
 sleep 1
 kill $target; wait $target 2>/dev/null
 start=$(date +%s%N)
+# a recorder that does not follow the target gets 10 s, then fails the test
+( sleep 10; kill $rec 2>/dev/null ) & guard=$!
 wait $rec; rc=$?
+kill $guard 2>/dev/null
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ $rc = 0 ] && [ $ms -le 1500 ]; ok $? "target exit ends the recording: exit $rc after $ms ms (interval 0.5 s; <= 1500 on a loaded host)"
 "$DUMP" "$T/exit.sa" >/dev/null; ok $? "and the file is complete"

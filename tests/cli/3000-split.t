@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # Record-then-report: samples/workload's known CPU split (60/30/10, then
 # 30/60/10) comes out of sa-record -F 999 + sa-report's folded stacks within
 # 2 percentage points per leaf, and its stacks reach main. Two workload

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # sa-report --top on recordings of samples/workload and samples/recursive:
 # sa_shared_helper's total equals the samples of its two call sites in the
 # folded output, its self is below its total, and a recursive function's total

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # sa-report --time FROM-TO on a recording of samples/phased (sa_phase_a for
 # the first 3 s, sa_phase_b for the next 3 s): 0-3 gives >= 95% sa_phase_a,
 # 3-6 gives >= 95% sa_phase_b, and the whole file holds both. (Each phase's

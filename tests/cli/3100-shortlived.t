@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # Short-lived processes (issue 5): samples/shortlived starts 500 processes one
 # after another, each burning about 10 ms in sa_shortlived_work. Recorded at
 # 999 Hz, >= 99% of the user-mode samples whose leaf lies in that binary are
@@ -16,10 +17,6 @@ plan 6
 
 # Feature probe: mappings captured as processes appear come with the
 # self-contained recording (issue 5), which also brings --no-embed-symbols.
-if ! feature --no-embed-symbols; then
-	skip 6 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
-	done_testing
-fi
 
 "$SA_RECORD" -q -F 999 -o "$T/s.sa" -- "$SA_SAMPLES/shortlived" -n 500 -m 10 >"$T/s.out" 2>"$T/rec.err"
 ok $? "sa-record -- shortlived -n 500 -m 10 exits 0"

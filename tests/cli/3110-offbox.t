@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # Off the box (issue 5): a workload built into a temporary directory is
 # recorded, the binary and its directory are deleted, and sa-report still
 # names its functions from the symbols embedded in the recording; recorded
@@ -14,10 +15,6 @@ T=$tap_tmp
 
 plan 8
 
-if ! feature --no-embed-symbols; then
-	skip 8 "not yet supported: sa-record cannot embed symbols (sa-record does not know --no-embed-symbols, issue 5)"
-	done_testing
-fi
 command -v gcc >/dev/null || { skip 8 "gcc not installed (the test builds its own binary)"; done_testing; }
 
 # build DIR: the workload as DIR/sa_offbox_wl with a build id of its own, so

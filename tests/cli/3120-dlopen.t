@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # dlopen (issue 5): samples/dlopen_host loads a copy of libsa_plugin.so after
 # the recording has started, runs in it, dlcloses it, and the test deletes the
 # .so before the recording ends: the library's functions are still named.
@@ -13,10 +14,6 @@ T=$tap_tmp
 
 plan 5
 
-if ! feature --no-embed-symbols; then
-	skip 5 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
-	done_testing
-fi
 
 mkdir "$T/lib" && cp "$SA_SAMPLES/libsa_plugin.so" "$T/lib/"
 "$SA_RECORD" -q -F 999 -o "$T/d.sa" -- "$SA_SAMPLES/dlopen_host" -w 1 -r 2 -a 2 \

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # Kernel symbols (issue 5): samples/zero_reader spends its time reading
 # /dev/zero; the report, run as the unprivileged user nobody (who reads only
 # zeros from /proc/kallsyms), names read_zero and vfs_read from the symbols
@@ -15,10 +16,6 @@ T=$tap_tmp
 
 plan 10
 
-if ! feature --no-embed-symbols; then
-	skip 10 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
-	done_testing
-fi
 id nobody >/dev/null 2>&1 || { skip 10 "no user nobody"; done_testing; }
 setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null ||
 	{ skip 10 "cannot run as nobody (setpriv)"; done_testing; }
@@ -52,7 +49,7 @@ kernel_names()
 }
 
 kernel_names fp
-if has_option "$SA_RECORD" --call-graph && [ "$(uname -m)" = x86_64 ]; then
+if [ "$(uname -m)" = x86_64 ]; then
 	kernel_names dwarf
 else
 	skip 5 "no --call-graph dwarf on $(uname -m)"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # JIT code (issue 5): node --perf-basic-prof running a JavaScript hot loop;
 # the report names the JavaScript function from the /tmp/perf-PID.map that
 # sa-record copied into the recording.
@@ -12,10 +13,6 @@ T=$tap_tmp
 
 plan 4
 
-if ! feature --no-embed-symbols; then
-	skip 4 "not yet supported: sa-record has no self-contained recording (sa-record does not know --no-embed-symbols, issue 5)"
-	done_testing
-fi
 command -v node >/dev/null || { skip 4 "node not installed"; done_testing; }
 
 cat >"$T/hot.js" <<'JS'

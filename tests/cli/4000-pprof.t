@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # sa-report --pprof read back by Go's own pprof (Debian's golang-go; make deps
 # installs it): on a recording of samples/workload, `go tool pprof -top`
 # shows sa_leaf_a/b/c at 60/30/10 +- 2 points with exactly sa-report's own

@@ -78,12 +78,13 @@ clean()
 	ok $((cntrl || $?)) "$2: no raw control characters ($cntrl lines), valid UTF-8"
 }
 
-"$SA_REPORT" "$T/e.sa" >"$T/folded" 2>/dev/null
-kept=$("$SA_REPORT" --info "$T/e.sa" | awk '/^  samples:/ { print $2; exit }')
+"$SA_REPORT" "$T/e.sa" >"$T/folded" 2>/dev/null; rc1=$?
+"$SA_REPORT" --info -o "$T/e.info" "$T/e.sa"; rc2=$?
+kept=$(awk '/^  samples:/ { print $2; exit }' "$T/e.info")
 total=$(folded_total "$T/folded")
 nbad=$(folded_bad_lines "$T/folded")
-[ "$nbad" = 0 ] && [ "$total" = "$kept" ] && [ "$total" -gt 100 ]
-ok $? "folded: one parseable line per stack ($nbad bad lines), $total of $kept samples"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$nbad" = 0 ] && [ "$total" = "$kept" ] && [ "$total" -gt 100 ]
+ok $? "folded: one parseable line per stack ($nbad bad lines), $total of $kept samples (exits $rc1, $rc2)"
 evil=$(awk '/script/ { n += $NF } END { print n + 0 }' "$T/folded")
 ge "$evil" $((total / 2))
 ok $? "folded: the hostile leaf is there, replaced: $evil samples; e.g. $(grep -m1 script "$T/folded" | cut -c1-120)"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # --call-graph dwarf (issue 10): samples/workload built with
 # -fomit-frame-pointer, where a frame-pointer walk loses every caller, gives
 # the known 60/30/10 split within 2 points and stacks that reach main, once
@@ -11,7 +12,6 @@ CG=${SA_CG:-dwarf}
 require_root_bpf
 require_report
 require_samples workload-nofp
-has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 tmpdir
 T=$tap_tmp
 W=$SA_SAMPLES/workload-nofp

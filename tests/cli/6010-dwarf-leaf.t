@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # Frameless leaves (issue 10): samples/workload built with frame pointers
 # but with leaves that set up no frame (gcc 12's default). A frame-pointer
 # walk sampled inside such a leaf skips its caller; with --call-graph dwarf
@@ -11,7 +12,6 @@ CG=${SA_CG:-dwarf}
 require_root_bpf
 require_report
 require_samples workload-leaf
-has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 tmpdir
 T=$tap_tmp
 W=$SA_SAMPLES/workload-leaf

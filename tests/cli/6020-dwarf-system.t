@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # --call-graph dwarf on Debian's own binaries, built without frame pointers
 # (issue 10): zstd -19 compressing a file and a dash loop get stacks that
 # reach __libc_start_call_main, where a frame-pointer walk reaches nothing.
@@ -9,7 +10,6 @@ CG=${SA_CG:-dwarf}
 
 require_root_bpf
 require_report
-has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 tmpdir
 T=$tap_tmp
 
@@ -34,7 +34,7 @@ if command -v zstd >/dev/null 2>&1; then
 	# its stripped _start is unnamed, which a frame-pointer walk's end would
 	# make look truncated; a CFI unwind's end says nothing of frame pointers
 	"$SA_REPORT" --info "$T/z.sa" >"$T/z.info" 2>>"$T/report.err"
-	! grep -q 'lack frame pointers' "$T/z.info"
+	grep -q . "$T/z.info" && ! grep -q 'lack frame pointers' "$T/z.info"
 	ok $? "--info does not tell to rebuild zstd with frame pointers"
 else
 	skip 4 "zstd not installed"

@@ -5,7 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$SA_RECORD" ] || skip_all "sa-record not built ($SA_RECORD); run make"
-has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 tmpdir
 T=$tap_tmp
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # A --call-graph dwarf recording analyzed where the sampled binary is gone
 # (docs/unwinding.md "What must be on the analysis machine"): the report
 # shows each sample's leaf from the embedded symbols and no invented
@@ -9,7 +10,6 @@
 require_root_bpf
 require_report
 require_samples workload-nofp
-has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 tmpdir
 T=$tap_tmp
 

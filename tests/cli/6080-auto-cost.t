@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # --call-graph auto copies the user stack only where the sampled code has no
 # frame pointer (issue 10): on samples/workload (frame pointers, leaves given
 # a frame) no sample of the workload is a copy; on workload-leaf (frameless

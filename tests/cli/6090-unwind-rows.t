@@ -11,7 +11,6 @@
 require_root_bpf
 require_report
 require_samples workload-nofp workload-leaf
-has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 DF=$SA_BUILD/tests/data/cfi_debug_frame
 [ -x "$DF" ] || skip_all "$DF not built (make check builds it)"
 command -v objcopy >/dev/null || skip_all "objcopy not installed"

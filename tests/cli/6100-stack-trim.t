@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # USTACK_SPARSE (record/uwtrim.c): sa-record keeps of each stack copy only
 # the words sa-report's unwind reads. A recording made with --whole-stack
 # and rewritten by the same trimmer (tests/tools/sa-trim) folds to the same
@@ -13,7 +14,6 @@
 require_root_bpf
 require_report
 require_samples workload-nofp workload-leaf
-has_option "$SA_RECORD" --whole-stack || skip_all "sa-record has no --whole-stack"
 TRIM=$SA_BUILD/tests/tools/sa-trim
 DUMP=$SA_BUILD/tests/tools/sa-dump
 DF=$SA_BUILD/tests/data/cfi_debug_frame

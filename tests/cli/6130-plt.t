@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # PLT stubs (issue 16): a loop whose libc call spends a large share of its
 # samples in `abs@plt`, in each PLT layout (lazy binding; IBT's .plt.sec).
 # Every mode names the stub `abs@plt`, never `_init` (the nearest symbol

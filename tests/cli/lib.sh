@@ -14,6 +14,31 @@ tap_n=0
 tap_failed=0
 tap_tmp=
 
+# Under ASan/UBSan (make check-san), every report goes to a log of this
+# script's own, and done_testing fails on any: a sanitizer abort after a
+# program wrote its output fails the script even where a test ignores the
+# exit status (a pipe, a command substitution).
+if [ "${SA_SANITIZED:-0}" = 1 ]; then
+	SA_SAN_LOGS=$(mktemp -d /tmp/sa-san-logs.XXXXXX)
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$SA_SAN_LOGS/asan"
+	export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$SA_SAN_LOGS/ubsan"
+fi
+
+# san_logs_check: one test point failing on any sanitizer report (see above).
+san_logs_check()
+{
+	local logs
+	[ -n "${SA_SAN_LOGS:-}" ] || return 0
+	logs=$(find "$SA_SAN_LOGS" -type f 2>/dev/null)
+	if [ -n "$logs" ]; then
+		tap_n=$((tap_n + 1))
+		tap_failed=$((tap_failed + 1))
+		echo "not ok $tap_n - sanitizer reports: $(echo "$logs" | wc -l)"
+		for f in $logs; do head -n 30 "$f" | sed 's/^/#   /'; done
+	fi
+	rm -rf "$SA_SAN_LOGS"
+}
+
 # plan N: the number of tests this script runs, skips included.
 plan()
 {
@@ -21,8 +46,15 @@ plan()
 }
 
 # skip_all REASON: nothing can run here; prove counts the script as skipped.
+# With CI=true a skip is a failure: make check installs everything the tests
+# need, so a skip there is a missing install step or a broken probe.
 skip_all()
 {
+	if [ "${CI:-}" = true ]; then
+		echo "1..1"
+		echo "not ok 1 - cannot run: $* (CI=true: a skip is a failure)"
+		exit 1
+	fi
 	echo "1..0 # SKIP $*"
 	exit 0
 }
@@ -48,11 +80,16 @@ check()
 	ok $? "$desc"
 }
 
-# skip N REASON: N counted skips (tests that exist but cannot run here).
+# skip N REASON: N counted skips (tests that exist but cannot run here);
+# with CI=true, N failures (see skip_all).
 skip()
 {
 	local i
 	for ((i = 0; i < $1; i++)); do
+		if [ "${CI:-}" = true ]; then
+			ok 1 "cannot run: $2 (CI=true: a skip is a failure)"
+			continue
+		fi
 		tap_n=$((tap_n + 1))
 		echo "ok $tap_n # SKIP $2"
 	done
@@ -72,6 +109,7 @@ diag_file()
 # done_testing: exit status for prove (failures are also in the TAP stream).
 done_testing()
 {
+	san_logs_check
 	[ "$tap_failed" -eq 0 ]
 	exit
 }
@@ -100,12 +138,6 @@ require_samples()
 	for s in "$@"; do
 		[ -e "$SA_SAMPLES/$s" ] || skip_all "$SA_SAMPLES/$s not built; run make"
 	done
-}
-
-# has_option TOOL OPTION: TOOL's --help mentions OPTION (a feature probe).
-has_option()
-{
-	"$1" --help 2>&1 | grep -q -e "$2"
 }
 
 # tmpdir: a fresh directory, removed at exit; prints its path into $tap_tmp.
@@ -202,13 +234,4 @@ top_field()
 		print v
 		exit
 	}' "$1"
-}
-
-# feature OPTION: sa-record knows OPTION (its --help lists it, or it accepts
-# "OPTION --help" where an unknown option is a usage error), or SA_CLI_FORCE=1
-# asks to run the tests of a feature anyway (to try a work in progress).
-feature()
-{
-	[ "${SA_CLI_FORCE:-0}" = 1 ] || has_option "$SA_RECORD" "$1" ||
-		"$SA_RECORD" "$1" --help >/dev/null 2>&1
 }

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# run-all.sh - the end-to-end scripts (make check-cli). A failed script is
+# run again only when it declares itself statistical (a line
+# "# sa-test: statistical" near its top: it checks shares of samples, with
+# the chance of failing by luck written beside each tolerance); any other
+# failure fails at once. Every rerun is named in the closing summary.
+cd "$(dirname "$0")/../.." || exit 1
+rm -f .prove
+prove --state=save tests/cli/*.t && exit 0
+mapfile -t failed < <(prove --state=failed --dry 2>/dev/null)
+rerun=()
+hard=()
+for t in "${failed[@]}"; do
+	if head -n 20 "$t" | grep -q '^# sa-test: statistical'; then
+		rerun+=("$t")
+	else
+		hard+=("$t")
+	fi
+done
+if [ ${#hard[@]} -gt 0 ] || [ ${#rerun[@]} -eq 0 ]; then
+	echo "== failed (not statistical, not run again): ${hard[*]:-see above}"
+	exit 1
+fi
+echo "== statistical scripts failed once; running them again: ${rerun[*]}"
+prove "${rerun[@]}"
+rc=$?
+echo "== reruns: ${rerun[*]}: $([ $rc = 0 ] && echo "passed the second time" || echo "failed twice")"
+exit $rc
