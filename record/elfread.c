@@ -141,7 +141,27 @@ static Elf_Scn *find_symtab(Elf *e, int *from_dynsym)
 	return dyn;
 }
 
-/* Among symbols at one offset, keep the sized, then the global one. */
+/*
+ * The name USYM carries for an offset held by several symbols, so a report
+ * off the box shows what one beside the binary would (report/elfsym.c ranks
+ * by the same rule; docs/sa-report.1, SYMBOL NAMES): a global over a weak
+ * over a local one, then a name without a compiler suffix (".localalias",
+ * ".part.0", ".cold"), then the fewer leading underscores. Lower is better.
+ */
+static uint32_t sym_rank(int bind, const char *name)
+{
+	uint32_t scope = 2, us = 0;
+
+	if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
+		scope = 0;
+	else if (bind == STB_WEAK)
+		scope = 1;
+	while (name[us] == '_' && us < 15)
+		us++;
+	return scope << 5 | (strchr(name + 1, '.') != NULL) << 4 | us;
+}
+
+/* Among symbols at one offset, keep the sized, then the preferred one. */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct rec_elfsym *x = a, *y = b;
@@ -150,6 +170,8 @@ static int cmp_sym(const void *a, const void *b)
 		return x->off < y->off ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return x->name < y->name ? -1 : (x->name > y->name);
 }
 
@@ -205,6 +227,7 @@ static int collect(Elf *e, Elf_Scn *scn, const GElf_Phdr *loads, size_t nloads,
 			continue;
 		s->size = sym.st_size;
 		s->name = sym.st_name;
+		s->rank = sym_rank(GELF_ST_BIND(sym.st_info), t->names + sym.st_name);
 		t->nsyms++;
 	}
 	if (!t->nsyms)

@@ -34,6 +34,7 @@ struct elfsym_load {
 struct elfsym_sym {
 	uint64_t start, size;
 	const char *name; /* borrowed from the ELF file, valid while dwfl is */
+	unsigned rank;	  /* sym_rank(): among aliases, the lowest is shown */
 };
 
 struct rpt_elfsym {
@@ -138,10 +139,32 @@ static int elfsym_scan(struct rpt_elfsym *e, const char *path, bool loads)
 	return 0;
 }
 
-/* By start, then the largest first. */
+/*
+ * Which of several names at one address to show (docs/sa-report.1, SYMBOL
+ * NAMES): a global over a weak over a local one, then a name without a
+ * compiler suffix (".localalias", ".part.0", ".cold") over one with, then
+ * the fewer leading underscores (as perf does). Lower is better.
+ * record/elfread.c ranks the symbols it embeds by the same rule.
+ */
+static unsigned sym_rank(int bind, const char *name)
+{
+	unsigned scope = 2, us = 0;
+
+	if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
+		scope = 0;
+	else if (bind == STB_WEAK)
+		scope = 1;
+	while (name[us] == '_' && us < 15)
+		us++;
+	return scope << 5 | (strchr(name + 1, '.') != NULL) << 4 | us;
+}
+
+/* By start, then the largest first, then the preferred name. */
 static bool sym_before(const struct elfsym_sym *x, const struct elfsym_sym *y)
 {
-	return x->start < y->start || (x->start == y->start && x->size > y->size);
+	if (x->start != y->start)
+		return x->start < y->start;
+	return x->size > y->size || (x->size == y->size && x->rank < y->rank);
 }
 
 /*
@@ -195,15 +218,17 @@ static int load_syms(struct rpt_elfsym *e)
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF || !sym.st_size ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		e->syms[e->nsyms++] = (struct elfsym_sym){addr, sym.st_size, name};
+		e->syms[e->nsyms++] = (struct elfsym_sym){
+			addr, sym.st_size, name, sym_rank(GELF_ST_BIND(sym.st_info), name)};
 	}
 	return 0;
 }
 
 /*
  * Before sorting pays off: the symbol holding @addr with the highest start
- * (then the largest size, then the first in the table, as the stable sort
- * orders them). A binary with a handful of sampled addresses never sorts.
+ * (then the largest size, the preferred name, and the first in the table,
+ * as the stable sort orders them). A binary with a handful of sampled
+ * addresses never sorts.
  */
 static const char *sym_scan(const struct rpt_elfsym *e, uint64_t addr)
 {
@@ -215,7 +240,7 @@ static const char *sym_scan(const struct rpt_elfsym *e, uint64_t addr)
 		if (addr - y->start >= y->size)
 			continue;
 		if (!best || y->start > best->start ||
-		    (y->start == best->start && y->size > best->size))
+		    (y->start == best->start && sym_before(y, best)))
 			best = y;
 	}
 	return best ? best->name : NULL;
