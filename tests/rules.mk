@@ -40,7 +40,7 @@ $(TD)/cxx: tests/data/sym_cxx.cc | deps
 
 # GCC's clones (.isra.0, .constprop.0) and .localalias symbols: check them
 # with nm -C; the cloning needs -O2, the aliases -fPIC.
-$(TD)/cxx_clone: tests/data/sym_clone.cc | deps
+$(TD)/cxx_clone: tests/data/sym_clone.cc tests/rules.mk | deps
 	$(call msg,CXX,$@)
 	@mkdir -p $(@D)
 	$(Q)g++ -O2 -fPIC -fno-semantic-interposition $(FIXTURE_CFLAGS) -o $@ $<

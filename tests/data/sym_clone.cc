@@ -6,8 +6,16 @@
  * ".localalias" symbol at the same address, as Debian's python3 has.
  */
 #include <cstdlib>
+#include <ctime>
 
 volatile unsigned long sink;
+
+/* a call makes its callers non-leaf, so they get a frame pointer (GCC 12
+ * omits it in a leaf even with -mno-omit-leaf-frame-pointer) */
+__attribute__((noinline)) void flush(long v)
+{
+	sink = sink + static_cast<unsigned long>(v);
+}
 
 namespace outer {
 namespace inner {
@@ -17,6 +25,7 @@ template <typename T> struct Box {
 	{
 		for (T i = 0; i < n; i++)
 			sink = sink + static_cast<unsigned long>(i);
+		flush(n);
 		return n;
 	}
 };
@@ -26,13 +35,15 @@ __attribute__((noinline)) static long stride(long n, long step)
 {
 	for (long i = 0; i < n; i += step)
 		sink = sink + static_cast<unsigned long>(i);
+	flush(step);
 	return n;
 }
 
-/* global and called within the file: reached through its local alias */
+/* global and called within the file: reached through its local alias (the
+ * + 1 keeps the call from becoming a jump, so its frame stays in stacks) */
 __attribute__((noinline)) long shared_entry(long n)
 {
-	return stride(n, 3);
+	return stride(n, 3) + 1;
 }
 
 __attribute__((noinline)) int work(int n)
@@ -45,9 +56,13 @@ __attribute__((noinline)) int work(int n)
 } // namespace inner
 } // namespace outer
 
+/* busy for argv[1] seconds (default 1) */
 int main(int argc, char **argv)
 {
-	for (;;)
-		if (outer::inner::work(argc > 1 ? std::atoi(argv[1]) : 1000) < 0)
+	time_t end = time(nullptr) + (argc > 1 ? std::atoi(argv[1]) : 1);
+
+	while (time(nullptr) < end)
+		if (outer::inner::work(1000) < 0)
 			return 1;
+	return 0;
 }
