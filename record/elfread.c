@@ -12,6 +12,7 @@
 #include <string.h>
 #include "elfplt.h"
 #include "elfread.h"
+#include "symrank.h"
 
 #define NOTE_GNU_BUILD_ID 3
 
@@ -142,7 +143,11 @@ static Elf_Scn *find_symtab(Elf *e, int *from_dynsym)
 	return dyn;
 }
 
-/* Among symbols at one offset, keep the sized, then the global one. */
+/*
+ * Among symbols at one offset, keep the sized, then the preferred one
+ * (sac_sym__rank(), the rule sa-report applies to a binary's symbols, so
+ * a report off the box shows the name one beside the binary would).
+ */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct rec_elfsym *x = a, *y = b;
@@ -151,6 +156,8 @@ static int cmp_sym(const void *a, const void *b)
 		return x->off < y->off ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return x->name < y->name ? -1 : (x->name > y->name);
 }
 
@@ -206,6 +213,7 @@ static int collect(Elf *e, Elf_Scn *scn, const GElf_Phdr *loads, size_t nloads,
 			continue;
 		s->size = sym.st_size;
 		s->name = sym.st_name;
+		s->rank = sac_sym__rank(GELF_ST_BIND(sym.st_info), t->names + sym.st_name);
 		t->nsyms++;
 	}
 	return t->nsyms ? 0 : -ENOENT;
@@ -246,6 +254,7 @@ static int add_plt(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elf
 			continue;
 		s->size = p.syms[i].size;
 		s->name = (uint32_t)(base + p.syms[i].name);
+		s->rank = 0;
 		t->nsyms++;
 	}
 	err = 0;

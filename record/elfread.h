@@ -13,6 +13,7 @@ struct rec_elfsym {
 	uint64_t off;  /* file offset of the first byte */
 	uint64_t size; /* bytes; a zero st_size becomes the gap to the next symbol */
 	uint32_t name; /* offset in rec_elftab.names */
+	uint32_t rank; /* among symbols at one offset the lowest is kept (elfread.c) */
 };
 
 struct rec_elftab {

@@ -56,6 +56,8 @@ static int remember_nframes(struct rec_stackdb *db, __u32 id, __u32 n)
 		p = realloc(db->nframes, cap);
 		if (!p)
 			return -ENOMEM;
+		/* id 0 means "no stack" and is looked up too: it must read 0 */
+		memset(p + db->cap, 0, cap - db->cap);
 		db->nframes = p;
 		db->cap = cap;
 	}
@@ -101,10 +103,13 @@ __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, 
 	return *err ? 0 : *id;
 }
 
-/** rec_stackdb__nframes() - frame count of stack @id (255 means >= 255). */
+/**
+ * rec_stackdb__nframes() - frame count of stack @id (255 means >= 255); 0
+ * for id 0 (no stack) and for ids not given out yet.
+ */
 __u32 rec_stackdb__nframes(const struct rec_stackdb *db, __u32 id)
 {
-	return id < db->cap ? db->nframes[id] : 0;
+	return id && id < db->next_id ? db->nframes[id] : 0;
 }
 
 /** rec_stackdb__count() - unique stacks so far. */

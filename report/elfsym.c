@@ -21,6 +21,7 @@
 #include "dwload.h"
 #include "elfplt.h"
 #include "elfsym.h"
+#include "symrank.h"
 
 #define ELFSYM_MAX_LOADS	 16
 #define RPT_ELFSYM_MAX_INLINE	 64
@@ -35,6 +36,7 @@ struct elfsym_load {
 struct elfsym_sym {
 	uint64_t start, size;
 	const char *name; /* borrowed from the ELF file (valid while dwfl is) or plt.names */
+	unsigned rank;	  /* sac_sym__rank(): among aliases, the lowest is shown */
 };
 
 struct rpt_elfsym {
@@ -146,10 +148,12 @@ static int elfsym_scan(struct rpt_elfsym *e, const char *path, bool loads)
 	return 0;
 }
 
-/* By start, then the largest first. */
+/* By start, then the largest first, then the preferred name. */
 static bool sym_before(const struct elfsym_sym *x, const struct elfsym_sym *y)
 {
-	return x->start < y->start || (x->start == y->start && x->size > y->size);
+	if (x->start != y->start)
+		return x->start < y->start;
+	return x->size > y->size || (x->size == y->size && x->rank < y->rank);
 }
 
 /*
@@ -202,7 +206,7 @@ static int load_syms(struct rpt_elfsym *e)
 		const struct sac_pltsym *p = &e->plt.syms[i];
 
 		e->syms[e->nsyms++] =
-			(struct elfsym_sym){p->vaddr + e->bias, p->size, e->plt.names + p->name};
+			(struct elfsym_sym){p->vaddr + e->bias, p->size, e->plt.names + p->name, 0};
 	}
 	for (int i = 1; i < n; i++) {
 		GElf_Addr addr;
@@ -214,15 +218,17 @@ static int load_syms(struct rpt_elfsym *e)
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF || !sym.st_size ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		e->syms[e->nsyms++] = (struct elfsym_sym){addr, sym.st_size, name};
+		e->syms[e->nsyms++] = (struct elfsym_sym){
+			addr, sym.st_size, name, sac_sym__rank(GELF_ST_BIND(sym.st_info), name)};
 	}
 	return 0;
 }
 
 /*
  * Before sorting pays off: the symbol holding @addr with the highest start
- * (then the largest size, then the first in the table, as the stable sort
- * orders them). A binary with a handful of sampled addresses never sorts.
+ * (then the largest size, the preferred name, and the first in the table,
+ * as the stable sort orders them). A binary with a handful of sampled
+ * addresses never sorts.
  */
 static const char *sym_scan(const struct rpt_elfsym *e, uint64_t addr)
 {
@@ -234,7 +240,7 @@ static const char *sym_scan(const struct rpt_elfsym *e, uint64_t addr)
 		if (addr - y->start >= y->size)
 			continue;
 		if (!best || y->start > best->start ||
-		    (y->start == best->start && y->size > best->size))
+		    (y->start == best->start && sym_before(y, best)))
 			best = y;
 	}
 	return best ? best->name : NULL;

@@ -3,7 +3,8 @@
  * info.c - sa-report --info: what each recording holds (host, kernel, times,
  * target, samples, losses by cause, clean finish), then every binary with
  * samples: where its symbols came from or why none could be used, and
- * which binaries look like they were built without frame pointers.
+ * which binaries look like they were built without frame pointers; and
+ * the stderr warning of any mode when many stack walks broke.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -154,11 +155,51 @@ int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose)
 		if (v[i]->outermost < 10 || pct(v[i]->truncated, v[i]->outermost) < 50)
 			continue;
 		if (!header)
-			fprintf(out, "binaries that appear to lack frame pointers "
-				     "(rebuild with -fno-omit-frame-pointer):\n");
+			fprintf(out, "binaries that appear to lack frame pointers (re-record with "
+				     "--call-graph auto, or rebuild them with "
+				     "-fno-omit-frame-pointer):\n");
 		header = true;
 		fprintf(out, "  %s\n", rpt_session__str(s, v[i]->path));
 	}
 	free(v);
 	return ferror(out) ? -EIO : 0;
+}
+
+/* The binary with samples that most walks end in without reaching a root. */
+static const struct rpt_dso *most_truncated(struct rpt_session *s)
+{
+	const struct rpt_dso *best = NULL;
+
+	for (size_t i = 0; i < rpt_symbolizer__ndsos(s->sym); i++) {
+		const struct rpt_dso *d = rpt_symbolizer__get(s->sym, i);
+
+		if (d->truncated && (!best || d->truncated > best->truncated))
+			best = d;
+	}
+	return best;
+}
+
+void rpt_session__warn_walks(struct rpt_session *s, FILE *err)
+{
+	uint64_t broken = 0, fp = 0, used = 0;
+	const struct rpt_dso *d;
+
+	for (size_t i = 0; i < s->nfiles; i++) {
+		broken += s->files[i].dropped_frames;
+		fp += s->files[i].broken_fp;
+		used += s->files[i].samples_used;
+	}
+	if (!broken || pct(broken, used) < RPT_BROKEN_WALK_PCT)
+		return;
+	fprintf(err, "sa-report: %.1f%% of samples have a broken stack walk (frames dropped)",
+		pct(broken, used));
+	d = fp * 2 >= broken ? most_truncated(s) : NULL;
+	if (d)
+		fprintf(err, "; %s seems built without frame pointers",
+			rpt_session__str(s, d->path));
+	if (fp * 2 >= broken)
+		fputs("; re-record with --call-graph auto (or dwarf) for whole stacks", err);
+	else
+		fputs(" though unwound from stack copies; see --info", err);
+	fputc('\n', err);
 }

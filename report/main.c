@@ -445,6 +445,8 @@ static int run(struct cli *c, struct rpt_session *s)
 		fprintf(stderr, "sa-report: %s: %s\n", c->out, strerror(errno));
 		goto cleanup;
 	}
+	if (!c->quiet) /* every mode, once: a profile of broken walks misleads */
+		rpt_session__warn_walks(s, stderr);
 	if (c->mode == M_INFO)
 		err = rpt_session__info(s, out, c->verbose);
 	else

@@ -361,14 +361,16 @@ static bool root_like(const char *name)
 
 static void walk_stats(struct res_ctx *x, uint32_t nkernel)
 {
+	bool unwound = rpt_loaded__unwound(x->l, x->c->k.ustack);
 	struct rpt_dso *d;
 	const char *outer;
 
 	if (x->dropped)
 		x->l->st->dropped_frames += x->c->count;
+	if (x->dropped && !unwound)
+		x->l->st->broken_fp += x->c->count;
 	/* a CFI unwind's end says nothing about frame pointers */
-	if (x->n == nkernel || x->outer_dso == RPT_NO_DSO ||
-	    rpt_loaded__unwound(x->l, x->c->k.ustack))
+	if (x->n == nkernel || x->outer_dso == RPT_NO_DSO || unwound)
 		return;
 	d = rpt_symbolizer__get(x->s->sym, x->outer_dso);
 	outer = rpt_profile__name(x->prof, x->fr[x->n - 1].name);

@@ -45,7 +45,8 @@ struct rpt_file_stats {
 	uint64_t samples;		     /* kept samples in the file */
 	uint64_t samples_used;		     /* after record-level filters */
 	uint64_t lost[SAF_MAX_COUNTERS + 1]; /* sums by counter id */
-	uint64_t dropped_frames;	     /* broken-walk frames dropped (weighted) */
+	uint64_t dropped_frames;	     /* samples with broken-walk frames dropped */
+	uint64_t broken_fp;		     /* of those, frame-pointer walks (not unwound) */
 	uint64_t unresolved;		     /* user frames left unnamed (weighted) */
 	uint64_t user_frames;		     /* user frames (weighted) */
 	uint64_t kernel_unnamed;	     /* samples with [kernel] frames */
@@ -100,6 +101,17 @@ int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose);
 
 /** rpt_session__warn() - loss counts and dropped data on @err (with folded output). */
 void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose);
+
+/**
+ * rpt_session__warn_walks() - one line on @err when at least
+ * RPT_BROKEN_WALK_PCT % of the samples read have a broken stack walk
+ * (frames dropped), with the share, the binary most of them end in and
+ * the fix: re-record with --call-graph auto (or dwarf) when frame-pointer
+ * walks broke. Prints nothing otherwise. Call once, after every input is read.
+ */
+void rpt_session__warn_walks(struct rpt_session *s, FILE *err);
+
+#define RPT_BROKEN_WALK_PCT 20
 
 /* ---- private to session.c, load.c and resolve.c ------------------------- */
 

@@ -3,7 +3,8 @@
  * symbolize.c - the binary registry and the (binary, file offset) -> frames
  * cache. Finds each binary's symbol source once (debug file by build id,
  * binary with a matching build id, embedded symbols), keeps the reason a
- * better source was unusable, and demangles. One pool holds every name.
+ * better source was unusable, and demangles (demangle.c). One pool holds
+ * every name.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/debuginfod.h>
-#include <libiberty/demangle.h>
 
 #include "dwprefetch.h"
 #include "elfsym.h"
@@ -38,20 +38,6 @@ struct rpt_symbolizer {
 	struct rpt_sym tmp[SYM_MAX_FRAMES];
 	struct rpt_dwprefetch *prefetch; /* NULL: one CPU, or none started */
 };
-
-const char *rpt_demangle(const char *name, char *buf, size_t cap)
-{
-	char *d;
-
-	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2)))
-		return name;
-	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
-	if (!d)
-		return name;
-	snprintf(buf, cap, "%s", d);
-	free(d);
-	return buf;
-}
 
 struct rpt_symbolizer *rpt_symbolizer__new(const struct rpt_symbolizer_opts *o)
 {

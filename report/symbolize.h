@@ -143,7 +143,11 @@ bool rpt_symbolizer__async(const struct rpt_symbolizer *s);
 
 /**
  * rpt_demangle() - demangled C++/Rust name of @name into @buf (truncated
- * to @cap). @return @buf, or @name itself when it is not mangled.
+ * to @cap), GCC clone suffixes written as c++filt does ("f(int) [clone
+ * .isra.0]"). A C++ name the demangler rejects is outlined: its leading
+ * qualified name, "<...>" for template arguments, the clone suffixes
+ * (demangle.c). Thread-safe.
+ * @return @buf, or @name itself when it is not mangled or not readable.
  */
 const char *rpt_demangle(const char *name, char *buf, size_t cap);
 

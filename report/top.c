@@ -74,8 +74,11 @@ int rpt_functab__build(struct rpt_functab *t, const struct rpt_profile *p, const
 		double a = w0 ? w0[i] : (double)s->count, b = w1 ? w1[i] : 0;
 
 		for (uint32_t j = 0; j < s->nframes; j++) {
-			struct rpt_func *r = functab_get(t, f[j].name, f[j].kind);
+			struct rpt_func *r;
 
+			if (f[j].kind == RPT_FRAME_ROOT)
+				continue; /* the process, not a function: see put_roots() */
+			r = functab_get(t, f[j].name, f[j].kind);
 			if (!r)
 				return -ENOMEM;
 			if (j == s->nframes - 1) {
@@ -166,10 +169,57 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return r;
 }
 
+#define TOP_MAX_ROOTS 5
+
+/*
+ * "# processes: app 60.00%, db 40.00%": the share of each root frame (the
+ * comm, with pid or tid when asked), the largest first, so the names
+ * --comm takes stay in view. @return 0 or -ENOMEM.
+ */
+static int put_roots(FILE *out, const struct rpt_profile *p, double total)
+{
+	struct top_sort_ctx ctx = {.p = p, .by_total = true};
+	struct rpt_functab t = {0};
+	double rest = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct rpt_stack *s = &p->stacks[i];
+		const struct rpt_frame *f = rpt_profile__stack_frames(p, s);
+		struct rpt_func *r;
+
+		if (!s->nframes || f[0].kind != RPT_FRAME_ROOT)
+			continue;
+		r = functab_get(&t, f[0].name, f[0].kind);
+		if (!r) {
+			rpt_functab__release(&t);
+			return -ENOMEM;
+		}
+		r->total[0] += (double)s->count;
+	}
+	if (t.n)
+		qsort_r(t.v, t.n, sizeof(*t.v), cmp_rows, &ctx);
+	for (size_t i = 0; i < t.n; i++) {
+		if (i >= TOP_MAX_ROOTS) {
+			rest += t.v[i].total[0];
+			continue;
+		}
+		fputs(i ? ", " : "# processes: ", out);
+		rpt_put_plain(out, rpt_profile__name(p, t.v[i].name));
+		fprintf(out, " %.2f%%", 100 * t.v[i].total[0] / total);
+	}
+	if (t.n > TOP_MAX_ROOTS)
+		fprintf(out, ", %zu more %.2f%%", t.n - TOP_MAX_ROOTS, 100 * rest / total);
+	if (t.n)
+		putc('\n', out);
+	rpt_functab__release(&t);
+	return 0;
+}
+
 /*
  * Functions are keyed by name: a name seen as several kinds (say a kernel and
- * a user function both called "main") is one row. The comm at the root is a
- * row too, so a total per process shows in the same table.
+ * a user function both called "main") is one row. The comm at the root of
+ * every stack is no function: it stays out of the table (a process at 100%
+ * would top every --sort total) and its share is a header line.
  */
 int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_opts *o)
 {
@@ -186,6 +236,9 @@ int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_
 		qsort_r(t.v, t.n, sizeof(*t.v), cmp_rows, &ctx);
 	rows = o && o->rows && o->rows < t.n ? o->rows : t.n;
 	rpt_put_summary(out, o ? o->summary : NULL);
+	err = put_roots(out, p, total);
+	if (err)
+		goto cleanup;
 	fprintf(out, "%12s %7s %12s %7s  %s\n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FUNCTION");
 	for (size_t i = 0; i < rows; i++) {
 		const struct rpt_func *r = &t.v[i];

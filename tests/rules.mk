@@ -38,7 +38,15 @@ $(TD)/cxx: tests/data/sym_cxx.cc | deps
 	@mkdir -p $(@D)
 	$(Q)g++ -O1 $(FIXTURE_CFLAGS) -o $@ $<
 
-REPORT_FIXTURES := $(TD)/plain $(TD)/stripped $(TD)/mismatch $(TD)/inline $(TD)/cxx
+# GCC's clones (.isra.0, .constprop.0) and .localalias symbols: check them
+# with nm -C; the cloning needs -O2, the aliases -fPIC.
+$(TD)/cxx_clone: tests/data/sym_clone.cc tests/rules.mk | deps
+	$(call msg,CXX,$@)
+	@mkdir -p $(@D)
+	$(Q)g++ -O2 -fPIC -fno-semantic-interposition $(FIXTURE_CFLAGS) -o $@ $<
+
+REPORT_FIXTURES := $(TD)/plain $(TD)/stripped $(TD)/mismatch $(TD)/inline $(TD)/cxx \
+	$(TD)/cxx_clone
 CHECK_EXTRA_DEPS += $(REPORT_FIXTURES)
 $(B)/tests/unit/report/test_symbolize: | $(REPORT_FIXTURES)
 
@@ -58,6 +66,7 @@ $(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
 		-DSA_FRAMELESS_LEAVES -pthread -o $@ $< -lm -ldl
 CHECK_EXTRA_DEPS += $(TD)/cfi_debug_frame
+$(B)/tests/unit/record/test_elfsyms: | $(TD)/cxx_clone
 $(B)/tests/unit/record/test_cfimap: | $(TD)/cfi_debug_frame $(B)/samples/workload \
 	$(B)/samples/workload-leaf $(B)/samples/workload-nofp
 

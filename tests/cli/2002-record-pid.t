@@ -4,17 +4,20 @@
 # the target's tgid and at least 90% of F x (the target's CPU seconds) are
 # kept (the machine may be shared, so the CPU time the target really got
 # stands for "duration x busy threads"); when the target exits, sa-record
-# finishes the file and exits 0 within one interval.
+# finishes the file and exits 0 within one interval. The target's stacks
+# are 5 to 7 frames deep, so no sample counts as truncated (a sample with
+# no kernel stack once read a stray frame count for stack id 0), neither
+# in the summary nor in sa-report --info.
 . "$(dirname "$0")/2000-record-lib.sh"
 need_bpf
 build_busy
-echo "1..6"
+echo "1..8"
 
 F=999
 "$T/busy" 2 & target=$!
 "$T/busy" 1 & other=$!
 sleep 0.3
-"$REC" -q -p $target -F $F --duration 3 -o "$T/p.sa" & rec=$!
+"$REC" -p $target -F $F --duration 3 -o "$T/p.sa" 2>"$T/p.err" & rec=$!
 # count the target's CPU time from when sampling runs (META is written then)
 # (bounded: a recorder that fails to start must fail the test, not hang it)
 for _ in $(seq 1000); do
@@ -35,6 +38,11 @@ read -r runs kept filtered lost < <(loss_sums "$T/p.sa")
 expect=$(( (t1 - t0) * F / hz ))
 [ "$kept" -ge $((expect * 9 / 10)) ]
 ok $? "kept $kept >= 90% of F x target CPU time ($expect; lost $lost)"
+grep -q ', 0 truncated)' "$T/p.err"
+ok $? "summary: 0 truncated ($(grep -o '[0-9]* truncated' "$T/p.err"))"
+"$SA_BUILD/bin/sa-report" --info "$T/p.sa" >"$T/p.info" 2>&1 &&
+	grep -q '^  lost:' "$T/p.info" && ! grep -q 'truncated=' "$T/p.info"
+ok $? "--info: no truncated samples ($(grep '^  lost:' "$T/p.info"))"
 
 "$REC" -q -p $target -F 99 --interval 0.5 -o "$T/exit.sa" & rec=$!
 sleep 1

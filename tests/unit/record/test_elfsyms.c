@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <unistd.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -61,7 +63,7 @@ static int bid_of(const char *path, uint8_t *bid)
 
 static void test_own_binary(void **state)
 {
-	struct test_sink ts = { 0 };
+	struct test_sink ts = {0};
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_elfsyms_stats st;
 	struct rec_elfsyms *es;
@@ -107,7 +109,7 @@ static void test_own_binary(void **state)
 
 static void test_dynsym_only(void **state)
 {
-	struct test_sink ts = { 0 };
+	struct test_sink ts = {0};
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_elfsyms *es;
 	uint8_t bid[SAF_MAX_BUILD_ID];
@@ -132,7 +134,7 @@ static void test_dynsym_only(void **state)
 /* A deleted file still read through the fd given at registration. */
 static void test_deleted_file(void **state)
 {
-	struct test_sink ts = { 0 };
+	struct test_sink ts = {0};
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_elfsyms *es;
 	uint8_t bid[SAF_MAX_BUILD_ID];
@@ -166,7 +168,7 @@ static void test_build_id_mismatch(void **state)
 {
 	struct rec_elfsyms_stats st;
 	struct rec_elfsyms *es;
-	uint8_t bid[20] = { 1, 2, 3 };
+	uint8_t bid[20] = {1, 2, 3};
 	char path[900];
 	uint64_t off;
 	int id;
@@ -184,7 +186,7 @@ static void test_build_id_mismatch(void **state)
 
 static void test_sink_failure_keeps_pending(void **state)
 {
-	struct test_sink ts = { .fail_with = -ENOSPC };
+	struct test_sink ts = {.fail_with = -ENOSPC};
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_elfsyms *es;
 	uint8_t bid[SAF_MAX_BUILD_ID];
@@ -202,6 +204,46 @@ static void test_sink_failure_keeps_pending(void **state)
 	ts.fail_with = 0;
 	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
 	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+/*
+ * Of the symbols at one offset the embedded name is the global one, not its
+ * ".localalias" twin, so a report off the box names it as one beside the
+ * binary does (fixture built by tests/rules.mk).
+ */
+static void test_prefers_global_name(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[PATH_MAX], exe[PATH_MAX];
+	char cmd[PATH_MAX + 64];
+	unsigned long long vaddr = 0, off;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *nm;
+	int n, id;
+
+	(void)state;
+	exe[len > 0 ? len : 0] = '\0';
+	/* build/tests/unit/record/test_elfsyms -> build/tests/data/cxx_clone */
+	snprintf(path, sizeof(path), "%s/../../data/cxx_clone", dirname(exe));
+	if (access(path, R_OK))
+		skip();
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '/shared_entryEl$/ { print $1 }'", path);
+	nm = popen(cmd, "r");
+	assert_non_null(nm);
+	assert_int_equal(fscanf(nm, "%llx", &vaddr), 1);
+	pclose(nm);
+	off = vaddr; /* a PIE from ld: its text segment has p_offset == p_vaddr */
+	n = bid_of(path, bid);
+	es = rec_elfsyms__new(0);
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off + 1), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_string_equal(ts.recs[1].s1, "_ZN5outer5inner12shared_entryEl");
 	test_sink_reset(&ts);
 	rec_elfsyms__free(es);
 }
@@ -224,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_deleted_file),
 		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_sink_failure_keeps_pending),
+		cmocka_unit_test(test_prefers_global_name),
 		cmocka_unit_test(test_not_elf),
 	};
 

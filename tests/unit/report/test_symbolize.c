@@ -47,7 +47,8 @@ static void vaddr_to_off(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *pgof
 		GElf_Phdr ph;
 
 		gelf_getphdr(elf, i, &ph);
-		if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+		if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz) {
 			*off = vaddr - ph.p_vaddr + ph.p_offset;
 			*pgoff = ph.p_offset & ~4095ULL;
 			return;
@@ -93,8 +94,8 @@ static void sym_off(const char *path, const char *name, uint64_t delta, uint64_t
 static struct rpt_symbolizer *new_sym(const char *debug_dir, bool demangle, bool lines)
 {
 	static const char *dirs[1];
-	struct rpt_symbolizer_opts o = { .no_system_debug = true, .no_demangle = !demangle,
-					 .lines = lines };
+	struct rpt_symbolizer_opts o = {
+		.no_system_debug = true, .no_demangle = !demangle, .lines = lines};
 	struct rpt_symbolizer *s;
 
 	dirs[0] = debug_dir;
@@ -115,8 +116,8 @@ static int dso_for(struct rpt_symbolizer *s, const char *id_from, const char *pa
 }
 
 /* Name of the frames at @sym+@delta of @ref, resolved through dso @d. */
-static int lookup(struct rpt_symbolizer *s, int d, const char *ref, const char *sym,
-		  uint64_t delta, const struct rpt_sym **f)
+static int lookup(struct rpt_symbolizer *s, int d, const char *ref, const char *sym, uint64_t delta,
+		  const struct rpt_sym **f)
 {
 	uint64_t off, pgoff;
 
@@ -185,8 +186,9 @@ static void test_stripped_without_debug_file(void **state)
 	(void)state;
 	/* no symbol covers it: unnamed, never a neighbour's name */
 	assert_int_equal(lookup(s, d, fixture("plain"), "plain_static_beta", 2, &f), 0);
-	assert_non_null(strstr(rpt_strpool__str(rpt_symbolizer__pool(s),
-						rpt_symbolizer__get(s, d)->reason), "stripped"));
+	assert_non_null(
+		strstr(rpt_strpool__str(rpt_symbolizer__pool(s), rpt_symbolizer__get(s, d)->reason),
+		       "stripped"));
 	rpt_symbolizer__free(s);
 }
 
@@ -395,6 +397,32 @@ static void test_cxx(void **state)
 	rpt_symbolizer__free(raw);
 }
 
+/*
+ * GCC's clones keep their suffix as c++filt writes it; a global function's
+ * ".localalias" twin at the same address (which .symtab lists first, with
+ * the locals) never names it.
+ */
+static void test_cxx_clones(void **state)
+{
+	struct rpt_symbolizer *s = new_sym(NULL, true, false);
+	struct rpt_symbolizer *raw = new_sym(NULL, false, false);
+	const char *bin = fixture("cxx_clone");
+	int d = dso_for(s, bin, bin), r = dso_for(raw, bin, bin);
+	const struct rpt_sym *f;
+
+	(void)state;
+	assert_int_equal(lookup(s, d, bin, "_ZN5outer5inner3BoxIlE4spinEl.isra.0", 1, &f), 1);
+	assert_string_equal(NAME(s, f[0]), "outer::inner::Box<long>::spin(long) [clone .isra.0]");
+	assert_int_equal(lookup(s, d, bin, "_ZN5outer5innerL6strideEll.constprop.0", 1, &f), 1);
+	assert_string_equal(NAME(s, f[0]), "outer::inner::stride(long, long) [clone .constprop.0]");
+	assert_int_equal(lookup(s, d, bin, "_ZN5outer5inner12shared_entryEl", 1, &f), 1);
+	assert_string_equal(NAME(s, f[0]), "outer::inner::shared_entry(long)");
+	assert_int_equal(lookup(raw, r, bin, "_ZN5outer5inner4workEi.localalias", 1, &f), 1);
+	assert_string_equal(NAME(raw, f[0]), "_ZN5outer5inner4workEi");
+	rpt_symbolizer__free(s);
+	rpt_symbolizer__free(raw);
+}
+
 static void test_lines(void **state)
 {
 	struct rpt_symbolizer *s = new_sym(NULL, true, true);
@@ -415,6 +443,29 @@ static void test_demangle(void **state)
 	assert_string_equal(rpt_demangle("_ZN2ns1fEv", buf, sizeof(buf)), "ns::f()");
 	assert_string_equal(rpt_demangle("main", buf, sizeof(buf)), "main");
 	assert_string_equal(rpt_demangle("_Znot mangled", buf, sizeof(buf)), "_Znot mangled");
+	assert_string_equal(rpt_demangle("_Z3fooi.isra.0.cold", buf, sizeof(buf)),
+			    "foo(int) [clone .isra.0] [clone .cold]");
+	assert_string_equal(rpt_demangle("_ZL3barv.lto_priv.0", buf, sizeof(buf)),
+			    "bar() [clone .lto_priv.0]");
+}
+
+/* A name libiberty rejects (it is in Debian's node): outlined, not left mangled. */
+static void test_demangle_outline(void **state)
+{
+	static const char v8[] =
+		"_ZN2v88internal11StringShape33DispatchToSpecificTypeWithoutCastIZNS1_"
+		"22DispatchToSpecificTypeIZNKS0_6String7GetImplEiNS0_16PtrComprCageBaseERKNS0_"
+		"31SharedStringAccessGuardIfNeededEE19StringGetDispatchertJRiRS5_S8_EEET0_S4_"
+		"DpOT1_E17CastingDispatchertJRS4_SA_SB_S8_EEESC_SF_.isra.0";
+	char buf[256], tiny[8];
+
+	(void)state;
+	assert_string_equal(rpt_demangle(v8, buf, sizeof(buf)),
+			    "v8::internal::StringShape::DispatchToSpecificTypeWithoutCast<...> "
+			    "[clone .isra.0]");
+	assert_string_equal(rpt_demangle(v8, tiny, sizeof(tiny)), "v8::int");
+	assert_string_equal(rpt_demangle("_ZN3", buf, sizeof(buf)), "_ZN3");
+	assert_string_equal(rpt_demangle("_ZN99abc", buf, sizeof(buf)), "_ZN99abc");
 }
 
 int main(int argc, char **argv)
@@ -430,8 +481,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_inline_compressed),
 		cmocka_unit_test(test_prefetched_debug_file),
 		cmocka_unit_test(test_cxx),
+		cmocka_unit_test(test_cxx_clones),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_demangle_outline),
 	};
 	const char *b = getenv("SA_BUILD");
 	char exe[PATH_MAX];

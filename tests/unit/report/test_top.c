@@ -2,7 +2,8 @@
 /*
  * test_top.c - report/top.c: self and total per function, a shared helper
  * called from two parents, a recursive chain that stays at 100%, sort
- * order, --rows and the summary header, byte-exact.
+ * order, --rows, the summary header and the per-process line (the root
+ * frame is no row), byte-exact.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,7 +16,6 @@
 
 #include "output.h"
 #include "rpt_test.h"
-
 
 static char *top_str(const struct rpt_profile *p, const struct rpt_top_opts *o)
 {
@@ -92,19 +92,35 @@ static void test_exact(void **state)
 	assert_string_equal(out, "# host: web_01\n"
 				 "# duration: 2.50 s\n"
 				 "# samples: 10, lost: 3 (lost_ustack 3)\n"
+				 "# processes: app 100.00%\n"
 				 "        SELF   SELF%        TOTAL  TOTAL%  FUNCTION\n"
 				 "           6  60.00%            6  60.00%  a\n"
 				 "           4  40.00%            4  40.00%  b\n"
-				 "           0   0.00%           10 100.00%  app\n"
 				 "           0   0.00%           10 100.00%  main\n");
 	free(out);
 	o.summary = NULL;
 	o.sort_total = true;
 	o.rows = 2;
 	out = top_str(p, &o);
-	assert_string_equal(out, "        SELF   SELF%        TOTAL  TOTAL%  FUNCTION\n"
-				 "           0   0.00%           10 100.00%  app\n"
-				 "           0   0.00%           10 100.00%  main\n");
+	assert_string_equal(out, "# processes: app 100.00%\n"
+				 "        SELF   SELF%        TOTAL  TOTAL%  FUNCTION\n"
+				 "           0   0.00%           10 100.00%  main\n"
+				 "           6  60.00%            6  60.00%  a\n");
+	free(out);
+	rpt_profile__free(p);
+}
+
+/* The comm at the root is no function: a header line, the largest first, at most 5. */
+static void test_roots(void **state)
+{
+	struct rpt_profile *p = parse_str("g;m 1\nf;m 2\ne;m 3\nd;m 4\nc;m 5\nb;m 6\na;m 79\n");
+	char *out = top_str(p, NULL);
+
+	(void)state;
+	assert_string_equal(out, "# processes: a 79.00%, b 6.00%, c 5.00%, d 4.00%, e 3.00%, "
+				 "2 more 3.00%\n"
+				 "        SELF   SELF%        TOTAL  TOTAL%  FUNCTION\n"
+				 "         100 100.00%          100 100.00%  m\n");
 	free(out);
 	rpt_profile__free(p);
 }
@@ -161,11 +177,9 @@ static void test_filter_keeps_modules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shared_helper),
-		cmocka_unit_test(test_recursion),
-		cmocka_unit_test(test_exact),
-		cmocka_unit_test(test_filter),
-		cmocka_unit_test(test_filter_keeps_modules),
+		cmocka_unit_test(test_shared_helper), cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_exact),	      cmocka_unit_test(test_roots),
+		cmocka_unit_test(test_filter),	      cmocka_unit_test(test_filter_keeps_modules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

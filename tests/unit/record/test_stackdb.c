@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_stackdb.c - stack ids and their frame counts: id 0 (a sample
+ * without that stack) and ids not given out yet read 0 frames even when
+ * the count array was allocated over dirty heap memory.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "record.h"
+
+/*
+ * Leave freed 4 KiB blocks full of 0xff so the table's first allocation
+ * (4096 counts) is likely to reuse one: before the fix, id 0 read 255.
+ */
+static void dirty_heap(void)
+{
+	void *p[8];
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		p[i] = malloc(4096);
+		memset(p[i], 0xff, 4096);
+	}
+	for (i = 0; i < 8; i++)
+		free(p[i]);
+}
+
+static void test_no_stack_has_no_frames(void **state)
+{
+	struct rec_stackdb *db;
+	struct saf_writer *w;
+	__u64 ips[6] = {1, 2, 3, 4, 5, 6};
+	int fd = memfd_create("stackdb", 0), err;
+	__u32 id;
+
+	(void)state;
+	w = saf_writer__open_fd(fd, NULL);
+	assert_non_null(w);
+	dirty_heap();
+	db = rec_stackdb__new();
+	assert_non_null(db);
+	id = rec_stackdb__intern(db, SAF_STACK_USER, ips, 6, w, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(rec_stackdb__nframes(db, id), 6);
+	assert_int_equal(rec_stackdb__nframes(db, 0), 0);
+	assert_int_equal(rec_stackdb__nframes(db, 2), 0);
+	assert_int_equal(rec_stackdb__nframes(db, 4095), 0);
+	assert_int_equal(rec_stackdb__intern(db, SAF_STACK_USER, ips, 6, w, &err), 1);
+	assert_int_equal(rec_stackdb__intern(db, SAF_STACK_USER, ips, 0, w, &err), 0);
+	assert_int_equal(rec_stackdb__count(db), 1);
+	rec_stackdb__free(db);
+	saf_writer__free(w);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_stack_has_no_frames),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
