@@ -219,8 +219,11 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 
 	r->fd = rec_output_open(o->output, &r->tmp);
 	if (r->fd < 0) {
-		snprintf(err, errsz, "cannot create %s.tmp-%d: %s", o->output, (int)getpid(),
-			 strerror(-r->fd));
+		if (r->fd == -EISDIR)
+			snprintf(err, errsz, "cannot create %s: %s", o->output, strerror(-r->fd));
+		else
+			snprintf(err, errsz, "cannot create %s.tmp-%d: %s", o->output,
+				 (int)getpid(), strerror(-r->fd));
 		return r->fd;
 	}
 	r->w = saf_writer__open_fd(r->fd, NULL);

@@ -72,20 +72,27 @@ mkdir "$T/unpriv"
 cp "$SA_RECORD" "$T/unpriv/sa-record"
 cp "$T/m.sa" "$T/unpriv/x.sa"
 cp "$T/m.sa" "$T/orig.sa"
+# a second recording with an older one beside it as FILE.old
+cp "$T/m.sa" "$T/unpriv/y.sa"
+cp "$T/link.sa" "$T/unpriv/y.sa.old" 2>/dev/null || echo older >"$T/unpriv/y.sa.old"
+cp "$T/unpriv/y.sa.old" "$T/orig.old"
 chown -R nobody "$T/unpriv"
 rcs=
-for try in 1 2; do
-	asnobody "$T/unpriv/sa-record" -q -F 99 --duration 0.3 -o "$T/unpriv/x.sa" \
-		2>"$T/unpriv.err$try"
-	rcs="$rcs $?"
+for out in x y; do
+	for try in 1 2; do
+		asnobody "$T/unpriv/sa-record" -q -F 99 --duration 0.3 -o "$T/unpriv/$out.sa" \
+			2>"$T/unpriv.err$try"
+		rcs="$rcs $?"
+	done
 done
-[ "$rcs" = " 1 1" ]
-ok $? "sa-record without privileges fails, twice (exit$rcs)"
-cmp -s "$T/orig.sa" "$T/unpriv/x.sa"
-ok $? "the recording is intact after two failed runs: $(stat -c %s "$T/unpriv/x.sa") bytes, identical"
-left=$(cd "$T/unpriv" && ls -A | grep -v -x -e sa-record -e x.sa | tr '\n' ' ')
+[ "$rcs" = " 1 1 1 1" ]
+ok $? "sa-record without privileges fails, twice over each of two recordings (exit$rcs)"
+cmp -s "$T/orig.sa" "$T/unpriv/x.sa" && cmp -s "$T/orig.sa" "$T/unpriv/y.sa" &&
+	cmp -s "$T/orig.old" "$T/unpriv/y.sa.old"
+ok $? "the recordings are intact after two failed runs each: $(stat -c %s "$T/unpriv/x.sa") bytes, identical, and y.sa.old too"
+left=$(cd "$T/unpriv" && ls -A | grep -v -x -e sa-record -e x.sa -e y.sa -e y.sa.old | tr '\n' ' ')
 [ -z "$left" ]
-ok $? "no FILE.old and no temporary file left behind${left:+: $left}"
+ok $? "no x.sa.old and no temporary file left behind${left:+: $left}"
 grep -q 'needs root, or CAP_BPF and CAP_PERFMON' "$T/unpriv.err1"
 ok $? "the error names what is needed: $(grep needs "$T/unpriv.err1")"
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
