@@ -18,6 +18,7 @@ struct saf_reader {
 	bool done;	     /* no chunk left to load */
 	bool resync;	     /* saf_reader_opts.resync: read on after damage */
 	bool seq_ahead;	     /* the failing chunk is whole, after a sequence gap */
+	bool scan_gave_up;   /* saf_resync.c spent its checksum budget */
 	struct saf_buf scan; /* saf_resync.c's window */
 	ZSTD_DCtx *dctx;
 	struct saf_buf payload; /* the chunk read with pread() */

@@ -48,11 +48,15 @@ static int crc_ok(struct saf_reader *r, const uint8_t *h, uint64_t off)
  * The offset of the first valid chunk at or after @from, or the file size
  * when there is none; a negative errno for a read error or -ENOMEM. The
  * file is scanned in blocks, and a checksum is computed only where the
- * header's lengths fit, so a scan costs about one read of what it skips.
+ * header's lengths fit, so a scan costs about one read of what it skips;
+ * checksums over more than 4 times the bytes left end it (a file built
+ * with a fitting header at every step would otherwise cost O(n^2)).
  */
 static int64_t find_chunk(struct saf_reader *r, uint64_t from, uint32_t *seq)
 {
 	uint64_t size = r->info.file_size, off = from;
+	/* headers planted to fit make each checksum long: bound the work */
+	uint64_t budget = 4 * (size - from) + SCAN_BLOCK, spent = 0;
 
 	while (size - off >= SAF_CHUNK_HEADER_SIZE) {
 		size_t len = size - off < SCAN_BLOCK ? (size_t)(size - off) : SCAN_BLOCK;
@@ -66,6 +70,11 @@ static int64_t find_chunk(struct saf_reader *r, uint64_t from, uint32_t *seq)
 
 			if (!plausible(r, b + i, off + i))
 				continue;
+			spent += (uint64_t)saf_get_le16(b + i + 4) + saf_get_le32(b + i + 8);
+			if (spent > budget) {
+				r->scan_gave_up = true;
+				return (int64_t)size;
+			}
 			/* r->payload, not the block's r->scan: b stays valid */
 			ok = crc_ok(r, b + i, off + i);
 			if (ok < 0)
@@ -116,7 +125,10 @@ int saf_chunk_damaged(struct saf_reader *r, int err)
 	r->info.dropped_bytes += (uint64_t)next - at;
 	if ((uint64_t)next == size) {
 		r->info.dropped_chunks++;
-		append(r, "; %llu bytes dropped", size - at, 0, 0);
+		append(r,
+		       r->scan_gave_up ? "; %llu bytes dropped (too many false chunk headers)"
+				       : "; %llu bytes dropped",
+		       size - at, 0, 0);
 		if (go_on) { /* nothing more to read: the next call ends it */
 			r->err = 0;
 			r->done = true;

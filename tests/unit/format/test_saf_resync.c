@@ -3,9 +3,11 @@
  * test_saf_resync.c - reading on after damage (saf_reader_opts.resync):
  * every single-bit flip loses exactly the chunk holding it, a chunk cut out
  * loses only itself, garbage between chunks (across the 64 KiB scan block,
- * read from a file) loses only the garbage, and two damaged chunks two.
+ * read from a file) loses only the garbage, two damaged chunks two, and
+ * planted headers cannot make the scan quadratic.
  */
 #include <fcntl.h>
+#include <time.h>
 
 #include "saf_test.h"
 
@@ -233,6 +235,43 @@ static void test_two_damaged_chunks(void **state)
 	free(buf);
 }
 
+/*
+ * A header that fits, planted every 24 bytes over 2 MiB, each claiming a
+ * 1 MiB payload with a wrong checksum: without the scan's budget this is
+ * 43,000 checksums of 1 MiB; with it the read gives up in milliseconds.
+ */
+static void test_planted_headers_bounded(void **state)
+{
+	size_t n = 2u << 20, i;
+	struct saf_buf b = { 0 };
+	uint8_t h[SAF_CHUNK_HEADER_SIZE] = { 0 };
+	struct timespec t0, t1;
+	struct rs_read t;
+
+	(void)state;
+	tst_put_header(&b, 1, 2, SAF_FILE_HEADER_SIZE);
+	saf_put_le32(h, SAF_CHUNK_SAMPLES);
+	saf_put_le16(h + 4, SAF_CHUNK_HEADER_SIZE);
+	saf_put_le32(h + 8, 1u << 20);
+	saf_put_le32(h + 12, 1u << 20);
+	saf_put_le32(h + 16, 5);
+	assert_int_equal(saf_buf_reserve(&b, n), 0);
+	for (i = 0; i + sizeof(h) <= n; i += sizeof(h))
+		memcpy(b.p + b.len + i, h, sizeof(h));
+	b.len += i;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rs_read(b.p, b.len, true, false, &t);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_int_equal(t.errors, 1);
+	assert_int_equal(t.recs.len, 0);
+	assert_non_null(strstr(t.first_msg, "too many false chunk headers"));
+	print_message("# planted headers: gave up after %.3f s\n",
+		      (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	assert_true(t1.tv_sec - t0.tv_sec < 5);
+	saf_buf_release(&t.recs);
+	saf_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_cut_out),
 		cmocka_unit_test(test_garbage_between_chunks),
 		cmocka_unit_test(test_two_damaged_chunks),
+		cmocka_unit_test(test_planted_headers_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
