@@ -279,6 +279,7 @@ int saf_chunk_load(struct saf_reader *r)
 	if (saf_crc32(p, p + SAF_CHUNK_HEADER_SIZE, c.hsize - SAF_CHUNK_HEADER_SIZE + c.psize) !=
 	    saf_get_le32(h + 20))
 		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %u checksum mismatch", r->next_seq);
+	r->seq_ahead = c.seq > r->next_seq;
 	if (c.seq != r->next_seq)
 		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %u has sequence number %u",
 				   r->next_seq, c.seq);

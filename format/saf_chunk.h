@@ -14,8 +14,12 @@ struct saf_reader {
 	struct saf_file_info info;
 	uint64_t off; /* next chunk's offset */
 	uint32_t next_seq;
-	int err;   /* sticky: the error that stopped reading */
-	bool done; /* no chunk left to load */
+	int err;	     /* sticky: the error that stopped reading */
+	bool done;	     /* no chunk left to load */
+	bool resync;	     /* saf_reader_opts.resync: read on after damage */
+	bool seq_ahead;	     /* the failing chunk is whole, after a sequence gap */
+	bool scan_gave_up;   /* saf_resync.c spent its checksum budget */
+	struct saf_buf scan; /* saf_resync.c's window */
 	ZSTD_DCtx *dctx;
 	struct saf_buf payload; /* the chunk read with pread() */
 	struct saf_buf content; /* the decompressed payload */
@@ -28,6 +32,7 @@ struct saf_reader {
 };
 
 int saf_chunk_load(struct saf_reader *r);
+int saf_chunk_damaged(struct saf_reader *r, int err);
 int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void saf_rd_warn(struct saf_reader *r, uint64_t off, const char *fmt, ...)

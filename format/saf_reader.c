@@ -26,19 +26,12 @@ static void set_msg(struct saf_reader *r, uint64_t off, const char *fmt, va_list
 /** saf_rd_fail() - stop reading at the chunk at @off: the error sticks. */
 int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
 {
-	size_t n;
 	va_list ap;
 
 	va_start(ap, fmt);
 	set_msg(r, off, fmt, ap);
 	va_end(ap);
-	n = strlen(r->errmsg);
-	/* Past the file header, the chunks from @off on are lost. */
-	if (err != -ENOMEM && r->off) {
-		r->info.damaged = true;
-		snprintf(r->errmsg + n, sizeof(r->errmsg) - n, "; %llu bytes dropped",
-			 (unsigned long long)(r->info.file_size - off));
-	}
+	/* Past the file header, saf_chunk_damaged() says what is lost. */
 	r->err = err;
 	return err;
 }
@@ -119,6 +112,8 @@ static struct saf_reader *open_common(struct saf_reader *r, const struct saf_rea
 {
 	int err = check_header(r);
 
+	if (opts && opts->sz >= offsetof(struct saf_reader_opts, resync) + sizeof(bool))
+		r->resync = opts->resync;
 	if (!err)
 		return r;
 	if (opts && opts->sz >= offsetof(struct saf_reader_opts, errbuf_sz) + sizeof(size_t) &&
@@ -228,7 +223,7 @@ int saf_reader__next(struct saf_reader *r, struct saf_record *rec)
 			return 0;
 		ret = saf_chunk_load(r);
 		if (ret < 0)
-			return ret;
+			return saf_chunk_damaged(r, ret);
 	}
 }
 
@@ -258,6 +253,7 @@ void saf_reader__free(struct saf_reader *r)
 		close(r->fd);
 	saf_buf_release(&r->payload);
 	saf_buf_release(&r->content);
+	saf_buf_release(&r->scan);
 	saf_free(r->arena.arena);
 	saf_free(r->arena.ips);
 	ZSTD_freeDCtx(r->dctx);

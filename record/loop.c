@@ -42,6 +42,8 @@ static void install_signals(void)
 struct run {
 	const struct rec_opts *o;
 	int fd;
+	char *tmp;    /* the output's name until commit() */
+	bool no_priv; /* perf_event_open() or bpf() said EPERM/EACCES */
 	struct saf_writer *w;
 	struct rec_session *s;
 	struct rec_procs *procs;
@@ -145,6 +147,24 @@ static bool should_stop(struct run *r, uint64_t now)
 	return r->child_done;
 }
 
+/* The first interval is written: the recording replaces FILE (FILE.old kept). */
+static int commit(struct run *r)
+{
+	int err;
+
+	if (!r->tmp)
+		return 0;
+	err = rec_output_commit(r->o->output, r->tmp);
+	if (err) {
+		fprintf(stderr, "%ssa-record: cannot rename %s to %s: %s\n", r->tty ? "\n" : "",
+			r->tmp, r->o->output, strerror(-err));
+		return err;
+	}
+	free(r->tmp);
+	r->tmp = NULL;
+	return 0;
+}
+
 static int record_loop(struct run *r)
 {
 	uint64_t now;
@@ -164,6 +184,8 @@ static int record_loop(struct run *r)
 		if (!last && now < r->next_iv)
 			continue;
 		err = rec_drain__interval(r->d, r->iv_start, r->grace, &r->iv_start);
+		if (!err)
+			err = commit(r);
 		if (err)
 			return err;
 		while (r->next_iv <= now)
@@ -195,9 +217,13 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	const struct rec_opts *o = r->o;
 	int e;
 
-	r->fd = rec_output_open(o->output);
+	r->fd = rec_output_open(o->output, &r->tmp);
 	if (r->fd < 0) {
-		snprintf(err, errsz, "cannot create %s: %s", o->output, strerror(-r->fd));
+		if (r->fd == -EISDIR)
+			snprintf(err, errsz, "cannot create %s: %s", o->output, strerror(-r->fd));
+		else
+			snprintf(err, errsz, "cannot create %s.tmp-%d: %s", o->output,
+				 (int)getpid(), strerror(-r->fd));
 		return r->fd;
 	}
 	r->w = saf_writer__open_fd(r->fd, NULL);
@@ -214,12 +240,17 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 						   .ncpus = o->ncpus,
 						   .child = r->child});
 	if (!r->sc) {
-		snprintf(err, errsz, "side-band perf events: %s", strerror(errno));
-		return -errno;
+		e = -errno;
+		snprintf(err, errsz, "side-band perf events: %s", strerror(-e));
+		r->no_priv = e == -EPERM || e == -EACCES;
+		return e;
 	}
 	r->s = rec_session__open(o, r->child, err, errsz);
-	if (!r->s)
-		return -errno;
+	if (!r->s) {
+		e = -errno;
+		r->no_priv = e == -EPERM || e == -EACCES;
+		return e;
+	}
 	if (r->cfi && (e = rec_cfifeed__attach(r->cfi, rec_session__cfi_fd(r->s))))
 		return e;
 	r->t0 = rec_now_ns(CLOCK_MONOTONIC);
@@ -275,6 +306,7 @@ static void cleanup(struct run *r)
 	saf_writer__free(r->w);
 	if (r->fd >= 0)
 		close(r->fd);
+	free(r->tmp);
 }
 
 static int reap_child(struct run *r)
@@ -304,7 +336,7 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 {
 	struct run r = {.o = o, .fd = -1, .child = child, .child_wstatus = child_wstatus};
 	char err[512] = "";
-	int e, fail = child > 0 ? REC_EXIT_CMD_FAIL : REC_EXIT_FAIL;
+	int e, ce, fail = child > 0 ? REC_EXIT_CMD_FAIL : REC_EXIT_FAIL;
 
 	*child_wstatus = 0;
 	install_signals();
@@ -318,6 +350,11 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 				;
 		}
 		fprintf(stderr, "sa-record: %s\n", err[0] ? err : strerror(-e));
+		if (r.no_priv)
+			rec_privilege_hint();
+		/* nothing was sampled: FILE and FILE.old stay as they were */
+		if (r.tmp)
+			unlink(r.tmp);
 		cleanup(&r);
 		return fail;
 	}
@@ -330,11 +367,14 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 	e = record_loop(&r);
 	if (!e)
 		e = finish(&r);
+	/* sampling worked: what was written is kept under FILE even after an error */
+	ce = commit(&r);
 	if (e)
 		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "", o->output,
 			strerror(-e));
-	else
+	else if (!ce)
 		summary(&r);
+	e = e ? e : ce;
 	cleanup(&r);
 	if (child > 0) {
 		int code = reap_child(&r);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * output.c - the output file (an existing FILE is kept as FILE.old, as perf
- * does; the new one is created 0600, never through a symbolic link) and
- * the META record (docs/format.md "META record").
+ * output.c - the output file (written as FILE.tmp-PID, 0600, never through a
+ * symbolic link; renamed to FILE once the recording really started, an
+ * existing FILE then kept as FILE.old, as perf does), the META record
+ * (docs/format.md "META record") and the hint when privileges are missing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,30 +26,86 @@ uint64_t rec_now_ns(int clock)
 }
 
 /**
- * rec_output_open() - rename an existing @path to @path.old, then create
- * @path with O_EXCL | O_NOFOLLOW, mode 0600.
+ * rec_output_open() - create the recording under a temporary name beside
+ * @path ("@path.tmp-PID", O_EXCL | O_NOFOLLOW, mode 0600), so that a start
+ * that fails (no privileges, no BPF) leaves @path and @path.old as they were.
+ * @tmp: gets the temporary name (the caller frees it) on success.
  * @return a writable fd the caller closes, or a negative errno.
  */
-int rec_output_open(const char *path)
+int rec_output_open(const char *path, char **tmp)
+{
+	struct stat st;
+	int fd;
+
+	*tmp = NULL;
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (asprintf(tmp, "%s.tmp-%d", path, (int)getpid()) < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	fd = -errno;
+	free(*tmp);
+	*tmp = NULL;
+	return fd;
+}
+
+/**
+ * rec_output_commit() - the recording really started: move an existing
+ * @path (a link is moved, not followed) to @path.old, then @tmp to @path.
+ * @return 0 or a negative errno (@tmp then still holds the recording).
+ */
+int rec_output_commit(const char *path, const char *tmp)
 {
 	struct stat st;
 	char *old = NULL;
-	int fd;
+	int err = 0;
 
 	if (!lstat(path, &st)) {
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
 		if (asprintf(&old, "%s.old", path) < 0)
 			return -ENOMEM;
-		if (rename(path, old)) {
-			fd = -errno;
-			free(old);
-			return fd;
-		}
+		if (rename(path, old))
+			err = -errno;
 		free(old);
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	return fd < 0 ? -errno : fd;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	return err;
+}
+
+static int read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/**
+ * rec_privilege_hint() - after perf_event_open() or bpf() refused with
+ * EPERM or EACCES: say on stderr what sa-record needs and what this
+ * host's two sysctls that decide it are (docs/reliability.md,
+ * "Least privilege").
+ */
+void rec_privilege_hint(void)
+{
+	int paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+	int nobpf = read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled");
+
+	fprintf(stderr,
+		"sa-record: needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_PTRACE too for other "
+		"users' mappings, CAP_SYSLOG for kernel symbols)\n"
+		"sa-record: this host: kernel.perf_event_paranoid = %d, "
+		"kernel.unprivileged_bpf_disabled = %d\n",
+		paranoid, nobpf);
 }
 
 /**

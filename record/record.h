@@ -152,7 +152,9 @@ int rec_child__start(int go_fd, int status_fd);
 int rec_exit_status(int wstatus);
 
 /* ---- output.c ---- */
-int rec_output_open(const char *path);
+int rec_output_open(const char *path, char **tmp);
+int rec_output_commit(const char *path, const char *tmp);
+void rec_privilege_hint(void);
 int rec_write_meta(struct saf_writer *w, const struct rec_opts *o, uint64_t real_ns,
 		   uint64_t mono_ns, int ncpus);
 uint64_t rec_now_ns(int clock);

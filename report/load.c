@@ -122,13 +122,32 @@ static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 	return rpt_hmap__put(&l->stacks, st->id, l->nrefs++);
 }
 
+/* A run of intervals missing after a damaged place (seq gap), from @from_ns to @to_ns. */
+static void lost_run(struct rpt_file_stats *st, uint64_t first, uint64_t last, uint64_t from_ns,
+		     uint64_t to_ns)
+{
+	st->lost_ivs += last - first + 1;
+	if (st->nlost_runs < sizeof(st->lost_runs) / sizeof(st->lost_runs[0]))
+		st->lost_runs[st->nlost_runs++] =
+			(struct rpt_lost_ivs){first, last, from_ns, to_ns};
+}
+
 /* --time: an interval counts when its midpoint lies in [from, to). */
 static void on_interval(struct rpt_session *s, struct rpt_loaded *l, const struct saf_interval *iv)
 {
 	struct rpt_file_stats *st = l->st;
 	uint64_t base = st->has_meta ? st->start_mono_ns : st->first_ns;
+	uint64_t next = l->have_iv ? l->iv_seq + 1 : 0;
 	double mid;
 
+	/* the writer repeats an open INTERVAL at the head of a continuation chunk */
+	if (l->have_iv && iv->seq == l->iv_seq)
+		return;
+	if (l->damage_since_iv && iv->seq > next)
+		lost_run(st, next, iv->seq - 1, l->have_iv ? l->iv_end : base, iv->start_ns);
+	l->have_iv = l->iv_open = true;
+	l->damage_since_iv = false;
+	l->iv_seq = iv->seq;
 	if (!st->intervals || iv->start_ns < st->first_ns)
 		st->first_ns = iv->start_ns;
 	if (!st->has_meta && !st->intervals)
@@ -136,10 +155,38 @@ static void on_interval(struct rpt_session *s, struct rpt_loaded *l, const struc
 	if (iv->end_ns > st->last_ns)
 		st->last_ns = iv->end_ns;
 	st->intervals++;
+	st->iv_ns += iv->end_ns > iv->start_ns ? iv->end_ns - iv->start_ns : 0;
 	l->iv_end = iv->end_ns;
 	mid = ((double)iv->start_ns + (double)iv->end_ns) / 2 - (double)base;
 	l->in_interval_ok = !s->o.filter.has_time ||
 			    (mid >= s->o.filter.time_from * 1e9 && mid < s->o.filter.time_to * 1e9);
+	st->iv_in_time += l->in_interval_ok;
+}
+
+/* The reader resynchronized past damage: the open interval lost its rest. */
+static void on_damage(struct rpt_loaded *l)
+{
+	if (l->iv_open)
+		l->st->partial_ivs++;
+	l->iv_open = false;
+	l->damage_since_iv = true;
+}
+
+/* END read after damage: the intervals after the last one read are lost. */
+static void on_end(struct rpt_loaded *l, const struct saf_end *e)
+{
+	struct rpt_file_stats *st = l->st;
+	uint64_t next = l->have_iv ? l->iv_seq + 1 : 0;
+
+	st->finished = true;
+	st->end_ns = e->end_mono_ns;
+	st->end_intervals = e->intervals;
+	if (e->end_mono_ns > st->last_ns)
+		st->last_ns = e->end_mono_ns;
+	if (l->damage_since_iv && e->intervals > next)
+		lost_run(st, next, e->intervals - 1,
+			 l->have_iv ? l->iv_end : (st->has_meta ? st->start_mono_ns : 0),
+			 e->end_mono_ns);
 }
 
 static bool in_list(const uint32_t *v, size_t n, uint32_t x)
@@ -272,6 +319,7 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 	case SAF_REC_COUNT:
 		return on_count(s, l, &r->count);
 	case SAF_REC_LOSS:
+		l->iv_open = false;
 		for (uint32_t i = 0; i < r->loss.ncounters && i < SAF_MAX_COUNTERS; i++)
 			if (r->loss.ids[i] <= SAF_MAX_COUNTERS)
 				l->st->lost[r->loss.ids[i]] += r->loss.values[i];
@@ -303,20 +351,39 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 	case SAF_REC_USTACK_SPARSE:
 		return on_ustack(s, l, &r->ustack);
 	case SAF_REC_END:
-		l->st->finished = true;
-		if (r->end.end_mono_ns > l->st->last_ns)
-			l->st->last_ns = r->end.end_mono_ns;
+		on_end(l, &r->end);
 		return 0;
 	default:
 		return 0;
 	}
 }
 
+/* The reader's facts about damage, and its first message about it. */
+static void note_reader(struct rpt_loaded *l, struct saf_reader *r, int ret)
+{
+	const struct saf_file_info *fi = saf_reader__info(r);
+	struct rpt_file_stats *st = l->st;
+
+	if (ret < 0 && !st->errmsg[0])
+		snprintf(st->errmsg, sizeof(st->errmsg), "%s", saf_reader__errmsg(r));
+	if (ret < 0)
+		on_damage(l);
+	st->damaged = fi->damaged;
+	st->damage_count = fi->damage_count;
+	st->dropped_bytes = fi->dropped_bytes;
+	st->dropped_chunks = fi->dropped_chunks;
+}
+
+/*
+ * Every chunk that validates is read, past damage (opts.resync). A file
+ * that is damaged or unfinished and gave no interval has nothing to show:
+ * that is the one failure (docs/sa-report.1, "EXIT STATUS").
+ */
 int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path)
 {
 	char errbuf[256] = "";
 	struct saf_reader_opts ro = {
-		.sz = sizeof(ro), .errbuf = errbuf, .errbuf_sz = sizeof(errbuf)};
+		.sz = sizeof(ro), .errbuf = errbuf, .errbuf_sz = sizeof(errbuf), .resync = true};
 	struct saf_reader *r = NULL;
 	struct saf_record rec;
 	int ret, err = 0;
@@ -330,17 +397,29 @@ int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *pa
 			 errbuf[0] ? errbuf : strerror(errno));
 		goto cleanup;
 	}
-	while ((ret = saf_reader__next(r, &rec)) == 1) {
+	while ((ret = saf_reader__next(r, &rec)) != 0) {
+		if (ret < 0) {
+			note_reader(l, r, ret);
+			if (ret == -EBADMSG || ret == -EOVERFLOW)
+				continue;
+			err = ret;
+			snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", path,
+				 saf_reader__errmsg(r));
+			goto cleanup;
+		}
 		err = on_record(s, l, &rec);
 		if (err)
 			goto cleanup;
 	}
-	l->st->damaged = ret < 0 || saf_reader__info(r)->damaged;
-	if (ret < 0 || !l->st->finished)
+	note_reader(l, r, 0);
+	if (!l->st->finished && !l->st->errmsg[0])
 		snprintf(l->st->errmsg, sizeof(l->st->errmsg), "%s", saf_reader__errmsg(r));
-	if (ret < 0 && !l->st->samples) {
-		err = ret;
-		snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", path, saf_reader__errmsg(r));
+	if ((l->st->damaged || !l->st->finished) && !l->st->intervals) {
+		int n = snprintf(s->errmsg, sizeof(s->errmsg), "%s: ", path);
+
+		err = -EBADMSG;
+		if (n > 0 && (size_t)n < sizeof(s->errmsg))
+			rpt_file__damage(l->st, s->errmsg + n, sizeof(s->errmsg) - n);
 	}
 cleanup:
 	if (err == -ENOMEM)

@@ -2,7 +2,9 @@
 /*
  * main.c - sa-report's command line: parses options, runs the session
  * (read, filter, symbolize, aggregate) and calls one writer of output.h.
- * Exit status: 0 success, 1 runtime failure, 2 usage error.
+ * Exit status (docs/sa-report.1): 0 when a profile was shown, partial ones
+ * included; 1 when nothing usable was read or on a runtime failure; 2 for a
+ * usage error or a --time range outside the recordings.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -389,6 +391,46 @@ static int write_export(struct cli *c, struct rpt_session *s, struct rpt_profile
 				  : rpt_speedscope__write(p, out, &sso);
 }
 
+static bool filtered(const struct cli *c)
+{
+	const struct rpt_filter *f = &c->so.filter;
+
+	return c->focus || c->ignore || c->min_percent > 0 || f->comm || f->pid || f->tid ||
+	       f->has_time || f->user_only || f->kernel_only;
+}
+
+/* --time that selects no interval of any file: a usage error (exit 2). */
+static int check_time(struct cli *c, struct rpt_session *s)
+{
+	const struct rpt_filter *f = &c->so.filter;
+	const struct rpt_file_stats *longest = NULL;
+	uint64_t in = 0, dur = 0;
+	char to[32] = "";
+
+	if (!f->has_time)
+		return 0;
+	for (size_t i = 0; i < rpt_session__nfiles(s); i++) {
+		const struct rpt_file_stats *st = rpt_session__file(s, i);
+		uint64_t start = st->has_meta ? st->start_mono_ns : st->first_ns;
+
+		in += st->iv_in_time;
+		if (!longest || (st->last_ns > start && st->last_ns - start > dur)) {
+			longest = st;
+			dur = st->last_ns > start ? st->last_ns - start : 0;
+		}
+	}
+	if (in || !longest)
+		return 0;
+	if (f->time_to < 1e17)
+		snprintf(to, sizeof(to), "%g", f->time_to);
+	fprintf(stderr,
+		"sa-report: --time %g-%s is outside the recording: %s%s lasts %.2f s (an "
+		"interval counts when its midpoint is in the range)\n",
+		f->time_from, to, rpt_session__nfiles(s) > 1 ? "the longest, " : "",
+		rpt_session__str(s, longest->path), dur / 1e9);
+	return -EINVAL;
+}
+
 static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **p, FILE *out)
 {
 	struct rpt_summary sum;
@@ -404,6 +446,12 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 		.no_normalize = c->no_normalize, .negate = c->negate, .svg = &vo, .top = &to};
 
 	rpt_session__summary(s, &sum, host, sizeof(host));
+	if (filtered(c) && !c->diff) {
+		sum.total = 0;
+		for (size_t i = 0; i < rpt_session__nfiles(s); i++)
+			sum.total += rpt_session__file(s, i)->samples;
+		sum.samples = p[0]->total;
+	}
 	if (c->mode == M_FOLDED && !c->quiet)
 		rpt_session__warn(s, stderr, c->verbose);
 	if (c->diff)
@@ -430,6 +478,12 @@ static int run(struct cli *c, struct rpt_session *s)
 		p[1] = load(c, s, c->inputs + 1, 1);
 	if (!p[0] || (c->diff && !p[1]))
 		goto cleanup;
+	/* the same words in every mode; exit 0 with what could be read */
+	rpt_session__warn_damage(s, stderr);
+	if (check_time(c, s)) {
+		ret = 2;
+		goto cleanup;
+	}
 	/* every input is read: binaries are released while the output is written */
 	rpt_symbolizer__retire(rpt_session__symbolizer(s));
 	if (c->mode == M_PPROF && !c->out && isatty(STDOUT_FILENO)) {

@@ -15,6 +15,7 @@ struct rpt_summary {
 	const char *host; /* NULL if unknown or several */
 	uint64_t duration_ns;
 	uint64_t samples;	 /* kept samples in the profile */
+	uint64_t total;		 /* when filters left @samples: the files' kept samples, else 0 */
 	uint64_t lost;		 /* lost samples, all causes */
 	const char *lost_detail; /* e.g. "lost_ustack 3, lost_ringbuf 1", or NULL */
 };

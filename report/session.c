@@ -196,6 +196,90 @@ void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *
 	}
 }
 
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* "; intervals 5-6 lost (4.00-6.00 s), interval 9 partly lost" */
+static size_t put_lost_ivs(const struct rpt_file_stats *f, char *buf, size_t cap)
+{
+	uint64_t base = f->has_meta ? f->start_mono_ns : f->first_ns;
+	size_t len = 0;
+
+	for (size_t i = 0; i < f->nlost_runs; i++) {
+		const struct rpt_lost_ivs *v = &f->lost_runs[i];
+		double a = v->from_ns > base ? (v->from_ns - base) / 1e9 : 0;
+		double b = v->to_ns > base ? (v->to_ns - base) / 1e9 : 0;
+
+		if (v->first == v->last)
+			len += snprintf(buf + len, len < cap ? cap - len : 0,
+					"; interval %llu lost (%.2f-%.2f s)",
+					(unsigned long long)v->first, a, b);
+		else
+			len += snprintf(buf + len, len < cap ? cap - len : 0,
+					"; intervals %llu-%llu lost (%.2f-%.2f s)",
+					(unsigned long long)v->first, (unsigned long long)v->last,
+					a, b);
+	}
+	if (f->lost_ivs && f->nlost_runs == sizeof(f->lost_runs) / sizeof(f->lost_runs[0]))
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"; %llu intervals lost in all", (unsigned long long)f->lost_ivs);
+	if (f->partial_ivs)
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"; %llu interval%s partly lost", (unsigned long long)f->partial_ivs,
+				plural(f->partial_ivs));
+	return len;
+}
+
+void rpt_file__damage(const struct rpt_file_stats *f, char *buf, size_t cap)
+{
+	uint64_t base = f->has_meta ? f->start_mono_ns : f->first_ns;
+	double shown = f->iv_ns / 1e9;
+	size_t len;
+
+	len = snprintf(buf, cap, "%s: ",
+		       f->finished ? "recording damaged" : "recording did not finish cleanly");
+	if (!f->intervals)
+		len += snprintf(buf + len, len < cap ? cap - len : 0, "no interval could be read");
+	else if (f->finished && f->end_ns > base)
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"shows %.2f of %.2f s (%llu of %llu intervals)", shown,
+				(f->end_ns - base) / 1e9, (unsigned long long)f->intervals,
+				(unsigned long long)f->end_intervals);
+	else
+		len += snprintf(
+			buf + len, len < cap ? cap - len : 0, "shows %s%.2f s (%llu intervals)",
+			f->nlost_runs || f->partial_ivs || f->damage_count > 1 ? "" : "the first ",
+			shown, (unsigned long long)f->intervals);
+	len += put_lost_ivs(f, buf + (len < cap ? len : cap), len < cap ? cap - len : 0);
+	if (f->damage_count)
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"; %llu chunk%s and %llu byte%s dropped at %llu place%s",
+				(unsigned long long)f->dropped_chunks, plural(f->dropped_chunks),
+				(unsigned long long)f->dropped_bytes, plural(f->dropped_bytes),
+				(unsigned long long)f->damage_count, plural(f->damage_count));
+	if (f->errmsg[0])
+		snprintf(buf + len, len < cap ? cap - len : 0, " (%s)", f->errmsg);
+}
+
+int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
+{
+	char line[1024];
+	int n = 0;
+
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct rpt_file_stats *f = &s->files[i];
+
+		if (!f->damaged && f->finished)
+			continue;
+		rpt_file__damage(f, line, sizeof(line));
+		fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path), line);
+		n++;
+	}
+	return n;
+}
+
 void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose)
 {
 	char detail[512];
@@ -203,17 +287,13 @@ void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose)
 
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct rpt_file_stats *f = &s->files[i];
-		const char *path = rpt_session__str(s, f->path);
 
-		if (f->damaged || !f->finished)
-			fprintf(err, "sa-report: %s: %s%s\n", path,
-				f->finished ? "" : "recording did not finish cleanly; ",
-				f->errmsg[0] ? f->errmsg : "truncated");
 		if (f->dropped_frames && verbose)
 			fprintf(err,
 				"sa-report: %s: %llu samples had frames of a broken "
 				"frame-pointer walk dropped\n",
-				path, (unsigned long long)f->dropped_frames);
+				rpt_session__str(s, f->path),
+				(unsigned long long)f->dropped_frames);
 	}
 	if (lost)
 		fprintf(err, "sa-report: lost samples: %llu (%s)\n", (unsigned long long)lost,

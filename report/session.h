@@ -52,6 +52,16 @@ struct rpt_file_stats {
 	uint64_t kernel_unnamed;	     /* samples with [kernel] frames */
 	bool has_meta, finished, damaged, has_ksyms;
 	char errmsg[256]; /* reader's message about dropped data */
+	/* damage (docs/format.md, "Reading a damaged or truncated file") */
+	uint64_t damage_count, dropped_bytes, dropped_chunks;
+	uint64_t end_ns, end_intervals; /* from END, when it was read */
+	uint64_t iv_ns;			/* time the intervals read cover */
+	uint64_t iv_in_time;		/* intervals that pass --time */
+	uint64_t lost_ivs, partial_ivs; /* intervals lost whole, or in part */
+	struct rpt_lost_ivs {
+		uint64_t first, last, from_ns, to_ns;
+	} lost_runs[4]; /* the first lost runs of intervals */
+	size_t nlost_runs;
 };
 
 struct rpt_session;
@@ -99,7 +109,7 @@ void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *
 /** rpt_session__info() - the --info report of every file read. @return 0 or -errno. */
 int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose);
 
-/** rpt_session__warn() - loss counts and dropped data on @err (with folded output). */
+/** rpt_session__warn() - loss counts on @err (with folded output). */
 void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose);
 
 /**
@@ -112,6 +122,19 @@ void rpt_session__warn(struct rpt_session *s, FILE *err, bool verbose);
 void rpt_session__warn_walks(struct rpt_session *s, FILE *err);
 
 #define RPT_BROKEN_WALK_PCT 20
+
+/**
+ * rpt_session__warn_damage() - one line on @err per damaged or unfinished
+ * file: what is shown and what was dropped (every mode prints it).
+ * @return the number of lines written.
+ */
+int rpt_session__warn_damage(struct rpt_session *s, FILE *err);
+
+/**
+ * rpt_file__damage() - that line's text for @f, without "sa-report: PATH: ",
+ * in @buf of @cap bytes.
+ */
+void rpt_file__damage(const struct rpt_file_stats *f, char *buf, size_t cap);
 
 /* ---- private to session.c, load.c and resolve.c ------------------------- */
 
@@ -170,6 +193,9 @@ struct rpt_loaded {
 	uint32_t cur_symtab; /* dso of the last SYMTAB record */
 	bool in_interval_ok; /* the open interval passes --time */
 	uint64_t iv_end;
+	/* intervals lost to damage: seq gaps after a damaged place */
+	bool have_iv, iv_open, damage_since_iv;
+	uint64_t iv_seq;
 	/* USTACK records, unwound offline (ustack.c) */
 	struct rpt_unwinder *unw;
 	struct rpt_hmap ustack_ids; /* hash of unwound frames -> synthetic stack id */

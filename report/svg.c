@@ -157,8 +157,10 @@ static void put_subtitle(FILE *out, const struct rpt_profile *p, const struct rp
 	}
 	if (dur)
 		fprintf(out, "%.1f s, ", dur / 1e9);
-	fprintf(out, "%llu samples, %llu lost", (unsigned long long)samples,
-		(unsigned long long)lost);
+	fprintf(out, "%llu", (unsigned long long)samples);
+	if (s && s->total)
+		fprintf(out, " of %llu", (unsigned long long)s->total);
+	fprintf(out, " samples, %llu lost", (unsigned long long)lost);
 	if (s && s->lost_detail && s->lost_detail[0]) {
 		fputs(" (", out);
 		rpt_put_xml(out, s->lost_detail, SIZE_MAX);

@@ -129,8 +129,10 @@ void rpt_put_summary(FILE *out, const struct rpt_summary *s)
 	}
 	if (s->duration_ns)
 		fprintf(out, "# duration: %.2f s\n", s->duration_ns / 1e9);
-	fprintf(out, "# samples: %llu, lost: %llu", (unsigned long long)s->samples,
-		(unsigned long long)s->lost);
+	fprintf(out, "# samples: %llu", (unsigned long long)s->samples);
+	if (s->total)
+		fprintf(out, " of %llu", (unsigned long long)s->total);
+	fprintf(out, ", lost: %llu", (unsigned long long)s->lost);
 	if (s->lost_detail && s->lost_detail[0]) {
 		fputs(" (", out);
 		rpt_put_plain(out, s->lost_detail);

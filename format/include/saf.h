@@ -432,6 +432,12 @@ struct saf_reader_opts {
 	size_t sz;    /* sizeof(struct saf_reader_opts) */
 	char *errbuf; /* if set, constructors write their error here */
 	size_t errbuf_sz;
+	/*
+	 * After a damaged chunk, read on from the next chunk that validates
+	 * (docs/format.md, "Reading a damaged or truncated file"); false:
+	 * stop at the first damage.
+	 */
+	bool resync;
 };
 
 /** Per-file facts the reader learned, valid for the reader's life. */
@@ -443,8 +449,11 @@ struct saf_file_info {
 	uint64_t skipped_chunks;  /* chunks of unknown type, skipped */
 	uint64_t skipped_records; /* records of unknown kind, skipped */
 	bool finished;		  /* END chunk seen */
-	bool damaged;		  /* stopped at a bad or truncated chunk */
+	bool damaged;		  /* met a bad or truncated chunk */
 	uint64_t good_bytes;	  /* bytes up to the end of the last valid chunk */
+	uint64_t damage_count;	  /* places where damage was met */
+	uint64_t dropped_bytes;	  /* bytes skipped from those places on */
+	uint64_t dropped_chunks;  /* chunks lost: sequence gaps, 1 per damaged tail */
 };
 
 /**
@@ -477,8 +486,12 @@ struct saf_reader *saf_reader__open_mem(const void *buf, size_t len,
  * saf_reader__info()->finished: a file without END did not finish
  * cleanly, and saf_reader__errmsg() then says so); a negative errno on a
  * damaged or truncated chunk (-EBADMSG, -EOVERFLOW for a length past a
- * limit, -ENOMEM, or a read error). After an error every later call
- * returns the same error; every record before it stays valid data.
+ * limit, -ENOMEM, or a read error); saf_reader__errmsg() then says where
+ * and what was dropped. Every record before it stays valid data. Without
+ * opts.resync every later call returns the same error. With it, -EBADMSG
+ * and -EOVERFLOW are returned once per damaged place and the next call
+ * reads on from the next valid chunk (0 when there is none); -ENOMEM and
+ * read errors still stop reading for good.
  */
 int saf_reader__next(struct saf_reader *r, struct saf_record *rec);
 
@@ -496,9 +509,9 @@ void saf_reader__chunk(const struct saf_reader *r, uint32_t *type, uint64_t *off
 
 /**
  * saf_reader__errmsg() - the last failure or warning as "offset N: reason"
- * (for example "offset 4120: chunk 7 checksum mismatch, 2 chunks and 812
- * bytes dropped"), or "" when there is none. Borrowed; valid until the next
- * call on the reader.
+ * (for example "offset 4120: chunk 7 checksum mismatch; 812 bytes and 1
+ * chunks dropped, resumed at offset 4932"), or "" when there is none.
+ * Borrowed; valid until the next call on the reader.
  */
 const char *saf_reader__errmsg(const struct saf_reader *r);
 

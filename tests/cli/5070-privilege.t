@@ -5,13 +5,25 @@
 # path that is a symbolic link is never followed (the link is moved aside
 # to FILE.old and a new file is created with O_EXCL | O_NOFOLLOW); sa-report
 # runs as user nobody on a copied file, executes nothing and opens nothing
-# for writing but its -o file.
+# for writing but its -o file. sa-record run without privileges fails
+# before it touches an existing recording (twice in a row: the second run
+# must not move a stub of the first over FILE.old) and says what it needs.
 . "$(dirname "$0")/lib.sh"
 require_report
 require_root_bpf
 tmpdir
 T=$tap_tmp
-plan 11
+plan 16
+
+asnobody()
+{
+	if command -v setpriv >/dev/null; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups --no-new-privs \
+			--inh-caps=-all --bounding-set=-all -- "$@"
+	else
+		runuser -u nobody -- "$@"
+	fi
+}
 
 # umask 0 would make a plain creat(0666) world-writable.
 (umask 000 && "$SA_RECORD" -q -F 99 --duration 0.3 -o "$T/m.sa")
@@ -54,6 +66,41 @@ else
 	skip 1 "chattr +i unsupported on $T"
 fi
 
+# sa-record as nobody, twice, over a real recording in a directory nobody
+# may write: both fail, and the recording is byte for byte what it was.
+mkdir "$T/unpriv"
+cp "$SA_RECORD" "$T/unpriv/sa-record"
+cp "$T/m.sa" "$T/unpriv/x.sa"
+cp "$T/m.sa" "$T/orig.sa"
+# a second recording with an older one beside it as FILE.old
+cp "$T/m.sa" "$T/unpriv/y.sa"
+cp "$T/link.sa" "$T/unpriv/y.sa.old" 2>/dev/null || echo older >"$T/unpriv/y.sa.old"
+cp "$T/unpriv/y.sa.old" "$T/orig.old"
+chown -R nobody "$T/unpriv"
+rcs=
+for out in x y; do
+	for try in 1 2; do
+		asnobody "$T/unpriv/sa-record" -q -F 99 --duration 0.3 -o "$T/unpriv/$out.sa" \
+			2>"$T/unpriv.err$try"
+		rcs="$rcs $?"
+	done
+done
+[ "$rcs" = " 1 1 1 1" ]
+ok $? "sa-record without privileges fails, twice over each of two recordings (exit$rcs)"
+cmp -s "$T/orig.sa" "$T/unpriv/x.sa" && cmp -s "$T/orig.sa" "$T/unpriv/y.sa" &&
+	cmp -s "$T/orig.old" "$T/unpriv/y.sa.old"
+ok $? "the recordings are intact after two failed runs each: $(stat -c %s "$T/unpriv/x.sa") bytes, identical, and y.sa.old too"
+left=$(cd "$T/unpriv" && ls -A | grep -v -x -e sa-record -e x.sa -e y.sa -e y.sa.old | tr '\n' ' ')
+[ -z "$left" ]
+ok $? "no x.sa.old and no temporary file left behind${left:+: $left}"
+grep -q 'needs root, or CAP_BPF and CAP_PERFMON' "$T/unpriv.err1"
+ok $? "the error names what is needed: $(grep needs "$T/unpriv.err1")"
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+nobpf=$(cat /proc/sys/kernel/unprivileged_bpf_disabled)
+grep -q "kernel.perf_event_paranoid = $paranoid, kernel.unprivileged_bpf_disabled = $nobpf\$" \
+	"$T/unpriv.err2" && [ "$(wc -l <"$T/unpriv.err2")" -le 3 ]
+ok $? "and this host's sysctls ($paranoid, $nobpf), in at most 3 lines: $(tail -n 1 "$T/unpriv.err2")"
+
 # sa-report as nobody, on a copy, from a copy of the binary (the build tree
 # may not be readable by nobody).
 mkdir "$T/nobody"
@@ -61,15 +108,6 @@ cp "$SA_REPORT" "$T/nobody/sa-report"
 cp "$T/m.sa" "$T/nobody/copy.sa"
 chmod 644 "$T/nobody/copy.sa"
 chown nobody "$T/nobody"
-asnobody()
-{
-	if command -v setpriv >/dev/null; then
-		setpriv --reuid=nobody --regid=nogroup --clear-groups --no-new-privs \
-			--inh-caps=-all --bounding-set=-all -- "$@"
-	else
-		runuser -u nobody -- "$@"
-	fi
-}
 asnobody "$T/nobody/sa-report" "$T/nobody/copy.sa" >"$T/nobody.folded" 2>"$T/nobody.err"
 rc=$?
 n=$(folded_total "$T/nobody.folded")

@@ -153,6 +153,7 @@ static uint8_t *fix_crcs(const uint8_t *data, size_t size)
 }
 
 static void read_all(const uint8_t *data, size_t size);
+static void read_resync(const uint8_t *data, size_t size, uint64_t strict_chunks);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -175,8 +176,8 @@ static void read_all(const uint8_t *data, size_t size)
 	struct saf_reader *r = saf_reader__open_mem(data, size, &o);
 	const struct saf_file_info *info;
 	struct saf_record rec;
+	uint64_t off, strict_chunks;
 	uint32_t type;
-	uint64_t off;
 	int ret;
 
 	if (!r) {
@@ -195,5 +196,38 @@ static void read_all(const uint8_t *data, size_t size)
 	assert(info->good_bytes <= size && info->file_size == size);
 	assert(ret == 0 ? !info->damaged : info->damaged);
 	assert(info->finished || !strncmp(saf_reader__errmsg(r), "offset ", 7));
+	strict_chunks = info->chunks;
+	saf_reader__free(r);
+	read_resync(data, size, strict_chunks);
+}
+
+/*
+ * With resync: the records of the strict read come first, every damaged
+ * place is returned once as EBADMSG or EOVERFLOW, and the read ends.
+ */
+static void read_resync(const uint8_t *data, size_t size, uint64_t strict_chunks)
+{
+	struct saf_reader_opts o = { .sz = sizeof(o), .resync = true };
+	struct saf_reader *r = saf_reader__open_mem(data, size, &o);
+	const struct saf_file_info *info;
+	struct saf_record rec;
+	uint64_t errors = 0, calls = 0;
+	int ret;
+
+	if (!r)
+		return;
+	while ((ret = saf_reader__next(r, &rec)) != 0) {
+		assert(++calls <= 2 * size + 2);
+		if (ret < 0) {
+			assert(ret == -EBADMSG || ret == -EOVERFLOW);
+			assert(!strncmp(saf_reader__errmsg(r), "offset ", 7));
+			errors++;
+			continue;
+		}
+		touch(&rec);
+	}
+	info = saf_reader__info(r);
+	assert(info->damage_count == errors && info->damaged == (errors > 0));
+	assert(info->dropped_bytes <= size && info->chunks >= strict_chunks);
 	saf_reader__free(r);
 }
