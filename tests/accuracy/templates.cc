@@ -19,7 +19,8 @@ template <typename T> struct Matrix {
 	const T &at(int i, int j) const { return v[i * n + j]; }
 };
 
-template <typename T> __attribute__((noinline)) void multiply(const Matrix<T> &a, const Matrix<T> &b, Matrix<T> &c)
+template <typename T>
+__attribute__((noinline)) void multiply(const Matrix<T> &a, const Matrix<T> &b, Matrix<T> &c)
 {
 	for (int i = 0; i < a.n; i++)
 		for (int j = 0; j < a.n; j++) {
