@@ -8,6 +8,7 @@
 # Usage: tests/accuracy/run.sh [--short] [--results FILE] [--keep DIR] [BUILD_DIR]
 #   --short: dash and zstd in fp and dwarf (make check, test 7000)
 #   CI=true: a missing tool fails instead of skipping.
+#   ACCURACY_SECONDS=S: record S seconds per case (default 5).
 set -u
 SHORT=
 RESULTS=
@@ -72,6 +73,8 @@ else
 		command -v "$t" >/dev/null || need "$t not installed"
 	done
 fi
+# ACCURACY_CASES="node:fp cxx:dwarf": only these (to look into one case)
+CASES=${ACCURACY_CASES:-$CASES}
 ncases=$(echo $CASES | wc -w)
 # 0.1% per run: each comparison (one per case, two for dwarf and auto: with
 # and without inline frames) gets an equal part of it (union bound);
@@ -210,7 +213,9 @@ start_node()
 	node --perf-basic-prof -e '
 function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 function strs() { let s = ""; for (let i = 0; i < 2000; i++) s += i.toString(36); return s.length; }
-function objs() { const m = new Map(); for (let i = 0; i < 5000; i++) m.set("k" + (i % 997), i); return m.size; }
+function objs() {
+  const m = new Map(); for (let i = 0; i < 5000; i++) m.set("k" + (i % 997), i); return m.size;
+}
 for (;;) { fib(22); strs(); objs(); }' &
 	WPIDS=$!
 	JIT_MAP=/tmp/perf-$WPIDS.map
@@ -341,7 +346,8 @@ run_case()
 	fi
 	why=$(no_totals "$prog" "$mode")
 	[ -n "$why" ] && extra+=(--no-totals "$why")
-	[ -n "$why" ] && [ -n "$RESULTS" ] && printf '#nototals %s\t%s\t%s\n' "$prog" "$mode" "$why" >>"$RESULTS"
+	[ -n "$why" ] && [ -n "$RESULTS" ] &&
+		printf '#nototals %s\t%s\t%s\n' "$prog" "$mode" "$why" >>"$RESULTS"
 	why=$(skip_frames "$prog" "$mode")
 	[ -n "$why" ] && extra+=(--skip-frames "${why%%	*}")
 	[ -n "$why" ] && [ -n "$RESULTS" ] && printf '#skipped %s\t%s\t%s: %s\n' "$prog" "$mode" \
@@ -429,7 +435,8 @@ echo "1..$ncases"
 echo "# sa $($REC --version 2>&1 | head -1), perf $(perf --version), $FREQ Hz, $DUR s per recording"
 echo "# chance of any false failure in this run <= 0.1% (alpha $ALPHA per comparison)"
 if [ -n "$RESULTS" ]; then
-	echo "#meta date=$(date -u +%Y-%m-%dT%H:%MZ) freq=$FREQ dur=$DUR perf=$(perf --version | tr ' ' -)" >"$RESULTS"
+	echo "#meta date=$(date -u +%Y-%m-%dT%H:%MZ) freq=$FREQ dur=$DUR" \
+		"perf=$(perf --version | awk '{ print $NF }')" >"$RESULTS"
 	: >"$RESULTS.fails"
 fi
 for c in $CASES; do

@@ -23,7 +23,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 
 Written by \`make accuracy\` (tests/accuracy/run.sh, then tests/accuracy/write-doc.sh)
 from one run on $(get date), commit \`$commit\`; regenerate it, do not edit it.
-Machine: $cpu, $(nproc) CPUs, kernel $(uname -r), $(get perf).
+Machine: $cpu, $(nproc) CPUs, kernel $(uname -r), perf $(get perf).
 
 ## What is compared
 
