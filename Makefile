@@ -50,7 +50,7 @@ REPORT_LIBS := -ldw -lelf -lzstd -lz -lisal -lm $(REPORT_EXTRA_LIBS)
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libisal-dev \
 	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
 	linux-perf binutils zstd perl procps chromium clang-format golang-go strace g++ \
-	groff-base util-linux libdebuginfod-dev debuginfod curl nodejs python3 time libc6-dbg \
+	groff-base util-linux libdebuginfod-dev debuginfod curl nodejs python3 time libc6-dbg postgresql \
 	e2fsprogs bsdutils $(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
@@ -309,6 +309,16 @@ install: all
 .PHONY: bench
 bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic
 	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
+
+# sa against perf on the same processes, function by function (dash, zstd,
+# python3, PostgreSQL, gcc, node, C++, the known-split workload; fp, dwarf,
+# auto; tests/accuracy/run.sh, ~20 min): writes docs/accuracy.md from the run
+# and fails if a comparison does. `make check` runs a short subset (7000).
+.PHONY: accuracy
+accuracy: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/samples/workload-nofp
+	$(Q)bash tests/accuracy/run.sh --results $(B)/accuracy.tsv $(B); rc=$$?; \
+	bash tests/accuracy/write-doc.sh $(B)/accuracy.tsv docs/accuracy.md && \
+		echo "  wrote docs/accuracy.md"; exit $$rc
 
 # Leaves only tracked files: build/ and what the browser and schema tests
 # install with npm.

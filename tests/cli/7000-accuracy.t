@@ -1,0 +1,7 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sa-test: statistical
+# sa against perf on the same process, function by function (issue 16): the
+# short subset of `make accuracy`, Debian's dash loop and zstd -19 in fp and
+# dwarf (tests/accuracy/run.sh --short prints the TAP; about a minute).
+exec bash "$(dirname "$0")/../accuracy/run.sh" --short "${SA_BUILD:-$(pwd)/build}"
