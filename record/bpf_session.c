@@ -14,13 +14,16 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "dither.h"
 #include "record.h"
 #include "sa.skel.h"
 
 struct rec_session {
 	struct sa *skel;
 	struct bpf_link **links;
+	int *pfds; /* links[i]'s perf event, owned by the link */
 	int nlinks;
+	struct rec_dither *dither; /* cpu-clock: random periods around 1/F */
 	int ncpus_possible;
 	int cgroup_fd;
 	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes;
@@ -172,6 +175,7 @@ static int attach_cpu(struct rec_session *s, const struct rec_opts *o, int cpu, 
 		snprintf(err, errsz, "attach to CPU %d: %s", cpu, strerror(-e));
 		return e;
 	}
+	s->pfds[s->nlinks] = fd;
 	s->links[s->nlinks++] = l; /* the link owns fd now */
 	return 0;
 }
@@ -181,7 +185,8 @@ static int attach_all(struct rec_session *s, const struct rec_opts *o, char *err
 	int cpu, i, e;
 
 	s->links = calloc(s->ncpus_possible, sizeof(*s->links));
-	if (!s->links)
+	s->pfds = calloc(s->ncpus_possible, sizeof(*s->pfds));
+	if (!s->links || !s->pfds)
 		return -ENOMEM;
 	e = sa__attach(s->skel); /* the tp_btf programs */
 	if (e) {
@@ -201,6 +206,29 @@ static int attach_all(struct rec_session *s, const struct rec_opts *o, char *err
 	if (!s->nlinks) {
 		snprintf(err, errsz, "no online CPU to sample");
 		return -ENODEV;
+	}
+	return 0;
+}
+
+/*
+ * The kernel turns a cpu-clock frequency into a fixed hrtimer period
+ * (perf_swevent_init_hrtimer) and re-arms it on the same grid
+ * (hrtimer_forward_now): a loop whose iteration divides the period, once
+ * the handler's cost is taken out, was sampled at one phase (issue 16).
+ * -e cycles is left alone: the kernel's frequency feedback already
+ * changes its period at every tick.
+ */
+static int start_dither(struct rec_session *s, const struct rec_opts *o, char *err, size_t errsz)
+{
+	int e;
+
+	if (o->cycles)
+		return 0;
+	s->dither = rec_dither__start(s->pfds, s->nlinks, o->freq);
+	if (!s->dither) {
+		e = -errno;
+		snprintf(err, errsz, "setting the sampling period: %s", strerror(-e));
+		return e;
 	}
 	return 0;
 }
@@ -272,6 +300,9 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 		goto cleanup;
 	}
 	e = attach_all(s, o, err, errsz);
+	if (e)
+		goto cleanup;
+	e = start_dither(s, o, err, errsz);
 	if (e)
 		goto cleanup;
 	return s;
@@ -393,9 +424,11 @@ void rec_session__free(struct rec_session *s)
 
 	if (!s)
 		return;
+	rec_dither__stop(s->dither); /* before the links close its fds */
 	for (i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);
+	free(s->pfds);
 	sa__destroy(s->skel);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);

@@ -5,6 +5,8 @@
  * from both sa_leaf_b and sa_leaf_c. Work is interleaved in rounds of fixed-cost
  * units, so the split holds however the threads are scheduled; the split is
  * also measured here with thread CPU time and printed with the throughput.
+ * -p paces each round to a fixed period of the monotonic clock: periodic code
+ * that a sampler with a commensurate period would see at one phase only.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -25,6 +27,7 @@ static unsigned long unit_iters;
 static unsigned long split[NLEAF] = {60, 30, 10};
 static uint64_t deadline_ns;
 static uint64_t cpu_budget_ns; /* -c: stop after this much thread CPU time */
+static double pace_ns;	       /* -p: one round per this many ns of CLOCK_MONOTONIC */
 
 struct worker {
 	pthread_t thread;
@@ -75,13 +78,60 @@ __attribute__((noipa)) void sa_leaf_c(unsigned long units)
 
 static void (*const leaves[NLEAF])(unsigned long) = {sa_leaf_a, sa_leaf_b, sa_leaf_c};
 
+/* Waits for the round's deadline outside every leaf, so a sample here is no leaf's. */
+__attribute__((noipa)) void sa_pace_wait(uint64_t deadline_ns)
+{
+	while (sa_mono_ns() < deadline_ns)
+		;
+}
+
+static bool run_done(const struct worker *w)
+{
+	return cpu_budget_ns ? sa_thread_cpu_ns() - w->cpu_ns >= cpu_budget_ns
+			     : sa_mono_ns() >= deadline_ns;
+}
+
+/*
+ * -p: round k starts at base + k * pace_ns exactly (a late round skips to
+ * the next start on that grid); one round in BLOCK is timed leaf by leaf.
+ */
+__attribute__((noipa)) void sa_run_paced(struct worker *w)
+{
+	uint64_t base = sa_mono_ns(), t[NLEAF + 1], now;
+	unsigned long k = 1;
+	int i;
+
+	do {
+		for (i = 0; i < NLEAF; i++) {
+			if (w->rounds % BLOCK == 0)
+				t[i] = sa_thread_cpu_ns();
+			leaves[i](split[i]);
+			w->calls[i]++;
+		}
+		if (w->rounds % BLOCK == 0) {
+			t[NLEAF] = sa_thread_cpu_ns();
+			for (i = 0; i < NLEAF; i++) {
+				w->timed_ns[i] += t[i + 1] - t[i];
+				w->timed_calls[i]++;
+			}
+		}
+		w->rounds++;
+		now = sa_mono_ns();
+		if (base + (uint64_t)(k * pace_ns) <= now)
+			k = (unsigned long)((now - base) / pace_ns) + 1;
+		sa_pace_wait(base + (uint64_t)(k++ * pace_ns));
+	} while (!run_done(w));
+}
+
 __attribute__((noipa)) void sa_run(struct worker *w)
 {
 	uint64_t t0, t1;
 	int i, k;
 
 	w->cpu_ns = sa_thread_cpu_ns();
-	for (;;) {
+	if (pace_ns > 0)
+		sa_run_paced(w);
+	while (pace_ns <= 0) {
 		for (i = 0; i < NLEAF; i++) {
 			t0 = sa_thread_cpu_ns();
 			for (k = 0; k < TIMED; k++)
@@ -99,8 +149,7 @@ __attribute__((noipa)) void sa_run(struct worker *w)
 		for (i = 0; i < NLEAF; i++)
 			w->calls[i] += BLOCK - TIMED;
 		w->rounds += BLOCK;
-		if (cpu_budget_ns ? sa_thread_cpu_ns() - w->cpu_ns >= cpu_budget_ns
-				  : sa_mono_ns() >= deadline_ns)
+		if (run_done(w))
 			break;
 	}
 	w->cpu_ns = sa_thread_cpu_ns() - w->cpu_ns;
@@ -116,13 +165,17 @@ static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [-d SECONDS | -c CPU_SECONDS] [-t THREADS] [-s A,B,C] [-u UNIT_US]\n"
+		"       [-p ROUND_NS]\n"
 		"  main -> sa_run -> sa_leaf_a/b/c taking A/B/C parts of the CPU time\n"
 		"  (default 60,30,10); sa_shared_helper runs under sa_leaf_b (1/3 of it)\n"
 		"  and sa_leaf_c (1/2 of it), half of it in sa_helper_inner.\n"
 		"  -d duration in seconds (default 5)   -t threads (default 1; main runs one)\n"
 		"  -c run until each thread has used this much CPU time instead (the\n"
 		"     same number of samples however busy the machine is)\n"
-		"  -u cost of one work unit in microseconds (default 2)\n",
+		"  -u cost of one work unit in microseconds (default 2)\n"
+		"  -p start a round (one call of each leaf) every ROUND_NS ns of the\n"
+		"     monotonic clock (decimals allowed), waiting in sa_pace_wait; the\n"
+		"     leaves take 80%% of it and -u is ignored\n",
 		prog);
 }
 
@@ -181,7 +234,7 @@ int main(int argc, char **argv)
 	uint64_t w0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "c:d:t:s:u:h")) != -1) {
+	while ((opt = getopt(argc, argv, "c:d:t:s:u:p:h")) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu_s = sa_parse_double(argv[0], "-c", optarg);
@@ -197,6 +250,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			unit_us = sa_parse_double(argv[0], "-u", optarg);
+			break;
+		case 'p':
+			pace_ns = sa_parse_double(argv[0], "-p", optarg);
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -215,6 +271,8 @@ int main(int argc, char **argv)
 		perror("calloc");
 		return 1;
 	}
+	if (pace_ns > 0)
+		unit_us = 0.8 * pace_ns / 1000 / (split[0] + split[1] + split[2]);
 	unit_iters = sa_calibrate(unit_us * 1000);
 	cpu_budget_ns = (uint64_t)(cpu_s * 1e9);
 	w0 = sa_mono_ns();

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dither.h - a thread that gives each CPU's sampling event a fresh random
+ * period every few milliseconds, so that no periodic code can stay in phase
+ * with the sampler, while the mean rate stays -F (docs/recording.md
+ * "Sampling period").
+ */
+#ifndef REC_DITHER_H
+#define REC_DITHER_H
+
+#include <stdint.h>
+
+struct rec_dither;
+
+/**
+ * rec_dither__start() - set a random period on each of @fds (cpu-clock
+ * sampling events in period mode, borrowed: they must stay open until
+ * rec_dither__stop()) and start the thread that draws new ones.
+ * @freq: the mean sampling rate to keep, in samples per second.
+ * @return an object released with rec_dither__stop(), or NULL with errno
+ * (from the first PERF_EVENT_IOC_PERIOD when the kernel refuses it).
+ */
+struct rec_dither *rec_dither__start(const int *fds, int nfds, unsigned int freq);
+
+/** rec_dither__stop() - stop and join the thread, then free. Accepts NULL. */
+void rec_dither__stop(struct rec_dither *d);
+
+#endif /* REC_DITHER_H */
