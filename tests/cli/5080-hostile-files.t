@@ -4,7 +4,8 @@
 # perf maps planted for processes of user nobody (a FIFO, links to /dev/zero
 # and to a root-only file, another user's file, a huge file) are refused and
 # reported, and the recording ends on time; a crafted ELF with huge sections
-# costs bounded time and memory.
+# costs bounded time and memory; sa-report skips a FIFO and a device named
+# as binaries.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_report
@@ -14,7 +15,7 @@ T=$tap_tmp
 DUMP=${SA_BUILD:-build}/tests/tools/sa-dump
 [ -x "$DUMP" ] || skip_all "sa-dump not built ($DUMP)"
 id nobody >/dev/null 2>&1 || skip_all "no user nobody"
-plan 13
+plan 16
 
 PIDS=()
 PLANTS=()
@@ -155,5 +156,22 @@ grep -q '^END' "$T/elf.dump" && grep -q "^COUNT pid=${PIDS[0]} " "$T/elf.dump"
 ok $? "the recording is complete (END record) and has samples of the crafted binary's process"
 for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 PIDS=()
+
+# ---- sa-report on binaries that are a FIFO and a device ---------------------
+mkdir "$T/rep"
+cp "$SA_SAMPLES/busy" "$T/rep/busy"
+"$SA_RECORD" -q -F 199 --no-embed-symbols -o "$T/rep/r.sa" -- "$T/rep/busy" -d 0.5 >/dev/null
+grep -q "$T/rep/busy" <("$DUMP" "$T/rep/r.sa")
+ok $? "the recording names $T/rep/busy as a mapped binary"
+for kind in fifo dev; do
+	rm -f "$T/rep/busy"
+	if [ $kind = fifo ]; then mkfifo "$T/rep/busy"; else mknod "$T/rep/busy" c 1 5; fi
+	t0=$(now)
+	timeout -s KILL 30 "$SA_REPORT" "$T/rep/r.sa" >"$T/rep/$kind.folded" 2>"$T/rep/$kind.err"
+	rc=$?
+	el=$(elapsed "$t0")
+	[ $rc = 0 ] && grep -q "busy.*\(FIFO\|device\)" "$T/rep/$kind.err"
+	ok $? "sa-report with the binary replaced by a $kind: exit $rc in ${el}s, warns: $(head -n 1 "$T/rep/$kind.err")"
+done
 
 done_testing
