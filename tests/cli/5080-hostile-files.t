@@ -34,6 +34,7 @@ spin()
 {
 	"${NOBODY[@]}" sh -c 'while :; do :; done' &
 	SPIN=$!
+	disown "$SPIN"
 	PIDS+=("$SPIN")
 }
 now() { date +%s.%N; }
@@ -136,6 +137,7 @@ PY
 chmod 755 "$T/elf/spin"
 "${NOBODY[@]}" "$T/elf/spin" &
 PIDS+=($!)
+disown $!
 sleep 0.2
 t0=$(now)
 rss=$(python3 -c '
