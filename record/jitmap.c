@@ -121,8 +121,9 @@ static uint32_t read_status(const struct rec_jitmap *jm, struct jproc *jp)
 	return ns ? ns : jp->pid;
 }
 
-/* A refusal is said once per file, on stderr: the operator must know why a
- * process's JIT frames have no names (the issue asks for it from here). */
+/* A refusal is said once per file, on stderr, from here rather than from
+ * main(): it names the pid and the reason, which only this module knows, and
+ * the operator must learn why a process's JIT frames have no names. */
 static void refuse(struct jproc *jp, const char *path, int err, const char *why)
 {
 	jp->refused = 1;
