@@ -150,7 +150,7 @@ el=$(elapsed "$t0")
 # Unbounded, it read 2 GiB sections and was killed at 60 s (2.1 GiB RSS).
 awk -v e="$el" 'BEGIN { exit !(e < 12) }'
 ok $? "sa-record -a --call-graph auto with the crafted ELF mapped ends in ${el}s (< 12)"
-# sa-record -a peaks at 16-45 MiB here; 400 MiB means a section was loaded.
+# sa-record -a peaks at 14-45 MiB here; 400 MiB means a section was loaded.
 [ -n "$rss" ] && [ "$rss" -lt 409600 ]
 ok $? "its peak RSS is ${rss} KiB (< 400 MiB)"
 "$DUMP" "$T/elf.sa" >"$T/elf.dump"
