@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "htab.h"
 #include "record.h"
+#include "safeopen.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3
 
@@ -58,7 +59,8 @@ static int from_phdrs(Elf *e, uint8_t *out, size_t cap)
 	if (elf_getphdrnum(e, &n))
 		return 0;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE)
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE ||
+		    ph.p_filesz > REC_BIN_MAX_NOTE)
 			continue;
 		d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		if (d && (len = find_note(d, out, cap)) > 0)
@@ -75,7 +77,8 @@ static int from_sections(Elf *e, uint8_t *out, size_t cap)
 	int len;
 
 	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    sh.sh_size > REC_BIN_MAX_NOTE)
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (d && (len = find_note(d, out, cap)) > 0)
@@ -94,8 +97,7 @@ int rec_buildid_read_fd(int fd, uint8_t *out, size_t cap)
 	Elf *e;
 	int len;
 
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e = rec_safe_elf_begin(fd, ELF_C_READ_MMAP);
 	if (!e)
 		return 0;
 	len = elf_kind(e) == ELF_K_ELF ? from_phdrs(e, out, cap) : 0;
@@ -142,9 +144,18 @@ int rec_buildids__get(struct rec_buildids *c, const char *path, const char *alt_
 	if (!v)
 		return -ENOMEM;
 	if (is_new) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 && alt_path)
-			fd = open(alt_path, O_RDONLY | O_CLOEXEC);
+		struct rec_safeopen_opts o = {
+			.sz = sizeof(o), .follow = true, .max_size = REC_BIN_MAX_SIZE};
+
+		fd = rec_safe_open(path, &o, NULL, 0);
+		if (fd < 0 && alt_path) {
+			/* Not the mapping itself: its path must still hold its inode. */
+			o = (struct rec_safeopen_opts){.sz = sizeof(o),
+						       .max_size = REC_BIN_MAX_SIZE,
+						       .dev = dev,
+						       .ino = ino};
+			fd = rec_safe_open(alt_path, &o, NULL, 0);
+		}
 		if (fd >= 0) {
 			v->len = rec_buildid_read_fd(fd, v->id, sizeof(v->id));
 			close(fd);

@@ -21,6 +21,7 @@
 #include "cfifeed.h"
 #include "cfimap.h"
 #include "htab.h"
+#include "safeopen.h"
 #include "sa_shared.h"
 
 struct devino {
@@ -103,7 +104,11 @@ void rec_cfifeed__file(void *arg, int fd, const char *path)
 	bool is_new;
 
 	if (fd < 0)
-		fd = own = open(path, O_RDONLY | O_CLOEXEC);
+		fd = own = rec_safe_open(
+			path,
+			&(struct rec_safeopen_opts){.sz = sizeof(struct rec_safeopen_opts),
+						    .max_size = REC_BIN_MAX_SIZE},
+			NULL, 0);
 	if (fd < 0 || fstat(fd, &st))
 		goto out; /* unclassified: copied, which is never wrong */
 	di = (struct devino){((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev), st.st_ino};

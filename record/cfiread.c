@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <string.h>
 #include "cfiread.h"
+#include "safeopen.h"
 
 /*
  * Operands of the DW_CFA_* opcodes below 0x40, a letter each: u and s an
@@ -92,9 +93,7 @@ Elf *rec_cfi_elf(int fd, int *err)
 	GElf_Ehdr eh;
 
 	*err = -ENOEXEC;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	e = elf_begin(fd, ELF_C_READ, NULL);
+	e = rec_safe_elf_begin(fd, ELF_C_READ);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
 		goto fail;
 	*err = -ENOTSUP;
@@ -126,9 +125,19 @@ int rec_cfi_section(Elf *e, const char *name, struct rec_cfisec *s)
 	}
 	if (!found)
 		return -ENOENT;
-	if ((sh.sh_flags & SHF_COMPRESSED) &&
-	    (elf_compress(found, 0, 0) < 0 || !gelf_getshdr(found, &sh)))
-		return -EINVAL;
+	/* ELF_C_READ copies what is asked for: a size is a cost (safeopen.h). */
+	if (sh.sh_size > REC_BIN_MAX_SECTION)
+		return -EFBIG;
+	if (sh.sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+
+		if (!gelf_getchdr(found, &ch))
+			return -EINVAL;
+		if (ch.ch_size > REC_BIN_MAX_SECTION)
+			return -EFBIG;
+		if (elf_compress(found, 0, 0) < 0 || !gelf_getshdr(found, &sh))
+			return -EINVAL;
+	}
 	d = elf_rawdata(found, NULL);
 	if (!d || !d->d_buf) /* libelf refuses a section past the end of the file */
 		return -EINVAL;

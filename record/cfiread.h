@@ -144,7 +144,8 @@ Elf *rec_cfi_elf(int fd, int *err);
 /**
  * rec_cfi_section() - the bytes of section @name of @e (decompressed when
  * compressed), borrowed from @e until elf_end().
- * @return 0; -ENOENT no such section with data; -EINVAL unreadable.
+ * @return 0; -ENOENT no such section with data; -EINVAL unreadable; -EFBIG
+ * over REC_BIN_MAX_SECTION bytes (safeopen.h), compressed or not.
  */
 int rec_cfi_section(Elf *e, const char *name, struct rec_cfisec *s);
 

@@ -17,10 +17,11 @@
 #define DW_REG_RSP 7
 #define DW_REG_RA  16
 
-#define RULE_HARD  4  /* DW_CFA_register or an expression: no enum rec_rule */
-#define STACK_MAX  16 /* remember_state depth; gcc nests one or two */
-#define CACHE_BITS 6  /* a direct-mapped cache of 64 rows, by address */
-#define MAX_LOADS  8  /* PT_LOAD segments kept for rec_cfirows__at_offset() */
+#define RULE_HARD  4	 /* DW_CFA_register or an expression: no enum rec_rule */
+#define STACK_MAX  16	 /* remember_state depth; gcc nests one or two */
+#define CACHE_BITS 6	 /* a direct-mapped cache of 64 rows, by address */
+#define MAX_LOADS  8	 /* PT_LOAD segments kept for rec_cfirows__at_offset() */
+#define MAX_INSNS  65536 /* CFA instructions per evaluation; real FDEs have tens */
 
 enum { CFA_UNDEF, CFA_OFF, CFA_BAD }; /* libdw's cfa_undefined, cfa_offset, expr or invalid */
 
@@ -193,9 +194,12 @@ static bool apply(struct eval *e, const struct rec_cfainsn *in)
 static bool run(struct eval *e, struct rd r)
 {
 	struct rec_cfainsn in;
+	uint32_t left = MAX_INSNS;
 	int ret;
 
 	while ((ret = rec_cfi_insn(&r, e->c->fde_enc, &in)) > 0) {
+		if (!left--)
+			return false; /* a crafted program: every lookup would pay for it */
 		switch (in.op) {
 		case REC_CFA_SET_LOC:
 		case REC_CFA_ADVANCE_LOC:

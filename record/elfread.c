@@ -12,6 +12,7 @@
 #include <string.h>
 #include "elfplt.h"
 #include "elfread.h"
+#include "safeopen.h"
 #include "symrank.h"
 
 #define NOTE_GNU_BUILD_ID 3
@@ -20,9 +21,7 @@ static Elf *elf_open(int fd)
 {
 	Elf *e;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e = rec_safe_elf_begin(fd, ELF_C_READ_MMAP);
 	if (e && elf_kind(e) != ELF_K_ELF) {
 		elf_end(e);
 		return NULL;
@@ -59,7 +58,8 @@ static int elf_build_id(Elf *e, uint8_t *buf, size_t cap)
 	int ret;
 
 	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    sh.sh_size > REC_BIN_MAX_NOTE)
 			continue;
 		ret = note_build_id(elf_getdata(scn, NULL), buf, cap);
 		if (ret != -ENOENT)
@@ -70,7 +70,8 @@ static int elf_build_id(Elf *e, uint8_t *buf, size_t cap)
 	for (i = 0; i < n; i++) {
 		Elf_Data *d;
 
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE)
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE ||
+		    ph.p_filesz > REC_BIN_MAX_NOTE)
 			continue;
 		d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		if (!d)
@@ -187,11 +188,15 @@ static int collect(Elf *e, Elf_Scn *scn, const GElf_Phdr *loads, size_t nloads,
 
 	if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
 		return -ENOENT;
+	n = sh.sh_size / sh.sh_entsize;
+	if (n > REC_BIN_MAX_SYMS)
+		return -EFBIG;
 	str = elf_getscn(e, sh.sh_link);
 	sd = str ? elf_getdata(str, NULL) : NULL;
 	if (!sd || !sd->d_size)
 		return -ENOENT;
-	n = sh.sh_size / sh.sh_entsize;
+	if (sd->d_size > REC_BIN_MAX_SECTION)
+		return -EFBIG;
 	t->syms = calloc(n ? n : 1, sizeof(*t->syms));
 	t->names = malloc(sd->d_size + 1);
 	if (!t->syms || !t->names)

@@ -30,7 +30,8 @@ struct rec_elftab {
  * @build_id, @bid_len: when @bid_len > 0, the file must have this build id.
  * @t: filled in; release with rec_elftab__release() on success.
  * @return 0; -ENOEXEC not ELF; -ESTALE build id differs; -ENOENT neither
- * .symtab nor .dynsym holds a function; -ENOMEM.
+ * .symtab nor .dynsym holds a function; -EFBIG over REC_BIN_MAX_SYMS symbols
+ * or a string table over REC_BIN_MAX_SECTION (safeopen.h); -ENOMEM.
  */
 int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t);
 

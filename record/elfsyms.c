@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "elfread.h"
 #include "elfsyms.h"
+#include "safeopen.h"
 
 #define SYM_WANTED  1
 #define SYM_EMITTED 2
@@ -193,9 +194,13 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 	int fd = f->fd, err;
 
 	if (fd < 0)
-		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		fd = rec_safe_open(
+			f->path,
+			&(struct rec_safeopen_opts){.sz = sizeof(struct rec_safeopen_opts),
+						    .max_size = REC_BIN_MAX_SIZE},
+			NULL, 0);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 	} else {
 		err = rec_elftab__read(fd, f->bid, f->bid_len, &f->tab);
 		if (!err) {

@@ -3,21 +3,35 @@
  * jitmap.c - incremental copies of /tmp/perf-PID.map. Each tracked pid keeps
  * the fd of its map file once it exists and the offset read so far; only
  * complete lines are consumed, so a line being written is read next time.
+ * The file is the target user's: it is opened through rec_safe_open() and
+ * read within a budget of bytes and time per drain (docs/security.md).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "jitmap.h"
+#include "safeopen.h"
+
+/* A perf map is a few MiB after hours of node; past this it is not read. */
+#define JIT_MAX_FILE (256ull << 20)
+/* What one drain may spend on all map files together. */
+#define JIT_POLL_BYTES (8u << 20)
+#define JIT_POLL_NS    (50 * 1000000ull)
 
 struct jproc {
 	uint32_t pid;
 	int fd;	      /* -1 until the map file exists */
 	uint64_t off; /* bytes consumed */
 	int gone;     /* the process had exited when the file was looked for */
+	int refused;  /* the file was refused (and said so): never read */
+	int nuids;    /* uids[]: real and effective uid; -1 unknown */
+	uid_t uids[2];
 };
 
 struct rec_jitmap {
@@ -25,6 +39,8 @@ struct rec_jitmap {
 	struct jproc *ps; /* sorted by pid */
 	size_t n, cap;
 	uint64_t bytes;
+	uint64_t poll_end_ns; /* the current drain's deadline */
+	uint32_t poll_bytes;  /* bytes left in the current drain's budget */
 	char buf[65536];
 };
 
@@ -70,23 +86,30 @@ int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid)
 		jm->cap = cap;
 	}
 	memmove(&jm->ps[i + 1], &jm->ps[i], (jm->n - i) * sizeof(*jm->ps));
-	jm->ps[i] = (struct jproc){.pid = pid, .fd = -1};
+	jm->ps[i] = (struct jproc){.pid = pid, .fd = -1, .nuids = -1};
 	jm->n++;
 	return 0;
 }
 
-/* The pid in the process's own namespace: the last field of NSpid. */
-static uint32_t ns_pid(const struct rec_jitmap *jm, uint32_t pid)
+/* The pid in the process's own namespace (the last field of NSpid), and the
+ * real and effective uid the map file may be owned by. */
+static uint32_t read_status(const struct rec_jitmap *jm, struct jproc *jp)
 {
 	char path[300], line[256], *p;
-	uint32_t ns = pid;
+	uint32_t ns = jp->pid;
+	unsigned int r, e;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%u/status", jm->proc, pid);
+	snprintf(path, sizeof(path), "%s/%u/status", jm->proc, jp->pid);
 	f = fopen(path, "re");
 	if (!f)
-		return pid;
+		return jp->pid;
 	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Uid:", 4) && sscanf(line + 4, "%u %u", &r, &e) == 2) {
+			jp->uids[0] = r;
+			jp->uids[1] = e;
+			jp->nuids = 2;
+		}
 		if (strncmp(line, "NSpid:", 6))
 			continue;
 		p = strrchr(line, '\t');
@@ -95,26 +118,60 @@ static uint32_t ns_pid(const struct rec_jitmap *jm, uint32_t pid)
 		break;
 	}
 	fclose(f);
-	return ns ? ns : pid;
+	return ns ? ns : jp->pid;
+}
+
+/* A refusal is said once per file, on stderr, from here rather than from
+ * main(): it names the pid and the reason, which only this module knows, and
+ * the operator must learn why a process's JIT frames have no names. */
+static void refuse(struct jproc *jp, const char *path, int err, const char *why)
+{
+	jp->refused = 1;
+	fprintf(stderr, "sa-record: not reading %s of pid %u: %s\n", path, jp->pid,
+		why[0] ? why : strerror(-err));
+}
+
+static bool missing(int err)
+{
+	return err == -ENOENT || err == -ENOTDIR || err == -ESRCH || err == -EACCES;
 }
 
 static void try_open(const struct rec_jitmap *jm, struct jproc *jp)
 {
-	char path[400];
+	struct rec_safeopen_opts o = {.sz = sizeof(o), .max_size = JIT_MAX_FILE};
+	char path[400], buf[64], *name = buf + 1, why[160];
+	int root, fd;
 
-	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", jm->proc, jp->pid,
-		 ns_pid(jm, jp->pid));
-	jp->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (jp->fd >= 0)
-		return;
-	snprintf(path, sizeof(path), "%s/%u", jm->proc, jp->pid);
-	if (!access(path, F_OK))
-		return;
+	snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", read_status(jm, jp));
+	o.nowners = jp->nuids;
+	memcpy(o.owners, jp->uids, sizeof(o.owners));
+	snprintf(path, sizeof(path), "%s/%u/root", jm->proc, jp->pid);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root >= 0) {
+		o.dirfd = root;
+		o.in_root = true;
+		fd = rec_safe_open(name, &o, why, sizeof(why));
+		close(root);
+		if (fd >= 0 || !missing(fd))
+			goto out;
+		snprintf(path, sizeof(path), "%s/%u", jm->proc, jp->pid);
+		if (!access(path, F_OK))
+			return;
+	}
 	/* Gone before its map was opened: the file outlives the process, and
 	 * in our own mount namespace it is found under the same pid. */
 	jp->gone = 1;
-	snprintf(path, sizeof(path), "/tmp/perf-%u.map", jp->pid);
-	jp->fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", jp->pid);
+	name = buf;
+	o = (struct rec_safeopen_opts){.sz = sizeof(o), .max_size = JIT_MAX_FILE};
+	o.nowners = jp->nuids;
+	memcpy(o.owners, jp->uids, sizeof(o.owners));
+	fd = rec_safe_open(name, &o, why, sizeof(why));
+out:
+	if (fd >= 0)
+		jp->fd = fd;
+	else if (!missing(fd))
+		refuse(jp, buf, fd, why);
 }
 
 /* "START SIZE NAME\n", START and SIZE in hex, optionally with 0x. */
@@ -138,31 +195,86 @@ static int emit_line(uint32_t pid, char *line, const struct rec_sink *sink)
 	return rec_sink__emit(sink, &rec) ?: 1;
 }
 
-/* Read complete lines from jp->off on; a longer line than buf is skipped. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Each drain (@force), and an exit seen JIT_POLL_NS after the last budget
+ * ran out, gets JIT_POLL_BYTES and JIT_POLL_NS for all map files together,
+ * however many there are and however they grow. */
+static void refill(struct rec_jitmap *jm, bool force)
+{
+	uint64_t t = now_ns();
+
+	if (!force && t < jm->poll_end_ns + JIT_POLL_NS)
+		return;
+	jm->poll_end_ns = t + JIT_POLL_NS;
+	jm->poll_bytes = JIT_POLL_BYTES;
+}
+
+static bool budget_left(struct rec_jitmap *jm)
+{
+	return jm->poll_bytes && now_ns() < jm->poll_end_ns;
+}
+
+/* Emit the complete lines of jm->buf[0, n), read at jp->off; *more is
+ * cleared when the rest is an incomplete line to read next time. */
+static int read_lines(struct rec_jitmap *jm, struct jproc *jp, size_t n,
+		      const struct rec_sink *sink, bool *more)
+{
+	char *line = jm->buf, *nl;
+	int total = 0, ret;
+
+	jm->buf[n] = '\0';
+	while ((nl = memchr(line, '\n', jm->buf + n - line))) {
+		*nl = '\0';
+		ret = emit_line(jp->pid, line, sink);
+		if (ret < 0)
+			return ret;
+		total += ret;
+		jp->off += nl + 1 - line;
+		jm->bytes += nl + 1 - line;
+		line = nl + 1;
+	}
+	if (line == jm->buf) {
+		if (n < sizeof(jm->buf) - 1)
+			*more = false; /* an incomplete last line: next time */
+		else
+			jp->off += n; /* an absurd line: skip it */
+	}
+	return total;
+}
+
+/* Read complete lines from jp->off on, within the budget; a longer line
+ * than buf is skipped. */
 static int read_new(struct rec_jitmap *jm, struct jproc *jp, const struct rec_sink *sink)
 {
+	bool more = true;
 	int total = 0, ret;
+	size_t want;
 	ssize_t n;
 
-	while ((n = pread(jp->fd, jm->buf, sizeof(jm->buf) - 1, jp->off)) > 0) {
-		char *line = jm->buf, *nl;
-
-		jm->buf[n] = '\0';
-		while ((nl = memchr(line, '\n', jm->buf + n - line))) {
-			*nl = '\0';
-			ret = emit_line(jp->pid, line, sink);
-			if (ret < 0)
-				return ret;
-			total += ret;
-			jp->off += nl + 1 - line;
-			jm->bytes += nl + 1 - line;
-			line = nl + 1;
+	while (more && budget_left(jm)) {
+		if (jp->off >= JIT_MAX_FILE) {
+			if (!jp->refused)
+				refuse(jp, "its perf map", 0, "grew past the cap of 256 MiB");
+			break;
 		}
-		if (line == jm->buf) {
-			if ((size_t)n < sizeof(jm->buf) - 1)
-				break; /* an incomplete last line: next time */
-			jp->off += n;  /* an absurd line: skip it */
-		}
+		want = sizeof(jm->buf) - 1;
+		if (want > jm->poll_bytes)
+			want = jm->poll_bytes;
+		n = pread(jp->fd, jm->buf, want, (off_t)jp->off);
+		if (n <= 0)
+			break;
+		jm->poll_bytes -= (uint32_t)n;
+		ret = read_lines(jm, jp, (size_t)n, sink, &more);
+		if (ret < 0)
+			return ret;
+		total += ret;
 	}
 	return total;
 }
@@ -172,10 +284,11 @@ int rec_jitmap__poll(struct rec_jitmap *jm, const struct rec_sink *sink)
 	int total = 0, ret;
 	size_t i;
 
+	refill(jm, true);
 	for (i = 0; i < jm->n; i++) {
 		struct jproc *jp = &jm->ps[i];
 
-		if (jp->fd < 0)
+		if (jp->fd < 0 && !jp->refused)
 			try_open(jm, jp);
 		if (jp->fd < 0 && jp->gone) {
 			memmove(jp, jp + 1, (jm->n - i - 1) * sizeof(*jp));
@@ -202,7 +315,8 @@ int rec_jitmap__exit(struct rec_jitmap *jm, uint32_t pid, const struct rec_sink 
 	if (i >= jm->n || jm->ps[i].pid != pid)
 		return 0;
 	jp = &jm->ps[i];
-	if (jp->fd < 0)
+	refill(jm, false);
+	if (jp->fd < 0 && !jp->refused)
 		try_open(jm, jp); /* the process is gone: works only if it was read before */
 	if (jp->fd >= 0) {
 		ret = read_new(jm, jp, sink);

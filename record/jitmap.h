@@ -23,7 +23,11 @@ struct rec_jitmap *rec_jitmap__new(const char *proc);
  * rec_jitmap__note() - @pid has samples: track its map file. The file is
  * PROC/PID/root/tmp/perf-NSPID.map, NSPID being the pid in the process's
  * own pid namespace (the last NSpid of PROC/PID/status), so a process in a
- * container is read inside its mount namespace. Idempotent and cheap.
+ * container is read inside its mount namespace (RESOLVE_IN_ROOT). The file
+ * must be a regular file, not a symlink, owned by the process's real or
+ * effective uid (or root's and world-readable), at most 256 MiB; a refused
+ * file is named once on stderr and never read (docs/security.md).
+ * Idempotent and cheap.
  * @return 0 or -ENOMEM.
  */
 int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid);
@@ -31,7 +35,9 @@ int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid);
 /**
  * rec_jitmap__poll() - emit a JITSYM record for every complete line added
  * to a tracked map file since the last poll (an open fd is kept per file,
- * so it stays readable after the process is gone). Call at each drain.
+ * so it stays readable after the process is gone). Call at each drain:
+ * each call reads at most 8 MiB in at most 50 ms over all files, the rest
+ * waits for the next drain.
  * @return records emitted, or the sink's negative errno.
  */
 int rec_jitmap__poll(struct rec_jitmap *jm, const struct rec_sink *sink);

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "maptab.h"
+#include "safeopen.h"
 
 #define EXIT_DRAINS 2
 
@@ -172,8 +173,14 @@ static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 	if (e->m.inode)
 		di = devino_get(mt, e->m.dev, e->m.inode);
 	if (!di) {
-		if (fd < 0)
-			fd = own = open(e->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			struct rec_safeopen_opts o = {.sz = sizeof(o),
+						      .max_size = REC_BIN_MAX_SIZE,
+						      .dev = e->m.dev,
+						      .ino = e->m.inode};
+
+			fd = own = rec_safe_open(e->path, &o, NULL, 0);
+		}
 		tmp.bid_len =
 			fd < 0 ? -ENOENT : rec_elfsyms__read_build_id(fd, tmp.bid, sizeof(tmp.bid));
 		if (own >= 0)
@@ -297,6 +304,8 @@ int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 	struct saf_map m = {.pid = pid, .gen = gen};
 	struct image *im;
 	size_t cap = 0;
+	struct rec_safeopen_opts mapped = {
+		.sz = sizeof(mapped), .follow = true, .max_size = REC_BIN_MAX_SIZE};
 	FILE *f = NULL;
 	int err = 0, fd;
 
@@ -317,7 +326,7 @@ int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 		fd = -1;
 		if ((mt->es || mt->on_file) && !(m.flags & SAF_MAP_ANON)) {
 			snprintf(path, sizeof(path), "/proc/%u/map_files/%s", pid, range);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+			fd = rec_safe_open(path, &mapped, NULL, 0);
 		}
 		err = add_entry(mt, im, &m, fd);
 		if (err)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "jitmap.h"
+#include "safeopen.h"
 #include "sideband.h"
 
 /* Records younger than this wait for the next poll (cross-CPU ordering). */
@@ -308,22 +309,6 @@ struct sb_lost {
 	uint64_t id, lost;
 };
 
-/* A way into the mapped file that works for other mount namespaces and for
- * deleted files while the process is alive: map_files, then root/PATH. */
-static int open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path)
-{
-	char p[4200];
-	int fd;
-
-	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
-		 (unsigned long long)end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || path[0] != '/')
-		return fd;
-	snprintf(p, sizeof(p), "/proc/%u/root%s", pid, path);
-	return open(p, O_RDONLY | O_CLOEXEC);
-}
-
 static int on_mmap2(struct rec_sideband *sb, const struct sb_mmap2 *r, uint64_t t)
 {
 	struct saf_map m = {.pid = r->pid, .time_ns = t};
@@ -358,7 +343,7 @@ static int on_mmap2(struct rec_sideband *sb, const struct sb_mmap2 *r, uint64_t 
 	if (path[0] != '/')
 		m.flags |= SAF_MAP_ANON;
 	else
-		fd = open_mapped(r->pid, m.start, m.end, path);
+		fd = rec_safe_open_mapped(r->pid, m.start, m.end, path, m.dev, m.inode);
 	m.path = rec_str(path);
 	return rec_maptab__add(sb->maptab, &m, fd, &sb->sink);
 }

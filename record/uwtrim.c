@@ -26,6 +26,7 @@
 #include "maptab.h"
 #include "record.h"
 #include "saf.h"
+#include "safeopen.h"
 #include "uwtrim.h"
 
 #define UT_MAX_FRAMES 1024 /* above sa-report's 512: its walk is never longer */
@@ -111,7 +112,7 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
 	uint64_t di[2] = {m->dev, m->inode}, s1 = 0x75747269, s2 = 0x6d6d6564;
 	struct ut_key k;
 	struct ut_file *f;
-	char path[96];
+	char path[4096];
 	bool is_new;
 	int fd;
 
@@ -129,15 +130,8 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
 	if (!f)
 		return NULL;
 	memset(f, 0, sizeof(*f));
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && m->path.len) {
-		char *p = strndup(m->path.str, m->path.len);
-
-		fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
-		free(p);
-	}
+	snprintf(path, sizeof(path), "%.*s", (int)m->path.len, m->path.str ? m->path.str : "");
+	fd = rec_safe_open_mapped(pid, m->start, m->end, path, m->dev, m->inode);
 	t->st.files++;
 	if (fd < 0 || !same_build(fd, m) || rec_cfirows__open(fd, &f->cfi)) {
 		f->cfi = NULL;

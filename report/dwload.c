@@ -21,6 +21,7 @@
 #include <isa-l/igzip_lib.h>
 #include <elfutils/libdwelf.h>
 
+#include "binopen.h"
 #include "dwload.h"
 #include "dwunits.h"
 
@@ -416,8 +417,10 @@ struct rpt_dwload_build *rpt_dwload__begin(const char *path, bool lines, const c
 	b->stop = stop;
 	b->n = -1;
 	b->info = -1;
-	b->d->fd = open(path, O_RDONLY | O_CLOEXEC);
-	err = b->d->fd < 0 ? -errno : -ENOEXEC;
+	b->d->fd = rpt_bin_open(path);
+	err = b->d->fd < 0 ? b->d->fd : -ENOEXEC;
+	if (b->d->fd < 0)
+		b->d->fd = -1;
 	if (b->d->fd < 0 || !(b->file = elf_begin(b->d->fd, ELF_C_READ_MMAP, NULL)) ||
 	    !gelf_getehdr(b->file, &b->eh) || (hex && !build_id_is(b->file, hex)))
 		goto cleanup;

@@ -17,6 +17,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
+#include "binopen.h"
 #include "dwinline.h"
 #include "dwload.h"
 #include "elfplt.h"
@@ -64,9 +65,12 @@ static Elf *elf_open_path(const char *path, int *fd)
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
+	*fd = rpt_bin_open(path);
+	if (*fd < 0) {
+		errno = -*fd;
+		*fd = -1;
 		return NULL;
+	}
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);

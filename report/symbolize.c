@@ -280,8 +280,12 @@ static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, 
 		err = build_id_check(s, d, out);
 		if (!err)
 			return true;
-		if (err == -ESTALE) {
-			set_reason(s, d, "build id mismatch", out);
+		if (err == -ESTALE || err == -EPERM || err == -EFBIG) {
+			set_reason(s, d,
+				   err == -ESTALE  ? "build id mismatch"
+				   : err == -EPERM ? "not a regular file"
+						   : "too large",
+				   out);
 			mismatch = true;
 		}
 	}

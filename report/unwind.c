@@ -19,6 +19,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 
+#include "binopen.h"
 #include "strpool.h"
 #include "unwind.h"
 #include "uwrows.h"
@@ -245,7 +246,7 @@ static int load_bias(Elf *elf, const struct rpt_unwind_module *m, uint64_t *bias
 /* Report one binary at its load bias; a file that does not fit is skipped. */
 static void report_module(Dwfl *dwfl, const struct rpt_unwind_module *m)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	int fd = rpt_bin_open(m->path);
 	uint64_t bias = 0;
 	GElf_Ehdr eh;
 	Elf *elf;

@@ -17,6 +17,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
+#include "binopen.h"
 #include "uwrows.h"
 
 /*
@@ -132,7 +133,7 @@ static bool may_have_debug_frame(Dwfl_Module *mod)
 	for (int i = 1; i < n; i++)
 		len += snprintf(path + len, sizeof(path) - len, "%02x", bid[i]);
 	snprintf(path + len, sizeof(path) - len, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = rpt_bin_open(path);
 	if (fd < 0)
 		return true;
 	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);

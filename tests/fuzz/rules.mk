@@ -24,3 +24,26 @@ $(B)/fuzz/libfuzzer_fuzz_report: $(FUZZ_REPORT_DEPS) | deps
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' \
 		-fsanitize=fuzzer,address,undefined $(FUZZ_REPORT_INC) -o $@ \
 		tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
+
+# fuzz_jitmap and fuzz_elfcfi: what record/ reads from files other users
+# control (docs/security.md): a perf map, and the ELF symbols, build id and
+# CFI of a mapped binary. Each links the record/ sources it drives.
+FUZZ_REC_INC := -Iformat/include -Ibpf -Irecord
+FUZZ_REC_SRCS_fuzz_jitmap := record/jitmap.c record/safeopen.c
+FUZZ_REC_SRCS_fuzz_elfcfi := record/elfread.c record/cfirows.c record/cfiread.c \
+	record/cfimap.c record/safeopen.c
+FUZZ_REC_HDRS := $(wildcard record/*.h format/include/*.h)
+
+$(B)/fuzz/replay_fuzz_jitmap $(B)/fuzz/replay_fuzz_elfcfi: $(B)/fuzz/replay_%: tests/fuzz/%.c \
+		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FUZZ_REC_INC) -o $@ \
+		tests/fuzz/$*.c tests/fuzz/replay.c $(FUZZ_REC_SRCS_$*) -lelf
+
+$(B)/fuzz/libfuzzer_fuzz_jitmap $(B)/fuzz/libfuzzer_fuzz_elfcfi: $(B)/fuzz/libfuzzer_%: \
+		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		$(FUZZ_REC_INC) -o $@ tests/fuzz/$*.c $(FUZZ_REC_SRCS_$*) -lelf

@@ -98,6 +98,10 @@ static void print_rec(const struct saf_record *r)
 		       r->ustack.regs[1], nruns, bytes, span);
 		break;
 	}
+	case SAF_REC_JITSYM:
+		printf("JITSYM pid=%u start=%" PRIx64 " size=%" PRIx64 " name=%.*s\n", r->jitsym.pid,
+		       r->jitsym.start, r->jitsym.size, (int)r->jitsym.name.len, r->jitsym.name.str);
+		break;
 	case SAF_REC_END:
 		printf("END samples=%" PRIu64 " lost=%" PRIu64 " intervals=%" PRIu64
 		       " chunks=%" PRIu64 "\n", r->end.samples, r->end.lost, r->end.intervals,

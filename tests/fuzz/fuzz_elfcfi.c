@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_elfcfi.c - libFuzzer harness: the bytes are a binary another user
+ * mapped, read by record/ as sa-record reads it: its function symbols and
+ * build id (elfread.c), its CFI rows at a few addresses (cfirows.c,
+ * cfiread.c) and its frame-pointer classification (cfimap.c), all from a
+ * memfd through the caps of safeopen.h.
+ */
+#include <assert.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cfimap.h"
+#include "cfirows.h"
+#include "elfread.h"
+
+static volatile uint64_t sink;
+
+static void symbols(int fd)
+{
+	struct rec_elftab t;
+	uint8_t bid[64];
+	size_t i;
+
+	if (!rec_elftab__read(fd, NULL, 0, &t)) {
+		for (i = 0; i < t.nsyms; i++) {
+			assert(t.syms[i].name < t.names_len);
+			assert(!i || t.syms[i - 1].off < t.syms[i].off);
+			sink += (uint8_t)t.names[t.syms[i].name];
+			/* the last symbol may keep a zero size: it covers nothing */
+			assert(!t.syms[i].size || rec_elftab__lookup(&t, t.syms[i].off) == (long)i);
+		}
+		rec_elftab__release(&t);
+	}
+	sink += (uint64_t)rec_elf__build_id_fd(fd, bid, sizeof(bid));
+}
+
+static void rows(int fd, const uint8_t *data, size_t size)
+{
+	struct rec_cfirows *t;
+	struct rec_cfirow row;
+	uint64_t va = 0;
+	int i;
+
+	if (rec_cfirows__open(fd, &t))
+		return;
+	memcpy(&va, data, size < 8 ? size : 8);
+	for (i = 0; i < 16; i++) {
+		sink += (uint64_t)rec_cfirows__at(t, va + (uint64_t)i * 0x31, &row);
+		sink += (uint64_t)rec_cfirows__at(t, 0x1000 + (uint64_t)i * 0x40, &row);
+		sink += (uint64_t)rec_cfirows__at_offset(t, (uint64_t)i * 0x100, &row);
+	}
+	rec_cfirows__free(t);
+}
+
+static void classify(int fd)
+{
+	struct rec_cfimap m;
+	size_t i;
+
+	if (rec_cfimap__classify(fd, &m))
+		return;
+	for (i = 0; i < m.npages; i++) {
+		assert(m.pages[i].bits && (!i || m.pages[i - 1].page < m.pages[i].page));
+		sink += (uint64_t)rec_cfimap__test(&m, m.pages[i].page << REC_CFI_PAGE_SHIFT);
+	}
+	rec_cfimap__release(&m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz_elfcfi", MFD_CLOEXEC);
+
+	assert(fd >= 0);
+	assert(write(fd, data, size) == (ssize_t)size);
+	symbols(fd);
+	rows(fd, data, size);
+	classify(fd);
+	close(fd);
+	return 0;
+}
