@@ -28,11 +28,11 @@ $(B)/fuzz/libfuzzer_fuzz_report: $(FUZZ_REPORT_DEPS) | deps
 # fuzz_jitmap and fuzz_elfcfi: what record/ reads from files other users
 # control (docs/security.md): a perf map, and the ELF symbols, build id and
 # CFI of a mapped binary. Each links the record/ sources it drives.
-FUZZ_REC_INC := -Iformat/include -Ibpf -Irecord
+FUZZ_REC_INC := -Iformat/include -Ibpf -Irecord $(CORE_INC)
 FUZZ_REC_SRCS_fuzz_jitmap := record/jitmap.c record/safeopen.c
 FUZZ_REC_SRCS_fuzz_elfcfi := record/elfread.c record/cfirows.c record/cfiread.c \
-	record/cfimap.c record/safeopen.c
-FUZZ_REC_HDRS := $(wildcard record/*.h format/include/*.h)
+	record/cfimap.c record/safeopen.c $(CORE_SRCS)
+FUZZ_REC_HDRS := $(wildcard record/*.h format/include/*.h core/*.h)
 
 $(B)/fuzz/replay_fuzz_jitmap $(B)/fuzz/replay_fuzz_elfcfi: $(B)/fuzz/replay_%: tests/fuzz/%.c \
 		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps
