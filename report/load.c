@@ -435,6 +435,7 @@ void rpt_loaded__fini(struct rpt_loaded *l)
 	rpt_symtab__fini(&l->ksyms);
 	rpt_symtab__fini(&l->jit);
 	rpt_hmap__fini(&l->stacks);
+	rpt_hmap__fini(&l->stitch);
 	free(l->ips);
 	free(l->refs);
 	free(l->counts);

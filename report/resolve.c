@@ -274,42 +274,46 @@ static uint32_t stack_gen(struct rpt_loaded *l, const struct rpt_count *c,
 	return gen;
 }
 
-static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
+/* The frame at @addr of image @gen, the leaf when @leaf. @return 0 or -ENOMEM. */
+static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 {
 	struct rpt_loaded *l = x->l;
 	const struct rpt_count *c = x->c;
-	uint32_t gen = stack_gen(l, c, ref);
+	uint64_t la = leaf ? addr : addr - 1; /* callers: the call, not the return */
+	const struct rpt_map *m = rpt_maps__find(&l->maps, c->k.pid, gen, addr, c->time_ns);
+	const struct rpt_symtab_ent *j = NULL;
 
-	for (uint32_t i = 0; i < ref->n; i++) {
-		uint64_t addr = l->ips[ref->first + i];
-		uint64_t la = i ? addr - 1 : addr; /* callers: the call, not the return */
-		const struct rpt_map *m = rpt_maps__find(&l->maps, c->k.pid, gen, addr, c->time_ns);
-		const struct rpt_symtab_ent *j = NULL;
-		int err;
-
-		if (!m || m->dso == RPT_NO_DSO)
-			j = rpt_symtab__lookup(&l->jit, c->k.pid, la);
-		x->cur_dso = m && !j ? m->dso : RPT_NO_DSO;
-		if (j)
-			err = push(x, j->name, RPT_FRAME_JIT);
-		else if (m && m->dso != RPT_NO_DSO)
-			err = user_in_map(x, m, addr, la);
-		else if (m)
-			err = push(x, m->label, RPT_FRAME_UNKNOWN);
-		else if (!i)
-			err = push(x,
-				   rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), "[unknown]",
-						       9),
-				   RPT_FRAME_UNKNOWN);
-		else { /* below the leaf, in no mapping: a broken walk */
-			x->dropped++;
-			continue;
-		}
-		if (err)
-			return err;
-	}
-	x->cur_dso = RPT_NO_DSO;
+	if (!m || m->dso == RPT_NO_DSO)
+		j = rpt_symtab__lookup(&l->jit, c->k.pid, la);
+	x->cur_dso = m && !j ? m->dso : RPT_NO_DSO;
+	if (j)
+		return push(x, j->name, RPT_FRAME_JIT);
+	if (m && m->dso != RPT_NO_DSO)
+		return user_in_map(x, m, addr, la);
+	if (m)
+		return push(x, m->label, RPT_FRAME_UNKNOWN);
+	if (leaf)
+		return push(x, rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), "[unknown]", 9),
+			    RPT_FRAME_UNKNOWN);
+	x->dropped++; /* below the leaf, in no mapping: a broken walk */
 	return 0;
+}
+
+static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
+{
+	struct rpt_loaded *l = x->l;
+	uint32_t gen = stack_gen(l, x->c, ref), nouter;
+	uint64_t outer = 0;
+	int err = 0;
+
+	for (uint32_t i = 0; i < ref->n && !err; i++)
+		err = user_frame(x, gen, l->ips[ref->first + i], !i);
+	/* a frame-pointer walk of auto: the outer frames unwound stacks show */
+	nouter = err ? 0 : rpt_loaded__stitch(l, x->c, ref, &outer);
+	for (uint32_t i = 0; i < nouter && !err; i++)
+		err = user_frame(x, gen, l->ips[outer + i], false);
+	x->cur_dso = RPT_NO_DSO;
+	return err;
 }
 
 static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref)
@@ -566,6 +570,8 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 		rpt_hmap__fini(&s->name_map);
 		s->name_prof = prof;
 	}
+	if (l->nustacks && rpt_loaded__stitch_index(l))
+		goto cleanup;
 	jobs = plan_keys(l, &njobs, &nframes);
 	if (!jobs || rpt_profile__reserve(prof, njobs, nframes))
 		goto cleanup;

@@ -206,6 +206,8 @@ struct rpt_loaded {
 	bool umods_ok; /* umods hold the image (umods_pid, umods_gen) ... */
 	uint32_t umods_pid, umods_gen;
 	size_t umods_n; /* ... when it had this many mappings */
+	/* (pid, gen, return address) -> the frames unwound stacks show above it */
+	struct rpt_hmap stitch;
 };
 
 #define RPT_USTACK_MAX_FRAMES 512
@@ -222,6 +224,21 @@ void rpt_loaded__ustack_fini(struct rpt_loaded *l);
 
 /* rpt_loaded__unwound() - is user stack id @id one unwound from a USTACK (ustack.c)? */
 bool rpt_loaded__unwound(const struct rpt_loaded *l, uint32_t id);
+
+/**
+ * rpt_loaded__stitch_index() - index the frames near the root of every
+ * unwound stack (stitch.c), after all counts are read. @return 0 or -ENOMEM.
+ */
+int rpt_loaded__stitch_index(struct rpt_loaded *l);
+
+/**
+ * rpt_loaded__stitch() - the outer frames a frame-pointer walk @ref of count
+ * @c misses, when the process image's unwound stacks agree on them.
+ * @first: set to their index in l->ips (borrowed, valid while @l is).
+ * @return how many (0: none to add).
+ */
+uint32_t rpt_loaded__stitch(const struct rpt_loaded *l, const struct rpt_count *c,
+			    const struct rpt_stackref *ref, uint64_t *first);
 int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path);
 int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
 void rpt_loaded__fini(struct rpt_loaded *l);

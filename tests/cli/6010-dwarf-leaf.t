@@ -16,7 +16,7 @@ tmpdir
 T=$tap_tmp
 W=$SA_SAMPLES/workload-leaf
 
-plan 9
+plan 10
 
 "$SA_RECORD" -q -F 999 --call-graph "$CG" -o "$T/d.sa" -- sh -c \
 	"'$W' -c 4 >'$T/w1.out' & '$W' -c 4 >'$T/w2.out'; wait" 2>"$T/record.err"
@@ -49,5 +49,19 @@ while [ $# -gt 0 ]; do
 	ok $? "$1 total $got% of workload-leaf samples (want $2 +- 2)"
 	shift 2
 done
+
+# Stacks reaching main reach _start too: auto's frame-pointer walks end in
+# glibc's __libc_start_call_main (no frame pointers) and take the outer
+# frames the process's unwound stacks show above it (report/stitch.c);
+# before that, about half of auto's stacks lacked _start and
+# __libc_start_main. Not a share: every such stack should have them, so
+# 99% leaves room for a process whose copies never passed there.
+main=$(folded_with "$T/d.folded" workload-leaf main)
+both=$(awk '{ st = $0; sub(/ [0-9]+$/, "", st) }
+	index(st, "workload-leaf;") == 1 && index(";" st ";", ";main;") &&
+	index(";" st ";", ";_start;") { n += $NF } END { print n + 0 }' "$T/d.folded")
+got=$(pct "$both" "$main")
+[ "$main" -gt 0 ] && ge "$got" 99
+ok $? "$got% of $main stacks through main start at _start (want >= 99)"
 
 done_testing
