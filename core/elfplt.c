@@ -212,7 +212,7 @@ int sac_plt__read(Elf *e, struct sac_plt *p)
 	while (!err && (scn = elf_nextscn(e, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC))
 			err = add_relocs(&c, scn, &sh, &cap_slots);
-	if (!err)
+	if (!err && c.nslots)
 		qsort(c.slots, c.nslots, sizeof(*c.slots), cmp_slot);
 	while (!err && (scn = elf_nextscn(e, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
@@ -222,7 +222,8 @@ int sac_plt__read(Elf *e, struct sac_plt *p)
 	free(c.jump);
 	if (err)
 		return err;
-	qsort(p->syms, p->nsyms, sizeof(*p->syms), cmp_sym);
+	if (p->nsyms)
+		qsort(p->syms, p->nsyms, sizeof(*p->syms), cmp_sym);
 	return (int)p->nsyms;
 }
 

@@ -186,14 +186,15 @@ static int collect(Elf *e, Elf_Scn *scn, const GElf_Phdr *loads, size_t nloads,
 	Elf_Scn *str;
 	Elf_Data *sd;
 
-	if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+	/* a section without contents (SHT_NOBITS, as in a debug file) has no d_buf */
+	if (!d || !d->d_buf || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
 		return -ENOENT;
 	n = sh.sh_size / sh.sh_entsize;
 	if (n > REC_BIN_MAX_SYMS)
 		return -EFBIG;
 	str = elf_getscn(e, sh.sh_link);
 	sd = str ? elf_getdata(str, NULL) : NULL;
-	if (!sd || !sd->d_size)
+	if (!sd || !sd->d_size || !sd->d_buf)
 		return -ENOENT;
 	if (sd->d_size > REC_BIN_MAX_SECTION)
 		return -EFBIG;
