@@ -208,6 +208,7 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 check: all check-deps check-style $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
 	@$(MAKE) --no-print-directory check-unit check-fuzz check-cli
 	@$(MAKE) --no-print-directory check-san
+	@$(MAKE) --no-print-directory check-tsan
 
 # The unit and end-to-end tests of every module again, built with ASan and
 # UBSan in a separate build directory; any sanitizer report fails the test.
@@ -220,6 +221,18 @@ check-san:
 		SA_SANITIZED=1 all unit-bins check-extra
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(MAKE) --no-print-directory B=$(SAN_B) SA_SANITIZED=1 check-unit check-cli
+
+# sa-report's DWARF worker thread (report/dwprefetch.c) under ThreadSanitizer:
+# sa-report alone, built with -fsanitize=thread in $(TSAN_B), on real dwarf
+# and fp recordings whose debug files the worker loads (tests/tsan/run-tsan.t).
+TSAN_B := $(B)/tsan
+.PHONY: check-tsan
+check-tsan: all
+	@echo "== sa-report's worker thread under ThreadSanitizer ($(TSAN_B))"
+	$(Q)$(MAKE) --no-print-directory B=$(TSAN_B) EXTRA_CFLAGS="-fsanitize=thread -O1" \
+		EXTRA_LDFLAGS="-fsanitize=thread" CFLAGS="-g" $(TSAN_B)/bin/sa-report
+	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_TSAN_REPORT=$(CURDIR)/$(TSAN_B)/bin/sa-report \
+		prove tests/tsan/run-tsan.t
 
 check-unit: $(UNIT_BINS)
 	@echo "== unit tests (cmocka)"

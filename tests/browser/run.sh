@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # run.sh - the browser test of the SVG flame graph, as TAP: installs what it
 # needs when missing (Debian's chromium through apt-get when root, the npm
-# dependencies through npm ci), draws a folded 60/30/10 split with sa-report
-# (or build/tests/bench/folded-driver when sa-report takes no folded text
-# for --svg) and runs flamegraph.test.mjs in headless Chromium.
+# dependencies through npm ci), writes a recording of a folded 60/30/10
+# split (build/tests/bench/gen-synthetic -f: each frame a function with an
+# embedded symbol), draws it with sa-report --svg and runs
+# flamegraph.test.mjs on that SVG in headless Chromium.
 # Usage: tests/browser/run.sh [BUILD_DIR]   (default: $SA_BUILD or ./build)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -34,12 +35,11 @@ workload;main;sa_run;sa_leaf_a 6000
 workload;main;sa_run;sa_leaf_b 3000
 workload;main;sa_run;sa_leaf_c 1000
 EOT
-if [ -x "$B/bin/sa-report" ] && "$B/bin/sa-report" --svg -o "$T/split.svg" "$T/split.folded" 2>/dev/null; then
-	echo "# SVG drawn by sa-report --svg"
-elif [ -x "$B/tests/bench/folded-driver" ]; then
-	"$B/tests/bench/folded-driver" --svg "$T/split.folded" >"$T/split.svg" || exit 1
-	echo "# SVG drawn by folded-driver"
-else
-	skip_all "neither sa-report --svg on folded text nor $B/tests/bench/folded-driver"
-fi
+for x in "$B/bin/sa-report" "$B/tests/bench/gen-synthetic"; do
+	[ -x "$x" ] || { echo "1..1"; echo "not ok 1 - $x not built"; exit 1; }
+done
+"$B/tests/bench/gen-synthetic" -f "$T/split.folded" -i 10 -o "$T/split.sa" ||
+	{ echo "1..1"; echo "not ok 1 - gen-synthetic -f split.folded"; exit 1; }
+"$B/bin/sa-report" --svg -o "$T/split.svg" "$T/split.sa" ||
+	{ echo "1..1"; echo "not ok 1 - sa-report --svg split.sa"; exit 1; }
 node "$HERE/flamegraph.test.mjs" "$T/split.svg" "$T/split.folded"
