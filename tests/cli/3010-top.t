@@ -65,7 +65,7 @@ ok $? "sa_shared_helper self ($h_self) is below its total ($h_total)"
 # 6010 here) +-2 is >= 3.7 sd: P = 1.0e-4 per run (at -c 4: 4,000
 # samples, sd 0.56, 6.6e-3). The other checks add < 1e-9.
 tot=$(folded_total "$F" workload)
-want=$(awk '/sa_shared_helper total/ { print $5 }' "$T/w.out")
+want=$(workload_measured helper "$T/w.out")
 got=$(pct "${h_total:-0}" "$tot")
 [ "$tot" -ge 9000 ] && within "$got" "${want:-999}" 2
 ok $? "sa_shared_helper total is $got% of $tot workload samples (want ${want:-?} +- 2 of >= 9,000)"

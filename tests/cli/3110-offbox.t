@@ -34,7 +34,7 @@ build "$T/bin1"
 ok $? "gcc builds the workload into a temporary directory"
 # two processes of 3 s of CPU: about 6,000 samples (one was 3,000)
 "$SA_RECORD" -q -F 999 -o "$T/emb.sa" -- sh -c \
-	"'$T/bin1/sa_offbox_wl' -c 3 >'$T/w1.out' & '$T/bin1/sa_offbox_wl' -c 3 >/dev/null; wait" \
+	"'$T/bin1/sa_offbox_wl' -c 3 >'$T/w1.out' & '$T/bin1/sa_offbox_wl' -c 3 >'$T/w2.out'; wait" \
 	2>"$T/rec.err"
 ok $? "sa-record -- two sa_offbox_wl -c 3 exits 0"
 rm -rf "$T/bin1"
@@ -47,7 +47,7 @@ diag_file "$T/rep.err" 5
 # With one process (3,000 samples, sd 0.89) it was 1.4e-3 at 0.3 points.
 tot=$(folded_total "$T/emb.folded" sa_offbox_wl)
 a=$(folded_path "$T/emb.folded" sa_offbox_wl "main;sa_run;sa_leaf_a")
-want=$(awk '/leaf sa_leaf_a/ { print $(NF-2) }' "$T/w1.out")
+want=$(workload_measured sa_leaf_a "$T/w1.out" "$T/w2.out")
 got=$(pct "$a" "$tot")
 [ "$tot" -ge 5400 ] && within "$got" "${want:-999}" 3
 ok $? "main;sa_run;sa_leaf_a named from embedded symbols: $got% of $tot (want ${want:-?} +- 3)"

@@ -58,7 +58,7 @@ ok $? "pprof mappings name the workload binary with its build id ($bid)"
 [ "$tot_folded" -ge 18000 ]
 ok $? "$tot_folded samples of workload (want >= 18,000, sized for the shares below)"
 for leaf in sa_leaf_a sa_leaf_b sa_leaf_c; do
-	want=$(awk -v f="$leaf" '$2 == "leaf" && $3 == f { print $(NF-2) }' "$T/w.out")
+	want=$(workload_measured "$leaf" "$T/w.out")
 	cum=$(awk -v f="$leaf" '$6 == f && NF == 6 { print $4 }' "$T/top")
 	got=$(pct "${cum:-0}" "$tot_folded")
 	[ -n "$cum" ] && [ "$cum" -eq "$(folded_with "$T/w.folded" workload "$leaf")" ] &&
