@@ -31,7 +31,8 @@ split_run()
 	ok $rc "sa-record -F 999 -- two workloads -c 5 -s $split exits 0 (got $rc)"
 	[ $rc -eq 0 ] || diag_file "$T/record.err"
 
-	# the fixture itself: its own thread-CPU measurement gives the split
+	# the fixture itself: its own thread-CPU measurement gives the split (a
+	# precondition timed with clock_gettime, no sample of sa in it)
 	got=$(awk '/leaf sa_leaf_a/ { print $(NF-2) }' "$T/w1-$split.out")
 	within "${got:-999}" "$a" 1
 	ok $? "workload measured sa_leaf_a at $got% of its CPU time (want $a +- 1)"
@@ -43,15 +44,25 @@ split_run()
 	[ -s "$folded" ] && [ "$(folded_bad_lines "$folded")" -eq 0 ]
 	ok $? "folded output is non-empty 'stack count' lines"
 
+	# -c 5 on two processes: 2 x 5 s x 999 Hz = about 10,000 samples on any
+	# machine (10,071 and 10,053 here); 5,000 fails only if sampling breaks
 	tot=$(folded_total "$folded" workload)
 	ge "$tot" 5000
 	ok $? "$tot samples of comm workload (want >= 5000 for a 0.7-point sampling error)"
-	# the workloads' own CPU time (their run loops, without start-up) x 999 Hz
+	# the workloads' own CPU time (their run loops, without start-up) x 999 Hz;
+	# a timer's sample count is not binomial: at most Poisson, sd 100 of
+	# 10,000 (1%), so 10% is 10 sd; it fails only if samples are lost
 	cpu=$(cat "$T/w1-$split.out" "$T/w2-$split.out" | awk '/thread cpu/ { t += $(NF-1) } END { print t + 0 }')
 	ge "$tot" "$(awk -v c="$cpu" 'BEGIN { print 0.9 * c * 999 }')" &&
 		ge "$(awk -v c="$cpu" 'BEGIN { print 1.1 * (c + 0.1) * 999 }')" "$tot"
 	ok $? "$tot samples for ${cpu} s of workload CPU time at 999 Hz (want 90-110%)"
 
+	# Binomial sd of a share p at n = 10,000: 0.49 points at 60 (and 30 of
+	# the other split: 0.46), 0.30 at 10. A 60% leaf sits up to 0.3 points
+	# low (start-up calibration counts in the total; samples/README.md), so
+	# +-2 is 3.47 sd on that side: P = 2.6e-4 per split; 30: 4.36 sd, 1.3e-5
+	# (both sides); 10: 6.7 sd, 3e-11. Both splits: 2 x (2.6e-4 + 1.3e-5)
+	# = 5.5e-4 per run, under 0.1% with the checks below (each < 1e-9).
 	i=0
 	for leaf in sa_leaf_a sa_leaf_b sa_leaf_c; do
 		want=$(echo "$a $b $c" | cut -d' ' -f$((i + 1)))
@@ -61,6 +72,9 @@ split_run()
 		i=$((i + 1))
 	done
 
+	# not a share of the profile but a failure rate, assumed <= 0.1% (2 and
+	# 1 of about 10,000 missed main here): failing takes >= 100 of 10,000
+	# at a mean of <= 10, a Poisson tail below 1e-40. Same for the path.
 	main=$(pct "$(folded_with "$folded" workload main)" "$tot")
 	ge "$main" 99
 	ok $? "$main% of workload stacks reach main (want >= 99)"
@@ -69,6 +83,8 @@ split_run()
 	ge "$path" "$(awk -v t="$(folded_with "$folded" workload sa_leaf_a)" 'BEGIN { print t * 0.99 }')"
 	ok $? "sa_leaf_a samples come as main;sa_run;sa_leaf_a, root first ($path)"
 
+	# under sa_leaf_c, sa_helper_inner is 2.5% of the samples (250 expected,
+	# 204-225 seen): none at all by luck is e^-250
 	path=$(folded_path "$folded" workload "sa_leaf_c;sa_shared_helper;sa_helper_inner")
 	ge "$path" 1
 	ok $? "sa_leaf_c;sa_shared_helper;sa_helper_inner is present ($path samples)"

@@ -31,6 +31,10 @@ ok $? "sa-record -- dlopen_host exits 0 (the .so was deleted while recording)"
 
 "$SA_REPORT" -o "$T/d.folded" "$T/d.sa" 2>"$T/rep.err"
 ok $? "sa-report exits 0"
+# -r 2 is 2 s of CPU in the library: about 2,000 samples (2,017 here) on
+# any machine; 1,000 is 22 Poisson sd below. Unnamed library frames are a
+# rate that should be 0 (0 here); assumed <= 0.1%, failing 1% takes >= 20
+# of 2,000 at a mean of <= 2: P < 1e-12 per run.
 hot=$(folded_path "$T/d.folded" dlopen_host "sa_plugin_run;sa_plugin_hot")
 ge "$hot" 1000
 ok $? "sa_plugin_run;sa_plugin_hot named in $hot samples (want >= 1000 of about 2000)"

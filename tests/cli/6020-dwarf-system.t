@@ -28,9 +28,14 @@ if command -v zstd >/dev/null 2>&1; then
 	ok $? "sa-record --call-graph $CG -- zstd -19 exits 0"
 	"$SA_REPORT" -o "$T/z.folded" "$T/z.sa" 2>"$T/report.err"
 	ok $? "sa-report of the zstd recording exits 0"
+	# zstd's work is fixed: about 1,500 samples here, >= 500 on a CPU up to
+	# 3x faster. The walks that stop early are a rate, not a known share:
+	# 0.59% here (PLT stubs and epilogues, as below); assumed <= 1%,
+	# failing 95% takes >= 26 of 500 at a mean of <= 5: P = 2e-11 per run.
+	n=$(folded_total "$T/z.folded" zstd)
 	got=$(reach "$T/z.folded" zstd)
-	ge "$got" 95
-	ok $? "$got% of zstd stacks reach __libc_start_call_main (want >= 95)"
+	[ "$n" -ge 500 ] && ge "$got" 95
+	ok $? "$got% of $n zstd stacks reach __libc_start_call_main (want >= 95 of >= 500)"
 	# its stripped _start is unnamed, which a frame-pointer walk's end would
 	# make look truncated; a CFI unwind's end says nothing of frame pointers
 	"$SA_REPORT" --info "$T/z.sa" >"$T/z.info" 2>>"$T/report.err"

@@ -199,6 +199,22 @@ folded_bad_lines()
 	grep -cvE '^[^ ].* [0-9]+$' "$1"
 }
 
+# workload_measured WHAT FILE...: samples/workload's own measurement of its
+# split, the mean over the outputs FILE... of its processes: WHAT is a leaf
+# (sa_leaf_a, sa_leaf_b, sa_leaf_c: its measured share), helper
+# (sa_shared_helper's total) or inner (sa_helper_inner's: the helper's
+# total less its self). Empty when no FILE has it.
+workload_measured()
+{
+	local what=$1
+	shift
+	awk -v w="$what" '
+	$1 == "workload:" && $2 == "leaf" && $3 == w { t += $(NF - 2); n++ }
+	$1 == "workload:" && $3 == "sa_shared_helper" && w == "helper" { t += $5; n++ }
+	$1 == "workload:" && $3 == "sa_shared_helper" && w == "inner" { t += $5 - $8; n++ }
+	END { if (n) printf "%.2f\n", t / n }' "$@"
+}
+
 # pct PART WHOLE: PART as a percentage of WHOLE, two decimals.
 pct()
 {
