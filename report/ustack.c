@@ -13,6 +13,7 @@
 
 #include "session.h"
 #include "unwind.h"
+#include "uwpick.h"
 
 /* Synthetic ids count down from here; sa-record's ids count up from 1. */
 #define UST_FIRST_ID 0xffffff00u
@@ -153,6 +154,18 @@ bool rpt_loaded__unwound(const struct rpt_loaded *l, uint32_t id)
 
 void rpt_loaded__ustack_fini(struct rpt_loaded *l)
 {
+	const struct rpt_uwpick *p = l->unw ? rpt_unwinder__pick(l->unw) : NULL;
+
+	/* once per binary: stacks end there, and neither the binary nor the recorder's walk is here
+	 */
+	for (size_t i = 0; p && i < p->nmissing; i++)
+		fprintf(stderr,
+			"sa-report: %s (build id %s) not found: %llu stack walks stop in it; "
+			"pass --symfs DIR, or re-record with this sa-record for self-contained "
+			"stacks\n",
+			p->missing[i].path,
+			*p->missing[i].build_id ? p->missing[i].build_id : "none",
+			(unsigned long long)p->missing[i].walks);
 	rpt_unwinder__free(l->unw);
 	rpt_hmap__fini(&l->ustack_ids);
 	free(l->umods);

@@ -3,8 +3,8 @@
 # sa-test: statistical
 # A --call-graph dwarf recording analyzed where the sampled binary is gone
 # (docs/unwinding.md "What must be on the analysis machine"): the report
-# shows each sample's leaf from the embedded symbols and no invented
-# callers; with the binary under --symfs the full stacks come back.
+# uses the frames sa-record's own walk wrote and the embedded symbols, so
+# the stacks reach main as with the binary under --symfs.
 . "$(dirname "$0")/lib.sh"
 
 require_root_bpf
@@ -23,10 +23,9 @@ mv "$T/bin/wl" "$T/symfs$T/bin/wl"
 
 "$SA_REPORT" -o "$T/gone.folded" "$T/d.sa" 2>"$T/err"
 ok $? "sa-report exits 0 with the binary gone"
-tot=$(folded_total "$T/gone.folded" wl)
-leaf=$(folded_leaf "$T/gone.folded" wl sa_leaf_a)
-[ "$(folded_with "$T/gone.folded" wl main)" -eq 0 ] && ge "$leaf" "$((tot / 3))"
-ok $? "without the binary: leaves named ($leaf of $tot samples end in sa_leaf_a), no callers"
+gmain=$(pct "$(folded_with "$T/gone.folded" wl main)" "$(folded_total "$T/gone.folded" wl)")
+ge "$gmain" 99
+ok $? "without the binary: $gmain% of stacks reach main from the recorded frames (want >= 99)"
 
 "$SA_REPORT" --symfs "$T/symfs" -o "$T/symfs.folded" "$T/d.sa" 2>"$T/err"
 ok $? "sa-report --symfs exits 0"
