@@ -58,6 +58,10 @@ static int write_rec(const char *path, size_t target, int finish, int level, int
 		err = saf_writer__interval(w, &iv);
 	for (i = 0; !err && i < 3; i++)
 		err = saf_writer__add(w, &c);
+	if (ustack > 1) /* 1.3: with the frames sa-record's walk found */
+		u.ustack = (struct saf_ustack){ 42, 43, 1, 2, 0, 2, saf_str__from("t"), 3,
+						{ 0x401000, 0x7ffc0000, 0 }, { stk, sizeof(stk) },
+						.walk = SAF_WALK_CUT, .nwalked = 3, .walked = ips };
 	if (!err && ustack)
 		err = saf_writer__add(w, &u);
 	if (!err)
@@ -94,6 +98,7 @@ int main(void)
 	err |= write_rec(DIR_R "unfinished.sa", 0, 0, 3, 0);
 	err |= write_rec(DIR_R "level19.sa", 0, 1, 19, 0);
 	err |= write_rec(DIR_R "ustack.sa", 0, 1, 3, 1);
+	err |= write_rec(DIR_R "ustack_walked.sa", 0, 1, 3, 2);
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		snprintf(path, sizeof(path), DIR_RT "random-%zu", lens[i]);
 		err |= write_bytes(path, (unsigned int)i + 1, lens[i]);
