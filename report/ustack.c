@@ -128,6 +128,7 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 		l->unw = rpt_unwinder__new();
 		if (!l->unw)
 			return -ENOMEM;
+		l->unw_quiet = s->o.quiet;
 		rpt_unwinder__dwfl_only(l->unw, how && !strcmp(how, "libdwfl"));
 	}
 	p = image_of(l, u->pid, u->gen);
@@ -154,10 +155,9 @@ bool rpt_loaded__unwound(const struct rpt_loaded *l, uint32_t id)
 
 void rpt_loaded__ustack_fini(struct rpt_loaded *l)
 {
-	const struct rpt_uwpick *p = l->unw ? rpt_unwinder__pick(l->unw) : NULL;
+	const struct rpt_uwpick *p = l->unw && !l->unw_quiet ? rpt_unwinder__pick(l->unw) : NULL;
 
-	/* once per binary: stacks end there, and neither the binary nor the recorder's walk is here
-	 */
+	/* once per binary: walks end in it, with neither it nor the recorder's frames here */
 	for (size_t i = 0; p && i < p->nmissing; i++)
 		fprintf(stderr,
 			"sa-report: %s (build id %s) not found: %llu stack walks stop in it; "

@@ -21,7 +21,7 @@ offbox()
 	unshare -m sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$@"' sh "$SA_REPORT" "$@"
 }
 
-plan 11
+plan 12
 
 bid()
 {
@@ -84,6 +84,9 @@ n=$(grep -c "sa-report: $T/wl (build id $want) not found" "$T/ws.err")
 [ "$n" -eq 1 ] && [ "$(wc -l <"$T/ws.err")" -eq 1 ]
 ok $? "without recorded frames: one line names $T/wl and build id $want (got $n)"
 diag_file "$T/ws.err"
+offbox -q -o "$T/ws.q.folded" "$T/ws.sa" 2>"$T/ws.q.err"
+[ ! -s "$T/ws.q.err" ]
+ok $? "sa-report -q: no line"
 [ "$(folded_with "$T/ws.folded" wl main)" -eq 0 ]
 ok $? "without recorded frames: no invented callers"
 
