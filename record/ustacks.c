@@ -134,20 +134,13 @@ static int arena_reserve(struct us_set *s, size_t more)
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid)
 {
 	struct us_set *s = &u->set[r->epoch & 1];
-	struct us_ent e = {r->tgid,
-			   r->tid,
-			   r->gen,
-			   kfid,
-			   r->ubytes,
-			   0,
-			   {0},
-			   {0},
-			   1,
-			   (r->ubytes + 7) & ~7u,
-			   SAF_WALK_NONE,
-			   0,
-			   0,
-			   0};
+	struct us_ent e = {.tgid = r->tgid,
+			   .tid = r->tid,
+			   .gen = r->gen,
+			   .kfid = kfid,
+			   .ubytes = r->ubytes,
+			   .count = 1,
+			   .room = (r->ubytes + 7) & ~7u}; /* walk: SAF_WALK_NONE */
 	struct us_key k;
 	size_t *off;
 	bool is_new;

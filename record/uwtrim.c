@@ -315,10 +315,12 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 	if (!len)
 		return -1; /* nothing copied, nothing to trim */
 	for (int depth = 1; pc && depth < UT_MAX_FRAMES; depth++) {
+		struct rec_cfirow r;
+		int rc;
+
 		if (depth > 1)
 			t->pcs[t->npcs++] = pc;
-		struct rec_cfirow r;
-		int rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r);
+		rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r);
 
 		if (rc == UT_NO_MODULE) {
 			pc = fp_step(&w, &rsp, &rbp);
