@@ -133,21 +133,18 @@ static void get_map(struct dec *d, struct saf_map *m)
 	m->build_id = get_bytes(d);
 }
 
-/* "STACK record": nframes and its frames are one field group, all or nothing. */
-static void get_stack(struct dec *d, struct saf_stack *s)
+/* "STACK record" frames (and a USTACK's walked pcs) into the arena's ips: a count and zigzag
+ * deltas, one field group, all or nothing. @return the count (0 after a failure). */
+static uint32_t get_frames(struct dec *d)
 {
 	uint64_t prev = 0;
-	uint32_t i;
+	uint32_t i, n = get_u32(d);
 
-	s->id = get_u32(d);
-	s->kind = get_u32(d);
-	s->nframes = get_u32(d);
-	if (s->nframes > SAF_MAX_FRAMES) {
+	if (n > SAF_MAX_FRAMES) {
 		fail(d, -EOVERFLOW, "stack deeper than 4096 frames");
-		s->nframes = 0;
+		return 0;
 	}
-	s->ips = d->a->ips;
-	for (i = 0; i < s->nframes && !d->err; i++) {
+	for (i = 0; i < n && !d->err; i++) {
 		uint64_t z;
 
 		if (d->p == d->end) {
@@ -159,8 +156,17 @@ static void get_stack(struct dec *d, struct saf_stack *s)
 		if (d->a->ips)
 			d->a->ips[i] = prev;
 	}
-	if (s->nframes > d->a->max_frames)
-		d->a->max_frames = s->nframes;
+	if (n > d->a->max_frames)
+		d->a->max_frames = n;
+	return d->err ? 0 : n;
+}
+
+static void get_stack(struct dec *d, struct saf_stack *s)
+{
+	s->id = get_u32(d);
+	s->kind = get_u32(d);
+	s->nframes = get_frames(d);
+	s->ips = d->a->ips;
 }
 
 static void get_count(struct dec *d, struct saf_count *c)
@@ -200,12 +206,18 @@ static void get_ustack(struct dec *d, struct saf_ustack *u, bool sparse)
 	}
 	if (!sparse) {
 		u->stack.data = get_raw(d, &u->stack.len, SAF_MAX_USTACK_BYTES);
-		return;
+	} else {
+		u->runs.data = get_raw(d, &u->runs.len, SAF_MAX_USTACK_BYTES);
+		/* checked by the first pass over the chunk (arena NULL), which ran on these bytes
+		 */
+		if (!d->err && !d->a->arena && saf_urun_check(&u->runs))
+			fail(d, -EBADMSG, "stack runs malformed");
 	}
-	u->runs.data = get_raw(d, &u->runs.len, SAF_MAX_USTACK_BYTES);
-	/* checked by the first pass over the chunk (arena NULL), which ran on these bytes */
-	if (!d->err && !d->a->arena && saf_urun_check(&u->runs))
-		fail(d, -EBADMSG, "stack runs malformed");
+	u->walk = get_u32(d); /* 1.3 */
+	u->nwalked = get_frames(d);
+	u->walked = d->a->ips;
+	if (u->walk == SAF_WALK_NONE && u->nwalked && !d->err)
+		fail(d, -EBADMSG, "walked frames of a capture not walked");
 }
 
 static void get_loss(struct dec *d, struct saf_loss *l)

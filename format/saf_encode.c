@@ -32,7 +32,9 @@ static int check_ustack(const struct saf_ustack *u, bool sparse)
 
 	return str_ok(u->comm) && u->nregs <= SAF_MAX_UREGS && b->len <= SAF_MAX_USTACK_BYTES &&
 	       (b->data || !b->len) &&
-	       (sparse ? !saf_urun_check(b) && !u->stack.len : !u->runs.len);
+	       (sparse ? !saf_urun_check(b) && !u->stack.len : !u->runs.len) &&
+	       u->nwalked <= SAF_MAX_FRAMES && (u->walked || !u->nwalked) &&
+	       (u->walk != SAF_WALK_NONE || !u->nwalked);
 }
 
 /** saf_rec_check() - 0 if @rec respects every "Limits" rule, else -EINVAL. */
@@ -182,21 +184,27 @@ static void put_map(struct enc *e, const struct saf_map *m)
 	put_raw(e, m->build_id.data, m->build_id.len);
 }
 
-/* "STACK record": frames are zigzag deltas, so nearby addresses stay short. */
-static void put_stack(struct enc *e, const struct saf_stack *s)
+/* "STACK record" frames (and a USTACK's walked pcs): a count, then zigzag deltas, so nearby
+ * addresses stay short. */
+static void put_frames(struct enc *e, const uint64_t *ips, uint32_t n)
 {
 	uint64_t prev = 0;
 	uint32_t i;
 
-	put_u(e, s->id);
-	put_u(e, s->kind);
-	put_u(e, s->nframes);
-	for (i = 0; i < s->nframes; i++) {
-		uint64_t d = s->ips[i] - prev;
+	put_u(e, n);
+	for (i = 0; i < n; i++) {
+		uint64_t d = ips[i] - prev;
 
 		put_u(e, (d << 1) ^ (uint64_t)((int64_t)d >> 63));
-		prev = s->ips[i];
+		prev = ips[i];
 	}
+}
+
+static void put_stack(struct enc *e, const struct saf_stack *s)
+{
+	put_u(e, s->id);
+	put_u(e, s->kind);
+	put_frames(e, s->ips, s->nframes);
 }
 
 static void put_count(struct enc *e, const struct saf_count *c)
@@ -230,6 +238,10 @@ static void put_ustack(struct enc *e, const struct saf_ustack *u)
 		put_raw(e, u->runs.data, u->runs.len);
 	else
 		put_raw(e, u->stack.data, u->stack.len);
+	if (u->walk == SAF_WALK_NONE)
+		return; /* a 1.2 body, byte for byte */
+	put_u(e, u->walk);
+	put_frames(e, u->walked, u->nwalked);
 }
 
 static void put_loss(struct enc *e, const struct saf_loss *l)

@@ -25,6 +25,9 @@ struct us_ent {
 	/* not part of what identifies a capture (ent_key()) */
 	__u64 count; /* 0: merged into an earlier entry */
 	__u32 room;  /* bytes after the entry in the arena */
+	__u32 walk;  /* enum saf_walk of the trimmer's walk */
+	__u64 fr;    /* its frames: the set's frames[fr .. fr + nfr) */
+	__u32 nfr;
 	__u32 pad;
 };
 
@@ -36,6 +39,8 @@ struct us_set {
 	unsigned char *arena;
 	size_t len, cap;
 	struct rec_htab *index; /* us_key -> offset in arena */
+	uint64_t *frames;	/* the walked frames of the entries (format 1.3) */
+	size_t nframes, frames_cap;
 };
 
 struct rec_ustacks {
@@ -97,6 +102,7 @@ void rec_ustacks__free(struct rec_ustacks *u)
 		return;
 	for (i = 0; i < SA_NSETS; i++) {
 		free(u->set[i].arena);
+		free(u->set[i].frames);
 		rec_htab__free(u->set[i].index);
 	}
 	free(u);
@@ -128,8 +134,13 @@ static int arena_reserve(struct us_set *s, size_t more)
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid)
 {
 	struct us_set *s = &u->set[r->epoch & 1];
-	struct us_ent e = {
-		r->tgid, r->tid, r->gen, kfid, r->ubytes, 0, {0}, {0}, 1, (r->ubytes + 7) & ~7u, 0};
+	struct us_ent e = {.tgid = r->tgid,
+			   .tid = r->tid,
+			   .gen = r->gen,
+			   .kfid = kfid,
+			   .ubytes = r->ubytes,
+			   .count = 1,
+			   .room = (r->ubytes + 7) & ~7u}; /* walk: SAF_WALK_NONE */
 	struct us_key k;
 	size_t *off;
 	bool is_new;
@@ -160,6 +171,31 @@ static size_t next_ent(const struct us_set *s, size_t off)
 	return off + sizeof(struct us_ent) + ((const struct us_ent *)(s->arena + off))->room;
 }
 
+/* Keep the frames of the trimmer's last walk for @e (none when out of memory). */
+static void keep_frames(struct rec_ustacks *u, struct us_set *s, struct us_ent *e)
+{
+	const uint64_t *pcs;
+	uint32_t n, walk = rec_uwtrim__frames(u->trim, &pcs, &n);
+
+	if (s->nframes + n > s->frames_cap) {
+		size_t ncap = s->frames_cap ? s->frames_cap : 4096;
+		uint64_t *p;
+
+		while (ncap < s->nframes + n)
+			ncap *= 2;
+		p = realloc(s->frames, ncap * sizeof(*p));
+		if (!p)
+			return; /* the record says "not walked": a report needs the binaries */
+		s->frames = p;
+		s->frames_cap = ncap;
+	}
+	memcpy(s->frames + s->nframes, pcs, n * sizeof(*pcs));
+	e->walk = walk;
+	e->fr = s->nframes;
+	e->nfr = n;
+	s->nframes += n;
+}
+
 /*
  * Trim every capture of @s in place (runs are shorter than the copy, or
  * it stays whole), then merge those that now agree into the first.
@@ -178,6 +214,7 @@ static void trim_set(struct rec_ustacks *u, struct us_set *s)
 		size_t *first;
 		bool is_new;
 
+		keep_frames(u, s, e);
 		if (n >= 0) {
 			memcpy(b, u->runs, (size_t)n);
 			e->ubytes = (__u32)n;
@@ -219,6 +256,9 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		err = rec_procs__note(procs, e->tgid, e->gen, e->tid, e->comm);
 		if (!err && note)
 			err = note(ctx, e->tgid, e->gen, e->regs[0]);
+		/* callers' names too, at pc - 1: the call, not what follows it */
+		for (__u32 i = 1; !err && note && i < e->nfr; i++)
+			err = note(ctx, e->tgid, e->gen, s->frames[e->fr + i] - 1);
 		rec.kind = e->sparse ? SAF_REC_USTACK_SPARSE : SAF_REC_USTACK;
 		rec.ustack = (struct saf_ustack){.pid = e->tgid,
 						 .tid = e->tid,
@@ -233,10 +273,16 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 			rec.ustack.runs = b;
 		else
 			rec.ustack.stack = b;
+		if (e->walk != SAF_WALK_NONE) {
+			rec.ustack.walk = e->walk;
+			rec.ustack.nwalked = e->nfr;
+			rec.ustack.walked = s->frames + e->fr;
+		}
 		if (!err)
 			err = saf_writer__add(w, &rec);
 	}
 	s->len = 0;
+	s->nframes = 0;
 	rec_htab__clear(s->index);
 	return err;
 }

@@ -50,6 +50,8 @@ struct rec_uwtrim {
 	struct rec_uwtrim_stats st;
 	uint32_t reads[UT_MAX_READS]; /* offsets of the words the walk read */
 	uint32_t nreads;
+	uint64_t pcs[UT_MAX_FRAMES]; /* the frames the last walk found */
+	uint32_t npcs, walk;	     /* and how it ended (enum saf_walk) */
 };
 
 /* A register of the frame being stepped from: its value, if known. */
@@ -301,11 +303,18 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 
 	t->st.captures++;
 	t->nreads = 0;
+	t->pcs[0] = ip;
+	t->npcs = 1;
+	t->walk = SAF_WALK_COMPLETE;
 	if (!len)
 		return -1; /* nothing copied, nothing to trim */
 	for (int depth = 1; pc && depth < UT_MAX_FRAMES; depth++) {
 		struct rec_cfirow r;
-		int rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r);
+		int rc;
+
+		if (depth > 1)
+			t->pcs[t->npcs++] = pc;
+		rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r);
 
 		if (rc == UT_NO_MODULE) {
 			pc = fp_step(&w, &rsp, &rbp);
@@ -319,6 +328,7 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 
 			tail = from < len ? (uint32_t)from : len;
 			t->st.cut_short++;
+			t->walk = SAF_WALK_CUT;
 			break;
 		}
 		pc = step(&w, &r, &rsp, &rbp);
@@ -333,4 +343,11 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 		t->st.bytes_out += (uint64_t)n;
 	}
 	return n;
+}
+
+uint32_t rec_uwtrim__frames(const struct rec_uwtrim *t, const uint64_t **pcs, uint32_t *n)
+{
+	*pcs = t->pcs;
+	*n = t->npcs;
+	return t->walk;
 }

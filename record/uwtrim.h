@@ -46,6 +46,15 @@ void rec_uwtrim__free(struct rec_uwtrim *t);
 ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint64_t ip, uint64_t sp,
 			 uint64_t fp, const uint8_t *stack, uint32_t len, uint8_t *out, size_t cap);
 
+/**
+ * rec_uwtrim__frames() - the frames the last rec_uwtrim__runs() walk found:
+ * *@pcs (borrowed, valid until the next call on @t) holds *@n pcs, the leaf
+ * first, then the return addresses as read (as sa-report's walk gives them).
+ * @return how the walk ended: SAF_WALK_COMPLETE, or SAF_WALK_CUT at a frame
+ * it could not follow (the frames up to there are still right).
+ */
+uint32_t rec_uwtrim__frames(const struct rec_uwtrim *t, const uint64_t **pcs, uint32_t *n);
+
 /** rec_uwtrim__stats() - counters so far. */
 const struct rec_uwtrim_stats *rec_uwtrim__stats(const struct rec_uwtrim *t);
 

@@ -276,7 +276,7 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 		c->verbose = true;
 		return 0;
 	case 'q':
-		c->quiet = true;
+		c->quiet = c->so.quiet = true;
 		return 0;
 	case O_VERSION:
 		printf("sa-report %s\n", SA_VERSION);

@@ -34,6 +34,7 @@ struct rpt_session_opts {
 	bool show_pid, show_tid;
 	bool addrs;    /* [libfoo.so+0x1a2b] for unnamed frames */
 	bool progress; /* progress line on stderr when symbolizing is slow */
+	bool quiet;    /* -q: no warnings on stderr */
 };
 
 /* What one file held; strings are offsets in the symbolizer's pool. */
@@ -198,6 +199,7 @@ struct rpt_loaded {
 	uint64_t iv_seq;
 	/* USTACK records, unwound offline (ustack.c) */
 	struct rpt_unwinder *unw;
+	bool unw_quiet;		    /* no stderr line for binaries walks stopped at */
 	struct rpt_hmap ustack_ids; /* hash of unwound frames -> synthetic stack id */
 	uint32_t nustacks;
 	struct rpt_unwind_module *umods;

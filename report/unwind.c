@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * unwind.c - unwinding a capture instead of a live process: one Dwfl per
- * process image with its binaries reported at their load bias, registers
- * and stack words from the capture. The walk steps with the rows of
- * uwrows.c (libdw's reading of the CFI at each address, looked up once per
- * address) and libdwfl's step rules; where a row holds a rule it does not
- * evaluate, libdwfl's own unwinder walks the capture. Such a walk is cached
- * with the stack words it read: a later capture with the same registers
- * whose words at those offsets are the same unwinds the same way (locals
- * elsewhere may differ), so its cost follows distinct stacks, not samples.
+ * unwind.c - unwinding a capture instead of a live process: one Dwfl per process image, the
+ * walk over uwrows.c's rows with libdwfl's step rules, libdwfl's own walk (cached by the words
+ * it read) where a row holds an expression, and the recorder's frames where a binary is missing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +16,7 @@
 #include "binopen.h"
 #include "strpool.h"
 #include "unwind.h"
+#include "uwpick.h"
 #include "uwrows.h"
 
 #define UW_TID 1 /* the one thread of an image; its number is irrelevant */
@@ -80,6 +75,7 @@ struct rpt_unwinder {
 	uint32_t n, cap;
 	bool served;
 	uint64_t nunwinds;
+	struct rpt_uwpick pick; /* binaries walks stopped at */
 };
 
 static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -531,11 +527,7 @@ static int cache_put(struct rpt_unwinder *u, uint64_t h, uint64_t key, size_t nm
 
 struct rpt_unwinder *rpt_unwinder__new(void)
 {
-	struct rpt_unwinder *u = calloc(1, sizeof(*u));
-
-	if (!u)
-		errno = ENOMEM;
-	return u;
+	return calloc(1, sizeof(struct rpt_unwinder)); /* errno = ENOMEM when NULL */
 }
 
 void rpt_unwinder__free(struct rpt_unwinder *u)
@@ -552,6 +544,7 @@ void rpt_unwinder__free(struct rpt_unwinder *u)
 	free(u->cached);
 	free(u->cips);
 	free(u->creads);
+	rpt_uwpick__fini(&u->pick);
 	free(u);
 }
 
@@ -578,11 +571,13 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 	err = image_get(u, key, mods, nmods, &img);
 	if (err)
 		return err;
+	if (rpt_uwpick__recorded(img->dwfl, mods, nmods, copy))
+		return rpt_uwpick__copy(copy, ips, cap);
 	u->ips = ips;
 	u->cap = cap;
 	n = walk(u, img);
-	if (n < 0)
-		return n;
+	if (n < 0 || (err = rpt_uwpick__note(&u->pick, img->dwfl, mods, nmods, ips, n)))
+		return n < 0 ? n : err;
 	u->nunwinds++;
 	/* a walk over rows costs less than caching it; libdwfl's does not */
 	if (u->by_dwfl && cache_put(u, regs_hash(key, regs), key, nmods, ips, n))
@@ -598,4 +593,9 @@ uint64_t rpt_unwinder__nunwinds(const struct rpt_unwinder *u)
 void rpt_unwinder__dwfl_only(struct rpt_unwinder *u, bool on)
 {
 	u->dwfl_only = on;
+}
+
+const struct rpt_uwpick *rpt_unwinder__pick(const struct rpt_unwinder *u)
+{
+	return &u->pick;
 }

@@ -75,4 +75,10 @@ uint64_t rpt_unwinder__nunwinds(const struct rpt_unwinder *u);
  */
 void rpt_unwinder__dwfl_only(struct rpt_unwinder *u, bool on);
 
+struct rpt_uwpick;
+/**
+ * rpt_unwinder__pick() - the binaries walks stopped at for want of them
+ * (uwpick.h); borrowed, valid until rpt_unwinder__free().
+ */
+const struct rpt_uwpick *rpt_unwinder__pick(const struct rpt_unwinder *u);
 #endif /* SA_REPORT_UNWIND_H */

@@ -13,6 +13,7 @@
 
 #include "session.h"
 #include "unwind.h"
+#include "uwpick.h"
 
 /* Synthetic ids count down from here; sa-record's ids count up from 1. */
 #define UST_FIRST_ID 0xffffff00u
@@ -127,6 +128,7 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 		l->unw = rpt_unwinder__new();
 		if (!l->unw)
 			return -ENOMEM;
+		l->unw_quiet = s->o.quiet;
 		rpt_unwinder__dwfl_only(l->unw, how && !strcmp(how, "libdwfl"));
 	}
 	p = image_of(l, u->pid, u->gen);
@@ -153,6 +155,17 @@ bool rpt_loaded__unwound(const struct rpt_loaded *l, uint32_t id)
 
 void rpt_loaded__ustack_fini(struct rpt_loaded *l)
 {
+	const struct rpt_uwpick *p = l->unw && !l->unw_quiet ? rpt_unwinder__pick(l->unw) : NULL;
+
+	/* once per binary: walks end in it, with neither it nor the recorder's frames here */
+	for (size_t i = 0; p && i < p->nmissing; i++)
+		fprintf(stderr,
+			"sa-report: %s (build id %s) not found: %llu stack walks stop in it; "
+			"pass --symfs DIR, or re-record with this sa-record for self-contained "
+			"stacks\n",
+			p->missing[i].path,
+			*p->missing[i].build_id ? p->missing[i].build_id : "none",
+			(unsigned long long)p->missing[i].walks);
 	rpt_unwinder__free(l->unw);
 	rpt_hmap__fini(&l->ustack_ids);
 	free(l->umods);

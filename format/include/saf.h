@@ -20,7 +20,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     2
+#define SAF_VERSION_MINOR     3
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -228,6 +228,17 @@ struct saf_ustack {
 	struct saf_bytes stack; /* len <= SAF_MAX_USTACK_BYTES */
 	/* SAF_REC_USTACK_SPARSE instead of stack: the runs (saf_urun__next()) */
 	struct saf_bytes runs; /* len <= SAF_MAX_USTACK_BYTES */
+	/* 1.3: the recorder's own walk of the capture (enum saf_walk) */
+	uint32_t walk;
+	uint32_t nwalked;	/* <= SAF_MAX_FRAMES; 0 when walk is SAF_WALK_NONE */
+	const uint64_t *walked; /* pcs, leaf first, callers not adjusted by -1 */
+};
+
+/* "USTACK record", field walk: how the recorder's walk of the capture ended. */
+enum saf_walk {
+	SAF_WALK_NONE = 0,     /* not walked (older writer, --whole-stack) */
+	SAF_WALK_COMPLETE = 1, /* to the outermost frame or the end of the copy */
+	SAF_WALK_CUT = 2,      /* at a frame it could not follow (no file, no FDE, expression) */
 };
 
 /*

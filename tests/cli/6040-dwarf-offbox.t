@@ -3,8 +3,8 @@
 # sa-test: statistical
 # A --call-graph dwarf recording analyzed where the sampled binary is gone
 # (docs/unwinding.md "What must be on the analysis machine"): the report
-# shows each sample's leaf from the embedded symbols and no invented
-# callers; with the binary under --symfs the full stacks come back.
+# uses the frames sa-record's own walk wrote and the embedded symbols, so
+# the stacks reach main as with the binary under --symfs.
 . "$(dirname "$0")/lib.sh"
 
 require_root_bpf
@@ -24,13 +24,14 @@ mv "$T/bin/wl" "$T/symfs$T/bin/wl"
 "$SA_REPORT" -o "$T/gone.folded" "$T/d.sa" 2>"$T/err"
 ok $? "sa-report exits 0 with the binary gone"
 tot=$(folded_total "$T/gone.folded" wl)
-leaf=$(folded_leaf "$T/gone.folded" wl sa_leaf_a)
-# -F 499 -c 1: about 500 samples (515 here). No caller without the binary
-# is deterministic; sa_leaf_a is 60% of them, binomial sd 2.2 points at
-# n = 500, so a third (26.7 points below) is 12 sd: P < 1e-30. Even at
-# n = 100 it is 5.4 sd (3e-8).
-[ "$(folded_with "$T/gone.folded" wl main)" -eq 0 ] && ge "$leaf" "$((tot / 3))"
-ok $? "without the binary: leaves named ($leaf of $tot samples end in sa_leaf_a), no callers"
+# The recorder's own walk of each copy is in the recording (format 1.3):
+# every stack should reach main without the binary as with it; samples
+# whose walk the recorder cut (ld.so's _start without an FDE) are rare, at
+# most a few in 500, so 99% of >= 400 fails by luck with P < 1e-4 at the
+# 0.2% seen.
+gmain=$(pct "$(folded_with "$T/gone.folded" wl main)" "$tot")
+[ "$tot" -ge 400 ] && ge "$gmain" 99
+ok $? "without the binary: $gmain% of $tot stacks reach main from the recorded frames (want >= 99)"
 
 "$SA_REPORT" --symfs "$T/symfs" -o "$T/symfs.folded" "$T/d.sa" 2>"$T/err"
 ok $? "sa-report --symfs exits 0"

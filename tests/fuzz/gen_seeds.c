@@ -2,7 +2,8 @@
 /*
  * gen_seeds.c - writes the seed corpora of fuzz_reader and fuzz_report
  * (small valid recordings: clean, split into many chunks, unfinished, with
- * a 1.1 USTACK, a 1.2 USTACK_SPARSE, and one with every record kind) and
+ * a 1.1 USTACK, a 1.2 USTACK_SPARSE, 1.3 ones with walked frames, and one
+ * with every record kind) and
  * of fuzz_roundtrip (fixed byte patterns), then reads all_kinds.sa back and
  * fails unless every kind of saf.h's enum saf_rec_kind is in it.
  * Run from the top of the tree: make fuzz-seeds.
@@ -23,6 +24,7 @@
 /* Which raw user-stack records a seed holds. */
 #define SEED_USTACK (1u << 0)	     /* 1.1: the whole copy */
 #define SEED_USTACK_SPARSE (1u << 1) /* 1.2: the runs an unwind reads */
+#define SEED_WALKED (1u << 2)	     /* 1.3: with the frames sa-record's walk found */
 
 struct seed {
 	const char *name;
@@ -37,6 +39,7 @@ static size_t ustack_recs(const struct seed *seed, struct saf_record *out, uint8
 	/* saved rbp, return address into /a; later the caller's frame */
 	static const uint8_t stk[] = { 0x10, 0x20, 0x40, 0, 0, 0, 0, 0, 0x34, 0x12, 0x40, 0, 0, 0, 0, 0 };
 	static const uint8_t far[] = { 0x78, 0x56, 0x40, 0, 0, 0, 0, 0 };
+	static const uint64_t walked[] = { 0x401000, 0x401234, 0x405678 };
 	const struct saf_ustack u = { .pid = 42, .tid = 43, .gen = 1, .time_ns = 2, .count = 2,
 				      .comm = saf_str__from("t"), .nregs = 3,
 				      .regs = { 0x401000, 0x7ffc0000, 0x7ffc0000 } };
@@ -52,6 +55,11 @@ static size_t ustack_recs(const struct seed *seed, struct saf_record *out, uint8
 		out[n] = (struct saf_record){ .kind = SAF_REC_USTACK_SPARSE, .ustack = u };
 		out[n].ustack.time_ns = 3;
 		out[n++].ustack.runs = (struct saf_bytes){ runs, (uint32_t)len };
+	}
+	for (size_t i = 0; (seed->ustacks & SEED_WALKED) && i < n; i++) {
+		out[i].ustack.walk = i ? SAF_WALK_COMPLETE : SAF_WALK_CUT;
+		out[i].ustack.nwalked = 3;
+		out[i].ustack.walked = walked;
 	}
 	return n;
 }
@@ -128,7 +136,7 @@ static int write_rec(const char *dir, const struct seed *seed)
 	return err;
 }
 
-/* 0 when @path holds every record kind of saf.h and is format 1.2. */
+/* 0 when @path holds every record kind of saf.h and is format 1.2 or later. */
 static int check_kinds(const char *path)
 {
 	struct saf_reader *rd = saf_reader__open(path, NULL);
@@ -177,6 +185,7 @@ int main(void)
 		{ "ustack_sparse.sa", 0, 1, 3, SEED_USTACK_SPARSE },
 		{ "ustack_sparse_split.sa", 24, 0, 1, SEED_USTACK_SPARSE },
 		{ "all_kinds.sa", 0, 1, 3, SEED_USTACK | SEED_USTACK_SPARSE },
+		{ "ustack_walked.sa", 0, 1, 3, SEED_USTACK | SEED_USTACK_SPARSE | SEED_WALKED },
 	};
 	static const size_t lens[] = { 1, 16, 64, 200, 600, 2000 };
 	char path[256];

@@ -352,7 +352,11 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 		       a->ustack.stack.len == b->ustack.stack.len &&
 		       (!a->ustack.stack.len ||
 			!memcmp(a->ustack.stack.data, b->ustack.stack.data, a->ustack.stack.len)) &&
-		       tst_bytes_eq(a->ustack.runs, b->ustack.runs);
+		       tst_bytes_eq(a->ustack.runs, b->ustack.runs) &&
+		       a->ustack.walk == b->ustack.walk && a->ustack.nwalked == b->ustack.nwalked &&
+		       (!a->ustack.nwalked ||
+			!memcmp(a->ustack.walked, b->ustack.walked,
+				a->ustack.nwalked * sizeof(uint64_t)));
 	}
 	return 0;
 }

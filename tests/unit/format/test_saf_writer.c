@@ -426,6 +426,53 @@ static void test_ustack_sparse(void **state)
 	saf_buf_release(&b);
 }
 
+/*
+ * "USTACK record" walk and walked frames (1.3): the recorder's frames come
+ * back exactly, after the runs; a capture not walked has a 1.2 body byte
+ * for byte (a 1.2 reader sees nothing new); frames of a capture "not
+ * walked", or more than 4096 of them, are refused.
+ */
+static void test_ustack_walked(void **state)
+{
+	static const uint8_t w1[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint64_t pcs[3] = { 0x7f0000401234, 0x401000, 0x7f0000029d90 };
+	struct saf_record u = { .kind = SAF_REC_USTACK_SPARSE }, rec;
+	uint64_t ips[8] = { 0 };
+	struct saf_arena a = { .ips = ips, .max_frames = 8 };
+	struct saf_buf b = { 0 };
+	uint8_t runs[32];
+	size_t n = saf_urun__put(runs, 24, w1, sizeof(w1)), len12;
+
+	(void)state;
+	u.ustack = (struct saf_ustack){ .pid = 7, .tid = 8, .count = 2, .nregs = 3,
+					.regs = { 0x7f0000401234, 0x7ffd00001000, 0 },
+					.runs = { runs, (uint32_t)n } };
+	assert_int_equal(saf_rec_encode(&b, &u), 0);
+	len12 = b.len;
+	u.ustack.walk = SAF_WALK_CUT;
+	u.ustack.nwalked = 3;
+	u.ustack.walked = pcs;
+	b.len = 0;
+	assert_int_equal(saf_rec_encode(&b, &u), 0);
+	assert_true(b.len > len12); /* appended after the runs */
+	assert_int_equal(saf_rec_decode(b.p + 1, b.len - 1, &rec, &a), 1);
+	assert_true(tst_rec_eq(&u, &rec));
+	assert_int_equal(rec.ustack.walk, SAF_WALK_CUT);
+	assert_int_equal(rec.ustack.walked[2], 0x7f0000029d90);
+
+	u.ustack.walk = SAF_WALK_NONE;
+	assert_int_equal(saf_rec_check(&u), -EINVAL);
+	u.ustack.walk = SAF_WALK_COMPLETE;
+	u.ustack.nwalked = SAF_MAX_FRAMES + 1;
+	assert_int_equal(saf_rec_check(&u), -EINVAL);
+	/* frames cut short: the last delta is missing */
+	u.ustack.nwalked = 3;
+	b.len = 0;
+	assert_int_equal(saf_rec_encode(&b, &u), 0);
+	assert_int_equal(saf_rec_decode(b.p + 1, b.len - 2, &rec, &a), -EBADMSG);
+	saf_buf_release(&b);
+}
+
 /* A USTACK claiming more than 16 registers is refused with EOVERFLOW. */
 static void test_ustack_too_many_regs(void **state)
 {
@@ -453,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_ustack_roundtrip),
 		cmocka_unit_test(test_ustack_too_many_regs),
 		cmocka_unit_test(test_ustack_sparse),
+		cmocka_unit_test(test_ustack_walked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

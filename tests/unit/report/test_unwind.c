@@ -20,6 +20,7 @@
 #include "saf.h"
 #include "session.h"
 #include "unwind.h"
+#include "uwpick.h"
 
 #define CAP_BYTES 16384
 #define MAX_MODS 64
@@ -251,6 +252,46 @@ static void test_build_id_mismatch_not_used(void **state)
 	rpt_unwinder__free(u);
 }
 
+/*
+ * Frames sa-record walked (format 1.3) stand in only where a binary they run
+ * through cannot be used (here: every build id differs); with the binaries
+ * the report's own walk wins, even over recorded frames that disagree.
+ */
+static void test_recorded_frames_where_binary_missing(void **state)
+{
+	struct rpt_unwind_module bad[MAX_MODS];
+	struct rpt_unwinder *u = rpt_unwinder__new();
+	uint64_t ips[128], own[128], rec[4] = { cap.regs.ip, cap.ret[0], cap.ret[1], cap.ret[2] };
+	struct saf_ustack copy = { .stack = { cap.stack, cap.len },
+				   .walk = SAF_WALK_CUT,
+				   .nwalked = 4,
+				   .walked = rec };
+	int n;
+
+	(void)state;
+	memcpy(bad, mods, nmods * sizeof(*bad));
+	for (size_t i = 0; i < nmods; i++)
+		bad[i].build_id = "0123456789abcdef0123456789abcdef01234567";
+	assert_int_equal(rpt_unwinder__unwind(u, 3, bad, nmods, &cap.regs, &copy, ips, 128), 4);
+	assert_memory_equal(ips, rec, sizeof(rec));
+	assert_int_equal(rpt_unwinder__unwind(u, 3, bad, nmods, &cap.regs, &copy, ips, 2), 2);
+	assert_int_equal(rpt_unwinder__pick(u)->nmissing, 0);
+	/* no recorded frames: the walk stops at the leaf's binary, noted once with its build id */
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(unwind_copy(u, 3, bad, nmods, &cap.regs, cap.stack, cap.len, ips,
+					     128),
+				 1);
+	assert_int_equal(rpt_unwinder__pick(u)->nmissing, 1);
+	assert_int_equal(rpt_unwinder__pick(u)->missing[0].walks, 2);
+	assert_string_equal(rpt_unwinder__pick(u)->missing[0].build_id, bad[0].build_id);
+	/* binaries here: the own walk, longer than the recorded frames */
+	n = unwind_copy(u, 4, mods, nmods, &cap.regs, cap.stack, cap.len, own, 128);
+	assert_true(n > 4);
+	assert_int_equal(rpt_unwinder__unwind(u, 4, mods, nmods, &cap.regs, &copy, ips, 128), n);
+	assert_memory_equal(ips, own, n * sizeof(*ips));
+	rpt_unwinder__free(u);
+}
+
 /* A recording holding this process's mappings and the capture as a USTACK. */
 static void write_recording(int fd)
 {
@@ -322,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_cache_keyed_by_words_read),
 		cmocka_unit_test(test_short_copy_stops),
 		cmocka_unit_test(test_build_id_mismatch_not_used),
+		cmocka_unit_test(test_recorded_frames_where_binary_missing),
 		cmocka_unit_test(test_report_names_unwound_chain),
 	};
 

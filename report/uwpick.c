@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uwpick.c - the recorder's walk (USTACK walked frames, format 1.3) where
+ * sa-report cannot walk a capture itself for want of a binary, so a dwarf
+ * recording reads off the box as a frame-pointer one does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uwpick.h"
+
+/* The file mapping of @mods holding @addr, or -1 (none, or anonymous code). */
+static int mod_at(const struct rpt_unwind_module *mods, size_t nmods, uint64_t addr)
+{
+	for (size_t i = 0; i < nmods; i++)
+		if (addr >= mods[i].start && addr < mods[i].end)
+			return mods[i].path && *mods[i].path ? (int)i : -1;
+	return -1;
+}
+
+static bool missing(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods, uint64_t addr)
+{
+	return mod_at(mods, nmods, addr) >= 0 && (!dwfl || !dwfl_addrmodule(dwfl, addr));
+}
+
+bool rpt_uwpick__recorded(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
+			  const struct saf_ustack *copy)
+{
+	if (copy->walk == SAF_WALK_NONE || !copy->nwalked)
+		return false;
+	for (uint32_t i = 0; i < copy->nwalked; i++)
+		if (missing(dwfl, mods, nmods, copy->walked[i] - (i ? 1 : 0)))
+			return true;
+	return false;
+}
+
+int rpt_uwpick__stop(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
+		     const uint64_t *ips, size_t n)
+{
+	uint64_t addr;
+
+	if (!n)
+		return -1;
+	addr = ips[n - 1] - (n > 1 ? 1 : 0);
+	return missing(dwfl, mods, nmods, addr) ? mod_at(mods, nmods, addr) : -1;
+}
+
+int rpt_uwpick__copy(const struct saf_ustack *copy, uint64_t *ips, uint32_t cap)
+{
+	uint32_t n = copy->nwalked < cap ? copy->nwalked : cap;
+
+	memcpy(ips, copy->walked, n * sizeof(*ips));
+	return (int)n;
+}
+
+int rpt_uwpick__note(struct rpt_uwpick *p, Dwfl *dwfl, const struct rpt_unwind_module *mods,
+		     size_t nmods, const uint64_t *ips, size_t n)
+{
+	int k = rpt_uwpick__stop(dwfl, mods, nmods, ips, n);
+	const char *bid;
+	struct rpt_uwmissing *m;
+
+	if (k < 0)
+		return 0;
+	bid = mods[k].build_id ? mods[k].build_id : "";
+	for (size_t i = 0; i < p->nmissing; i++)
+		if (!strcmp(p->missing[i].path, mods[k].path) &&
+		    !strcmp(p->missing[i].build_id, bid)) {
+			p->missing[i].walks++;
+			return 0;
+		}
+	m = realloc(p->missing, (p->nmissing + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	p->missing = m;
+	m += p->nmissing;
+	*m = (struct rpt_uwmissing){strdup(mods[k].path), strdup(bid), 1};
+	if (!m->path || !m->build_id) {
+		free(m->path);
+		free(m->build_id);
+		return -ENOMEM;
+	}
+	p->nmissing++;
+	return 0;
+}
+
+void rpt_uwpick__fini(struct rpt_uwpick *p)
+{
+	for (size_t i = 0; i < p->nmissing; i++) {
+		free(p->missing[i].path);
+		free(p->missing[i].build_id);
+	}
+	free(p->missing);
+	*p = (struct rpt_uwpick){NULL, 0};
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uwpick.h - which walk a capture gets: sa-report's own from the binaries,
+ * or the one sa-record wrote (format 1.3 walked frames) where a binary the
+ * capture runs through is not here (docs/unwinding.md).
+ */
+#ifndef SA_REPORT_UWPICK_H
+#define SA_REPORT_UWPICK_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <elfutils/libdwfl.h>
+#include "saf.h"
+#include "unwind.h"
+
+/**
+ * rpt_uwpick__recorded() - should the recorder's frames of @copy stand in
+ * for this report's walk? True when the recorder walked the capture and one
+ * of its frames (the leaf's pc, each caller's pc - 1) lies in a mapped file
+ * of @mods (@nmods, borrowed) that @dwfl (NULL: none) has no module for:
+ * the binary is missing or has another build id, so this report's walk
+ * would stop there. With every binary here the report walks itself, so its
+ * stacks stay comparable with libdwfl's.
+ */
+bool rpt_uwpick__recorded(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
+			  const struct saf_ustack *copy);
+
+/* The binaries walks stopped at for want of them, each once (rpt_uwpick__note()). */
+struct rpt_uwpick {
+	struct rpt_uwmissing {
+		char *path, *build_id; /* owned */
+		uint64_t walks;	       /* walks that stopped there */
+	} * missing;
+	size_t nmissing;
+};
+
+/**
+ * rpt_uwpick__copy() - the recorder's frames of @copy into @ips (@cap).
+ * @return how many.
+ */
+int rpt_uwpick__copy(const struct saf_ustack *copy, uint64_t *ips, uint32_t cap);
+
+/**
+ * rpt_uwpick__note() - note in @p the binary a walk of @n frames @ips
+ * stopped at for want of it (rpt_uwpick__stop()), if any.
+ * @return 0 or -ENOMEM.
+ */
+int rpt_uwpick__note(struct rpt_uwpick *p, Dwfl *dwfl, const struct rpt_unwind_module *mods,
+		     size_t nmods, const uint64_t *ips, size_t n);
+
+/** rpt_uwpick__fini() - release what @p holds. */
+void rpt_uwpick__fini(struct rpt_uwpick *p);
+
+/**
+ * rpt_uwpick__stop() - the mapping of @mods where a walk of @n frames @ips
+ * stopped for want of its binary: the outermost frame's (pc - 1 for a
+ * caller) when @dwfl has no module there. @return its index, or -1 when the
+ * walk did not stop at a missing binary.
+ */
+int rpt_uwpick__stop(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
+		     const uint64_t *ips, size_t n);
+#endif /* SA_REPORT_UWPICK_H */

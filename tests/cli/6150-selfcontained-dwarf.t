@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sa-test: statistical
+# dwarf and auto recordings analyzed off the box (issue 18): sa-record writes
+# the frames its own walk found (format 1.3) and embeds every frame's name,
+# so with the sampled binary deleted and /usr/lib/debug hidden the report
+# gives the same stacks as with the binary. Without recorded frames
+# (--whole-stack) the report names the missing binary and its build id once.
+. "$(dirname "$0")/lib.sh"
+
+require_root_bpf
+require_report
+require_samples workload-nofp
+tmpdir
+T=$tap_tmp
+
+# the analysis machine: /usr/lib/debug hidden under an empty tmpfs
+unshare -m true 2>/dev/null || skip_all "unshare -m not available"
+offbox()
+{
+	unshare -m sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$@"' sh "$SA_REPORT" "$@"
+}
+
+plan 13
+
+# same_but_plt WITH GONE: the folded stacks are equal but for samples whose
+# leaf is a PLT stub (an expression row sa-record's walk does not follow,
+# docs/unwinding.md): without the binary those show the stub alone. Prints
+# how many samples differ; fails on any other difference.
+same_but_plt()
+{
+	awk 'FNR == 1 { f++ }
+	{
+		n = $NF; st = $0; sub(/ [0-9]+$/, "", st)
+		c[st] += (f == 1 ? n : -n)
+	}
+	END {
+		for (st in c) {
+			if (!c[st])
+				continue
+			k = split(st, fr, ";")
+			if (fr[k] !~ /@plt$/ || (c[st] < 0 && k != 2))
+				bad++
+			if (c[st] > 0)
+				a += c[st]
+			else
+				b -= c[st]
+		}
+		print a + 0
+		exit (bad || a != b)
+	}' "$1" "$2"
+}
+
+bid()
+{
+	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
+}
+
+# 1. Debian's python3 running a CPU loop: a copy, recorded, reported, deleted
+py=$(readlink -f /usr/bin/python3)
+cp "$py" "$T/py"
+"$SA_RECORD" -q -F 499 --call-graph dwarf -o "$T/py.sa" -- "$T/py" -c '
+import time
+t = time.time() + 2
+while time.time() < t:
+    pass' >/dev/null 2>"$T/rec.err"
+ok $? "sa-record --call-graph dwarf -- a copy of python3 exits 0"
+offbox -o "$T/py.with.folded" "$T/py.sa" 2>"$T/with.err"
+rm -f "$T/py"
+offbox -o "$T/py.gone.folded" "$T/py.sa" 2>"$T/gone.err"
+ok $? "sa-report exits 0 with the interpreter deleted and /usr/lib/debug hidden"
+tot=$(folded_total "$T/py.with.folded" py)
+with=$(pct "$(folded_with "$T/py.with.folded" py Py_RunMain)" "$tot")
+gone=$(pct "$(folded_with "$T/py.gone.folded" py Py_RunMain)" "$(folded_total "$T/py.gone.folded" py)")
+plt=$(same_but_plt "$T/py.with.folded" "$T/py.gone.folded")
+ok $? "python3: the same stacks without the binary but $plt in a PLT stub ($gone% reach Py_RunMain, $with% with it)"
+# The loop calls clock_gettime through the PLT: 0-1 samples in ~900 land on
+# the stub here (p ~ 0.001). At most 3% of >= 200 samples is >= 7 allowed
+# at n = 200; even at p = 0.005 (mean 1) P(X >= 7) = 8e-5, and at n = 900
+# (mean 4.5, 27 allowed) far less: under 0.1% per run.
+ptot=$(folded_total "$T/py.with.folded" py)
+ge 3 "$(pct "${plt:-999}" "$ptot")"
+ok $? "python3: ${plt:-?} PLT-stub samples of $ptot (want <= 3%)"
+# All but start-up (about 20 ms of 2 s, 1%) is under Py_RunMain: with
+# p = 0.98 and n >= 200 samples, a share under 90% is 8 standard deviations
+# (sd = sqrt(.98 * .02 / 200) = 1 point) below: chance far under 0.1%.
+ge "$with" 90 && [ "$tot" -ge 200 ]
+ok $? "python3: $with% of $tot samples reach Py_RunMain (want >= 90)"
+[ ! -s "$T/gone.err" ]
+ok $? "python3: nothing on stderr when the recorded frames stand in"
+
+# 2. workload-nofp (built with -fomit-frame-pointer) under auto, deleted; its
+# DWARF stripped as a production binary's is (inline frames come from DWARF)
+strip --strip-debug -o "$T/wl" "$SA_SAMPLES/workload-nofp"
+"$SA_RECORD" -q -F 499 --call-graph auto -o "$T/wl.sa" -- "$T/wl" -c 1 >/dev/null 2>"$T/rec.err"
+ok $? "sa-record --call-graph auto -- a copy of workload-nofp exits 0"
+offbox -o "$T/wl.with.folded" "$T/wl.sa" 2>"$T/with.err"
+cp "$T/wl" "$T/wl.keep"
+rm -f "$T/wl"
+offbox -o "$T/wl.gone.folded" "$T/wl.sa" 2>"$T/gone.err"
+tot=$(folded_total "$T/wl.gone.folded" wl)
+main=$(pct "$(folded_with "$T/wl.gone.folded" wl main)" "$tot")
+cmp -s "$T/wl.with.folded" "$T/wl.gone.folded"
+ok $? "workload-nofp (auto): the same stacks without the binary ($main% reach main; no PLT in its loop)"
+# as 6040: every sample but those before main (a few ms of start-up, 0 or 1
+# of ~1000) is under main; at p = 0.999, P(more than 10 of 1000 outside) < 1e-6
+ge "$main" 99 && [ "$tot" -ge 300 ]
+ok $? "workload-nofp (auto): $main% of $tot samples reach main without the binary (want >= 99)"
+
+# 3. no recorded frames (--whole-stack): the missing binary is named once
+cp "$T/wl.keep" "$T/wl"
+want=$(bid "$T/wl")
+"$SA_RECORD" -q -F 499 --call-graph dwarf --whole-stack -o "$T/ws.sa" -- "$T/wl" -c 1 \
+	>/dev/null 2>"$T/rec.err"
+ok $? "sa-record --whole-stack -- workload-nofp exits 0"
+rm -f "$T/wl"
+offbox -o "$T/ws.folded" "$T/ws.sa" 2>"$T/ws.err"
+n=$(grep -c "sa-report: $T/wl (build id $want) not found" "$T/ws.err")
+[ "$n" -eq 1 ] && [ "$(wc -l <"$T/ws.err")" -eq 1 ]
+ok $? "without recorded frames: one line names $T/wl and build id $want (got $n)"
+diag_file "$T/ws.err"
+offbox -q -o "$T/ws.q.folded" "$T/ws.sa" 2>"$T/ws.q.err"
+[ ! -s "$T/ws.q.err" ]
+ok $? "sa-report -q: no line"
+[ "$(folded_with "$T/ws.folded" wl main)" -eq 0 ]
+ok $? "without recorded frames: no invented callers"
+
+done_testing
