@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: statistical
 # Periodic code and a periodic sampler (issue 16): cpu-clock fires on a
 # fixed grid of 1e9/F ns, so a loop whose round divides that period was
 # sampled at one phase again and again and its split came out wrong (issue:
@@ -16,7 +17,6 @@
 require_root_bpf
 require_report
 require_samples workload-leaf
-has_option "$SA_RECORD" --call-graph || skip_all "sa-record has no --call-graph"
 tmpdir
 T=$tap_tmp
 W=$SA_SAMPLES/workload-leaf
