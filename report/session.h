@@ -207,7 +207,8 @@ struct rpt_loaded {
 	size_t umods_cap;
 	bool umods_ok; /* umods hold the image (umods_pid, umods_gen) ... */
 	uint32_t umods_pid, umods_gen;
-	size_t umods_n; /* ... when it had this many mappings */
+	const char *umods_pool; /* ... and the string pool's base then */
+	size_t umods_n;		/* ... when it had this many mappings */
 	/* (pid, gen, return address) -> the frames unwound stacks show above it */
 	struct rpt_hmap stitch;
 };

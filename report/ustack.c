@@ -47,9 +47,14 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 {
 	const char *symfs = s->o.sym.symfs;
 
+	/*
+	 * Built for the previous capture: reuse it, unless the string pool its
+	 * paths point into has moved since (a mapping read after it interned a
+	 * new path).
+	 */
 	if (l->umods_ok && p->pid == l->umods_pid && p->gen == l->umods_gen &&
-	    p->nmaps == l->umods_n)
-		return (int)p->nmaps; /* built for the previous capture */
+	    p->nmaps == l->umods_n && rpt_session__str(s, 0) == l->umods_pool)
+		return (int)p->nmaps;
 	l->umods_ok = false;
 	if (p->nmaps > l->umods_cap) {
 		struct rpt_unwind_module *m = realloc(l->umods, p->nmaps * sizeof(*m));
@@ -81,6 +86,7 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 		}
 	}
 	l->umods_ok = true;
+	l->umods_pool = rpt_session__str(s, 0);
 	l->umods_pid = p->pid;
 	l->umods_gen = p->gen;
 	l->umods_n = p->nmaps;
