@@ -10,18 +10,42 @@
 
 #include "uwpick.h"
 
-/* The file mapping of @mods holding @addr, or -1 (none, or anonymous code). */
+/*
+ * The mapping of @mods holding @addr when it is an ELF binary the recorder
+ * saw (it has a build id), or -1: no mapping, anonymous code, or a named
+ * mapping that is no binary (V8's code space, a memfd), where sa-report's
+ * own walk (frame pointers through JIT code) goes further than the
+ * recorder's, which stops at code without CFI.
+ */
 static int mod_at(const struct rpt_unwind_module *mods, size_t nmods, uint64_t addr)
 {
 	for (size_t i = 0; i < nmods; i++)
 		if (addr >= mods[i].start && addr < mods[i].end)
-			return mods[i].path && *mods[i].path ? (int)i : -1;
+			return mods[i].path && *mods[i].path && mods[i].build_id ? (int)i : -1;
 	return -1;
 }
 
+/*
+ * Is the binary of the mapping at @addr one sa-report could not load? Not
+ * when another mapping of the same file has a module: node, for one, copies
+ * its text to a second, anonymous-looking mapping (for huge pages) that
+ * /proc names after the binary, and which no module covers.
+ */
 static bool missing(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods, uint64_t addr)
 {
-	return mod_at(mods, nmods, addr) >= 0 && (!dwfl || !dwfl_addrmodule(dwfl, addr));
+	int k = mod_at(mods, nmods, addr);
+
+	if (k < 0)
+		return false;
+	if (!dwfl)
+		return true;
+	if (dwfl_addrmodule(dwfl, addr))
+		return false;
+	for (size_t i = 0; i < nmods; i++)
+		if ((int)i != k && mods[i].path && !strcmp(mods[i].path, mods[k].path) &&
+		    dwfl_addrmodule(dwfl, mods[i].start))
+			return false;
+	return true;
 }
 
 bool rpt_uwpick__recorded(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
