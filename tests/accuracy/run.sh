@@ -117,14 +117,18 @@ perf_cg()
 	if [ "$1" = fp ]; then echo -g; else echo "--call-graph dwarf,16384"; fi
 }
 
-# record_pids DIR MODE PIDS: both tools on PIDS for DUR seconds, concurrently.
-record_pids()
+# record_both DIR MODE SA_TARGET PERF_TARGET: both tools for DUR seconds,
+# concurrently, on the targets given as options (word-split: "-p 1,2",
+# "-G name"; perf also takes "-a" with -G).
+record_both()
 {
-	local dir=$1 mode=$2 pids=$3 s p rs rp
-	"$REC" -q -F $FREQ --call-graph "$mode" -p "$pids" --duration "$DUR" \
+	local dir=$1 mode=$2 s p rs rp
+	# shellcheck disable=SC2086 # the targets are option lists
+	"$REC" -q -F $FREQ --call-graph "$mode" $3 --duration "$DUR" \
 		-o "$dir/sa.sa" 2>"$dir/sa.err" &
 	s=$!
-	perf record -q -B -e cpu-clock -F $FREQ $(perf_cg "$mode") -p "$pids" \
+	# shellcheck disable=SC2086
+	perf record -q -B -e cpu-clock -F $FREQ $(perf_cg "$mode") $4 \
 		-o "$dir/perf.data" -- sleep "$DUR" >/dev/null 2>"$dir/perf.err" &
 	p=$!
 	wait $s
@@ -312,9 +316,9 @@ measure()
 	pids=$WPIDS
 	[ "$prog" = postgres ] && pids=$PG_PIDS
 	if [ "$prog" = gcc ]; then
-		record_cgroup "$dir" "$mode"
+		record_both "$dir" "$mode" "-G $CG_NAME" "-a -G $CG_NAME"
 	else
-		record_pids "$dir" "$mode" "$pids"
+		record_both "$dir" "$mode" "-p $pids" "-p $pids"
 	fi
 	# the workload prints its measurement when it ends by itself
 	[ "$prog" = workload ] && wait $WPIDS && WPIDS=
@@ -418,22 +422,6 @@ start_gcc()
 	WPIDS=$!
 }
 
-record_cgroup()
-{
-	local dir=$1 mode=$2 s p rs rp
-	"$REC" -q -F $FREQ --call-graph "$mode" -G "$CG_NAME" --duration "$DUR" \
-		-o "$dir/sa.sa" 2>"$dir/sa.err" &
-	s=$!
-	perf record -q -B -e cpu-clock -F $FREQ $(perf_cg "$mode") -a -G "$CG_NAME" \
-		-o "$dir/perf.data" -- sleep "$DUR" >/dev/null 2>"$dir/perf.err" &
-	p=$!
-	wait $s
-	rs=$?
-	wait $p
-	rp=$?
-	[ $rs = 0 ] || echo "sa-record exited $rs: $(tail -1 "$dir/sa.err")" >>"$dir/why"
-	[ $rp = 0 ] || echo "perf record exited $rp: $(tail -1 "$dir/perf.err")" >>"$dir/why"
-}
 
 echo "1..$ncases"
 echo "# sa $($REC --version 2>&1 | head -1), perf $(perf --version), $FREQ Hz, $DUR s per recording"
