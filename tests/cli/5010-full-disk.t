@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 5010-full-disk.t - recording into a 128 KiB tmpfs until it is full
+# 5010-full-disk.t - recording into a 48 KiB tmpfs until it is full
 # (docs/reliability.md, "Full disk"): a clear error naming the file and the
 # cause, a non-zero exit within seconds, no crash, no recorder left running,
 # and the file readable up to its last complete chunk.
@@ -10,20 +10,21 @@ require_root_bpf
 tmpdir
 T=$tap_tmp
 mkdir "$T/mnt"
-mount -t tmpfs -o size=128k,mode=0700 sa-test "$T/mnt" 2>"$T/mount.err" ||
+mount -t tmpfs -o size=48k,mode=0700 sa-test "$T/mnt" 2>"$T/mount.err" ||
 	skip_all "cannot mount a tmpfs: $(head -n 1 "$T/mount.err")"
 trap 'umount "$T/mnt" 2>/dev/null; rm -rf "$T"' EXIT
 plan 8
 
 out=$T/mnt/full.sa
 # A busy workload keeps samples (and so bytes) coming even on an idle host,
-# where idle CPUs give none and 128 KiB could take minutes.
+# where idle CPUs give none and 48 KiB could take minutes.
 "$SA_SAMPLES/workload" -t 2 -d 90 >/dev/null 2>&1 &
 busy=$!
 start=$(date +%s%N)
-# -a at 999 Hz writes 128 KiB in about 5 s (32 KiB no longer held a whole
-# interval: the first chunk of a busy -a recording, with its mappings and
-# embedded symbols, can need 32 KiB alone); the guard stops a recorder
+# -a at 999 Hz fills 48 KiB in about 20 s: the first chunk of a busy -a
+# recording (mappings, embedded symbols) can need 32 KiB alone, so 32 KiB
+# held no interval; after it a steady workload adds only about 2 KiB/s (a
+# 128 KiB disk once took more than 60 s, 64 KiB 28 s); the guard stops a recorder
 # that would not notice the full disk.
 timeout -s INT 60 "$SA_RECORD" -F 999 --interval 0.25 -o "$out" >"$T/out" 2>"$T/err"
 rc=$?
@@ -40,7 +41,7 @@ pgrep -f "sa-record -F 999 --interval 0.25 -o $out" >/dev/null
 ok $((!$?)) "no recorder left running"
 
 size=$(stat -c %s "$out")
-[ "$size" -ge 131072 ]
+[ "$size" -ge 49152 ]
 ok $? "the file holds what fitted: $size bytes"
 "$SA_REPORT" --info "$out" >"$T/info" 2>&1
 rc=$?
