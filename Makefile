@@ -47,28 +47,33 @@ REPORT_EXTRA_LIBS := -liberty -ldl -lpthread
 REPORT_LIBS := -ldw -lelf -lzstd -lz -lisal -lm $(REPORT_EXTRA_LIBS)
 
 # ---- Debian packages -------------------------------------------------------
-DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libisal-dev \
-	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
-	linux-perf binutils zstd perl procps chromium clang-format golang-go strace g++ \
-	groff-base util-linux libdebuginfod-dev debuginfod curl nodejs python3 time libc6-dbg postgresql \
-	e2fsprogs bsdutils $(EXTRA_DEB_PKGS)
+# BUILD_PKGS is all `make` and `make demo` need; TEST_PKGS is what the tests,
+# `make bench` and `make accuracy` add. Each list is installed only where a
+# package is missing, and only as root: a non-root user with the build
+# packages present builds without any apt step.
+BUILD_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
+	libisal-dev libiberty-dev pkg-config $(EXTRA_BUILD_PKGS)
+TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils zstd perl procps \
+	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod-dev \
+	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils \
+	$(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
 # npm package conflicts with.
-DEB_CMDS := npm:npm
+TEST_CMDS := npm:npm
 
-.PHONY: deps
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# deb_ensure TARGET,PACKAGES,COMMAND:PACKAGE PAIRS
+define deb_ensure
+	@missing=""; for p in $(2); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
 			|| missing="$$missing $$p"; \
 	done; \
-	for cp in $(DEB_CMDS); do \
+	for cp in $(3); do \
 		command -v $${cp%%:*} >/dev/null 2>&1 || missing="$$missing $${cp#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" != 0 ]; then \
-			echo "make deps: missing Debian packages:$$missing (run as root to install)" >&2; \
+			echo "make $(1): missing Debian packages:$$missing (run as root to install)" >&2; \
 			exit 1; \
 		fi; \
 		echo "  APT      $$missing"; \
@@ -77,6 +82,13 @@ deps:
 			$$missing >$(B).apt.log 2>&1 || { cat $(B).apt.log >&2; exit 1; }; \
 		rm -f $(B).apt.log; \
 	fi
+endef
+
+.PHONY: deps deps-test
+deps:
+	$(call deb_ensure,deps,$(BUILD_PKGS),)
+deps-test: deps
+	$(call deb_ensure,deps-test,$(TEST_PKGS),$(TEST_CMDS))
 
 # ---- format/ ---------------------------------------------------------------
 FORMAT_SRCS := $(wildcard format/*.c)
@@ -196,7 +208,7 @@ MODULE_INC_report := $(REPORT_INC)
 
 .SECONDEXPANSION:
 $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))) \
-		$(LIBSAF) $(wildcard tests/unit/*.h tests/unit/*/*.h) | deps
+		$(LIBSAF) $(wildcard tests/unit/*.h tests/unit/*/*.h) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)m=$(firstword $(subst /, ,$*)); \
@@ -205,7 +217,7 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 		$(MODULE_LIBS_$(firstword $(subst /, ,$*))) $(UNIT_LIBS)
 
 .PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
-check: all check-deps check-style $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
+check: deps-test all check-deps check-style $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
 	@$(MAKE) --no-print-directory check-unit check-fuzz check-cli
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory check-tsan
@@ -227,20 +239,20 @@ check-san:
 # and fp recordings whose debug files the worker loads (tests/tsan/run-tsan.t).
 TSAN_B := $(B)/tsan
 .PHONY: check-tsan
-check-tsan: all
+check-tsan: all | deps-test
 	@echo "== sa-report's worker thread under ThreadSanitizer ($(TSAN_B))"
 	$(Q)$(MAKE) --no-print-directory B=$(TSAN_B) EXTRA_CFLAGS="-fsanitize=thread -O1" \
 		EXTRA_LDFLAGS="-fsanitize=thread" CFLAGS="-g" $(TSAN_B)/bin/sa-report
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_TSAN_REPORT=$(CURDIR)/$(TSAN_B)/bin/sa-report \
 		prove tests/tsan/run-tsan.t
 
-check-unit: $(UNIT_BINS)
+check-unit: $(UNIT_BINS) | deps-test
 	@echo "== unit tests (cmocka)"
 	$(Q)CMOCKA_MESSAGE_OUTPUT=TAP prove -e '' $(UNIT_BINS)
 
 # Only a script that declares itself statistical is run again after a
 # failure, and the summary names it (tests/cli/run-all.sh).
-check-cli: all
+check-cli: all | deps-test
 	@echo "== end-to-end tests (tests/cli)"
 	$(Q)SA_BUILD=$(CURDIR)/$(B) bash tests/cli/run-all.sh
 
@@ -258,12 +270,12 @@ check-deps:
 	@echo "ok: no forbidden includes"
 
 # Kernel style, as .clang-format says; `clang-format -i` on the same files fixes it.
-check-style:
+check-style: | deps-test
 	@echo "== style (clang-format)"
 	$(Q)clang-format --dry-run --Werror format/*.[ch] format/include/*.h record/*.[ch] \
 		report/*.[ch] bpf/*.[ch] core/*.[ch]
 
-bless: all
+bless: all | deps-test
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_BLESS=1 prove tests/cli/*.t
 
 # ---- fuzzing ---------------------------------------------------------------
@@ -273,13 +285,13 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_SECONDS ?= 30
 
-$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps
+$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FORMAT_INC) \
 		-o $@ tests/fuzz/$*.c tests/fuzz/replay.c $(FORMAT_SRCS) $(FORMAT_LIBS)
 
-$(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps
+$(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps-test
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
@@ -320,7 +332,7 @@ install: all
 # Benchmarks against perf (tests/bench/run-all.sh, ~20 min; BENCH_QUICK=1 for
 # a few minutes): prints ratios, writes docs/performance.md. Not part of check.
 .PHONY: bench
-bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic
+bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic | deps-test
 	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
 
 # sa against perf on the same processes, function by function (dash, zstd,
@@ -328,7 +340,7 @@ bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/be
 # auto; tests/accuracy/run.sh, ~20 min): writes docs/accuracy.md from the run
 # and fails if a comparison does. `make check` runs a short subset (7000).
 .PHONY: accuracy
-accuracy: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/samples/workload-nofp
+accuracy: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/samples/workload-nofp | deps-test
 	$(Q)bash tests/accuracy/run.sh --results $(B)/accuracy.tsv $(B); rc=$$?; \
 	bash tests/accuracy/write-doc.sh $(B)/accuracy.tsv docs/accuracy.md && \
 		echo "  wrote docs/accuracy.md"; exit $$rc

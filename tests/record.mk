@@ -2,7 +2,7 @@
 # Rules for sa-record's test tools; included from the top-level Makefile.
 # sa-dump prints an .sa file record by record for tests/cli/2xxx.
 
-$(B)/tests/tools/sa-dump: tests/tools/sa-dump.c $(LIBSAF) format/include/saf.h | deps
+$(B)/tests/tools/sa-dump: tests/tools/sa-dump.c $(LIBSAF) format/include/saf.h | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
@@ -10,7 +10,7 @@ $(B)/tests/tools/sa-dump: tests/tools/sa-dump.c $(LIBSAF) format/include/saf.h |
 CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-dump
 
 # sa-trim: record/uwtrim.c applied to a --whole-stack recording (test 6100)
-$(B)/tests/tools/sa-trim: tests/tools/sa-trim.c tests/tools/saf_rewrite.h $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) | deps
+$(B)/tests/tools/sa-trim: tests/tools/sa-trim.c tests/tools/saf_rewrite.h $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(RECORD_INC) -Itests/tools -o $@ $< $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) \

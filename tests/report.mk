@@ -7,7 +7,7 @@
 RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o profile_sort.o strpool.o folded.o filter.o top.o flame.o \
 	svg.o svg_script.o diff.o)
 
-$(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps
+$(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps-test
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -o $@ $^ -lm

@@ -7,7 +7,7 @@
 TD := $(B)/tests/data
 FIXTURE_CFLAGS := -g -fno-omit-frame-pointer -Wl,--build-id
 
-$(TD)/plain: tests/data/sym_plain.c | deps
+$(TD)/plain: tests/data/sym_plain.c | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 $(FIXTURE_CFLAGS) -o $@ $<
@@ -22,25 +22,25 @@ $(TD)/stripped: $(TD)/plain
 	strip -o $@ $<
 
 # Same code, another build id: a rebuilt binary at the recorded path.
-$(TD)/mismatch: tests/data/sym_plain.c | deps
+$(TD)/mismatch: tests/data/sym_plain.c | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
 		-o $@ $<
 
-$(TD)/inline: tests/data/sym_inline.c | deps
+$(TD)/inline: tests/data/sym_inline.c | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -o $@ $<
 
-$(TD)/cxx: tests/data/sym_cxx.cc | deps
+$(TD)/cxx: tests/data/sym_cxx.cc | deps-test
 	$(call msg,CXX,$@)
 	@mkdir -p $(@D)
 	$(Q)g++ -O1 $(FIXTURE_CFLAGS) -o $@ $<
 
 # GCC's clones (.isra.0, .constprop.0) and .localalias symbols: check them
 # with nm -C; the cloning needs -O2, the aliases -fPIC.
-$(TD)/cxx_clone: tests/data/sym_clone.cc tests/rules.mk | deps
+$(TD)/cxx_clone: tests/data/sym_clone.cc tests/rules.mk | deps-test
 	$(call msg,CXX,$@)
 	@mkdir -p $(@D)
 	$(Q)g++ -O2 -fPIC -fno-semantic-interposition $(FIXTURE_CFLAGS) -o $@ $<
@@ -51,7 +51,7 @@ CHECK_EXTRA_DEPS += $(REPORT_FIXTURES)
 $(B)/tests/unit/report/test_symbolize: | $(REPORT_FIXTURES)
 
 # Synthetic recordings for scale tests (tests/bench/, tests/cli/).
-$(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c $(LIBSAF) | deps
+$(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c $(LIBSAF) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
@@ -60,7 +60,7 @@ CHECK_EXTRA_DEPS += $(B)/tests/bench/gen-synthetic
 # record/cfimap.c's unit test: the workload built with its own FDEs in
 # .debug_frame (-fno-asynchronous-unwind-tables) while the C runtime's stay
 # in .eh_frame, plus the sample workloads it classifies.
-$(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps
+$(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
@@ -83,7 +83,7 @@ PLT_FIXTURES := $(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt $(TD)/plt_debug
 $(TD)/plt_lazy: PLT_LDFLAGS := -Wl,-z,lazy
 $(TD)/plt_now: PLT_LDFLAGS := -Wl,-z,now
 $(TD)/plt_ibt: PLT_LDFLAGS := -fcf-protection -Wl,-z,ibtplt
-$(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt: tests/data/plt_loop.c | deps
+$(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt: tests/data/plt_loop.c | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 -fno-builtin $(FIXTURE_CFLAGS) $(PLT_LDFLAGS) -o $@ $<

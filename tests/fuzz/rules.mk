@@ -11,14 +11,14 @@ FUZZ_REPORT_DEPS := tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) \
 	$(wildcard report/*.h format/*.h format/include/*.h core/*.h)
 FUZZ_REPORT_INC := -Iformat/include -Iformat -Ireport $(CORE_INC)
 
-$(B)/fuzz/replay_fuzz_report: $(FUZZ_REPORT_DEPS) tests/fuzz/replay.c | deps
+$(B)/fuzz/replay_fuzz_report: $(FUZZ_REPORT_DEPS) tests/fuzz/replay.c | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' $(SAN_FLAGS) \
 		$(FUZZ_REPORT_INC) -o $@ tests/fuzz/fuzz_report.c tests/fuzz/replay.c \
 		$(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
 
-$(B)/fuzz/libfuzzer_fuzz_report: $(FUZZ_REPORT_DEPS) | deps
+$(B)/fuzz/libfuzzer_fuzz_report: $(FUZZ_REPORT_DEPS) | deps-test
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' \
@@ -35,14 +35,14 @@ FUZZ_REC_SRCS_fuzz_elfcfi := record/elfread.c record/cfirows.c record/cfiread.c 
 FUZZ_REC_HDRS := $(wildcard record/*.h format/include/*.h core/*.h)
 
 $(B)/fuzz/replay_fuzz_jitmap $(B)/fuzz/replay_fuzz_elfcfi: $(B)/fuzz/replay_%: tests/fuzz/%.c \
-		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps
+		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FUZZ_REC_INC) -o $@ \
 		tests/fuzz/$*.c tests/fuzz/replay.c $(FUZZ_REC_SRCS_$*) -lelf
 
 $(B)/fuzz/libfuzzer_fuzz_jitmap $(B)/fuzz/libfuzzer_fuzz_elfcfi: $(B)/fuzz/libfuzzer_%: \
-		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps
+		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps-test
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
