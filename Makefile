@@ -34,8 +34,8 @@ BASE_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointe
 	-DSA_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
 LDFLAGS ?=
 
-# Each module's -I list names only what it may use (STYLE.md, "Dependency
-# direction"); `make check-deps` greps for forbidden includes as well.
+# Each module's -I list names only what it may use (docs/style.md, "What each
+# folder may include"); `make check-deps` greps for forbidden includes as well.
 FORMAT_INC := -Iformat/include -Iformat
 CORE_INC := -Icore
 RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf -Irecord $(CORE_INC)

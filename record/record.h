@@ -20,7 +20,7 @@ _Static_assert(sizeof(struct sa_ctrs) == SA_CTR__NR * 8, "sa_ctrs layout");
 _Static_assert(sizeof(struct sa_rb_ustack) == 64 + SA_MAX_DEPTH * 8 + SA_USTACK_MAX,
 	       "sa_rb_ustack layout");
 
-/* Exit codes (STYLE.md "Errors"). */
+/* Exit codes (docs/style.md, "Errors and exit codes"). */
 #define REC_EXIT_FAIL	      1
 #define REC_EXIT_USAGE	      2
 #define REC_EXIT_CMD_FAIL     125

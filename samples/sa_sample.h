@@ -23,7 +23,7 @@
  * many x86 cores). The volatile store to a local puts it on the stack, which
  * forces gcc to set up a frame even in a leaf (gcc 12 omits the frame of a
  * leaf that never touches the stack, and a frame-pointer walk then skips the
- * leaf's caller; see KERNEL-NOTES.md).
+ * leaf's caller).
  */
 #if defined(__x86_64__)
 #define SA_SPIN_LOOP(acc_, cnt_)                                                                   \
