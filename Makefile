@@ -150,6 +150,20 @@ $(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
+# ---- static/ ---------------------------------------------------------------
+# `make static`: sa-record linked statically (libbpf, libelf, zstd, zlib and
+# libc from Debian's -dev packages), the BPF object embedded as always. It
+# needs nothing from a host but the kernel (docs/deploy.md).
+STATIC_RECORD := $(B)/static/sa-record
+
+.PHONY: static
+static: $(STATIC_RECORD)
+
+$(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+
 # ---- report/ ---------------------------------------------------------------
 REPORT_SRCS := $(wildcard report/*.c)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)

@@ -17,3 +17,9 @@ $(B)/tests/tools/sa-trim: tests/tools/sa-trim.c tests/tools/saf_rewrite.h $(filt
 		$(RECORD_LIBS)
 
 CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-trim
+
+# The static sa-record (test 2007). ASan cannot link statically: the
+# sanitized pass runs 2007 on the plain build's binary.
+ifneq ($(SA_SANITIZED),1)
+CHECK_EXTRA_DEPS += $(STATIC_RECORD)
+endif
