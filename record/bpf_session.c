@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "dither.h"
+#include "kfeatures.h"
 #include "record.h"
 #include "sa.skel.h"
 
@@ -246,6 +247,15 @@ static void load_error(int e, char *err, size_t errsz)
 			 strerror(-e));
 }
 
+/* A kernel without what sa.bpf.c needs gets one sentence, not a verifier log. */
+static int refuse_old_kernel(char *err, size_t errsz)
+{
+	struct rec_kfeatures kf;
+
+	rec_kfeatures__probe(&kf);
+	return rec_kfeatures__refusal(&kf, err, errsz) ? -ENOTSUP : 0;
+}
+
 /**
  * rec_session__open() - load sa.bpf.c configured by @o, fill the target map
  * (with @child for `-- CMD`, when > 0), open and attach one perf event per
@@ -273,6 +283,9 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 	s->ncpus_possible = ncpus;
 	s->percpu = calloc(ncpus, sizeof(*s->percpu));
 	s->seen = calloc((size_t)SA_NSETS * ncpus, sizeof(*s->seen));
+	e = refuse_old_kernel(err, errsz);
+	if (e)
+		goto cleanup;
 	s->skel = sa__open();
 	if (!s->percpu || !s->seen || !s->skel) {
 		e = -errno;
