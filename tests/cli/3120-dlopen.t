@@ -19,7 +19,9 @@ mkdir "$T/lib" && cp "$SA_SAMPLES/libsa_plugin.so" "$T/lib/"
 "$SA_RECORD" -q -F 999 -o "$T/d.sa" -- "$SA_SAMPLES/dlopen_host" -w 1 -r 2 -a 2 \
 	-l "$T/lib/libsa_plugin.so" >"$T/d.out" 2>"$T/rec.err" &
 rec=$!
-for _ in $(seq 100); do
+# -r 2 -a 2 is 4 s of CPU: up to 60 s on a loaded host (a timeout, not a
+# measurement: it ends as soon as the host is done)
+for _ in $(seq 600); do
 	grep -q '^dlclosed' "$T/d.out" 2>/dev/null && break
 	sleep 0.1
 done

@@ -34,9 +34,12 @@ for f in plt_lazy plt_ibt; do
 		[ "$plt" -ge 20 ] && [ "$init" -eq 0 ]
 		ok $? "$f ($cg): $plt samples at abs@plt, $init named _init"
 		[ "$cg" = fp ] && continue
-		# counted below, over both layouts
+		# counted below, over both layouts: stacks through the stub, not
+		# only those where it is the leaf (a page fault or interrupt in
+		# it puts kernel frames below it)
+		through=$(folded_with "$T/$f-$cg.folded" "$f" abs@plt)
 		full=$(folded_with "$T/$f-$cg.folded" "$f" "main;plt_loop_run;abs@plt")
-		echo "$plt $full" >>"$T/$cg.counts"
+		echo "$through $full" >>"$T/$cg.counts"
 	done
 done
 
