@@ -26,6 +26,7 @@
 struct uw_image {
 	uint64_t key;
 	size_t nmods;		/* mappings the table was built from */
+	uint64_t found;		/* rpt_uwbins.found then */
 	struct rpt_uwmods mods; /* where its binaries are */
 };
 
@@ -250,10 +251,11 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 		v = u->nimgs;
 		if (rpt_hmap__put(&u->img_index, key, v))
 			return -ENOMEM;
-		u->imgs[u->nimgs++] = (struct uw_image){key, SIZE_MAX, {0}};
+		u->imgs[u->nimgs++] = (struct uw_image){key, SIZE_MAX, 0, {0}};
 	}
 	img = &u->imgs[v];
-	if (img->nmods != nmods) {
+	/* rebuilt, too, when a binary it lacked may have been found since */
+	if (img->nmods != nmods || img->found != u->bins.found) {
 		rpt_uwmods__fini(&img->mods);
 		img->nmods = SIZE_MAX;
 		if (rpt_uwmods__build(&img->mods, &u->bins, mods, nmods)) {
@@ -261,6 +263,7 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 			return -ENOMEM;
 		}
 		img->nmods = nmods;
+		img->found = u->bins.found;
 	}
 	*out = img;
 	return 0;

@@ -104,7 +104,6 @@ int rpt_uw_open(const struct rpt_unwind_module *m, GElf_Ehdr *eh)
 static void bin_load(struct rpt_uwbin *b, const struct rpt_unwind_module *m)
 {
 	Dwfl_Module *mod;
-	const char *name;
 	GElf_Ehdr eh;
 	Dwarf_Addr start, end;
 	int fd = rpt_uw_open(m, &eh);
@@ -126,37 +125,65 @@ static void bin_load(struct rpt_uwbin *b, const struct rpt_unwind_module *m)
 		b->dwfl = NULL;
 		return;
 	}
-	name = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
 	b->start = start;
 	b->end = end;
 	b->exec = eh.e_type == ET_EXEC;
-	/* the modules dwfl_attach_state() skips when it looks for the architecture */
-	b->has_arch = name && strncmp(name, "[vdso: ", 7) &&
-		      strcmp(strrchr(name, ' ') ? strrchr(name, ' ') : "", " (deleted)");
 }
 
-static uint64_t bin_hash(const char *path, const char *bid, uint64_t salt)
+/* Is @b the binary of @m: the same build id, or with none the same path? */
+static bool bin_is(const struct rpt_uwbin *b, const struct rpt_unwind_module *m, const char *bid)
 {
-	uint64_t h = rpt_hash_bytes(path, strlen(path), salt) ^ rpt_hash_bytes(bid, strlen(bid), 3);
-
-	return h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
+	return *bid ? !strcmp(b->build_id, bid) : !*b->build_id && !strcmp(b->path, m->path);
 }
 
-/* The binary of @m, opened on first use. @return its index or -ENOMEM. */
+/*
+ * A binary not found at one path may be at another's with its build id.
+ * @return 1 when it was found there, 0 when not, or -ENOMEM.
+ */
+static int bin_retry(struct rpt_uwbin *b, const struct rpt_unwind_module *m)
+{
+	char *path;
+
+	if (b->dwfl || !strcmp(b->path, m->path))
+		return 0;
+	path = strdup(m->path);
+	if (!path)
+		return -ENOMEM;
+	free(b->path);
+	b->path = path;
+	bin_load(b, m);
+	return b->dwfl ? 1 : 0;
+}
+
+/*
+ * The binary of @m, opened on first use: one per build id, whatever the
+ * paths it is mapped from (one per path when it has none).
+ * @return its index or -ENOMEM.
+ */
 static int64_t bin_get(struct rpt_uwbins *b, const struct rpt_unwind_module *m)
 {
 	const char *bid = m->build_id ? m->build_id : "";
+	const char *key = *bid ? bid : m->path;
 	struct rpt_uwbin *n;
 	uint64_t v;
 
-	/* a hash shared by two files sends the second one on to the next salt */
+	/* a hash shared by two keys sends the second one on to the next salt */
 	for (uint64_t salt = 1;; salt++) {
-		uint64_t h = bin_hash(m->path, bid, salt);
+		uint64_t h = rpt_hash_bytes(key, strlen(key), salt * 2 + !*bid);
 
+		h = h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
 		if (rpt_hmap__get(&b->index, h, &v)) {
-			if (!strcmp(b->bins[v].path, m->path) && !strcmp(b->bins[v].build_id, bid))
+			if (!bin_is(&b->bins[v], m, bid))
+				continue;
+			switch (bin_retry(&b->bins[v], m)) {
+			case 0:
 				return (int64_t)v;
-			continue;
+			case 1:
+				b->found++;
+				return (int64_t)v;
+			}
+			return -ENOMEM;
 		}
 		if (rpt_grow((void **)&b->bins, &b->cap, b->n + 1, sizeof(*b->bins), 16))
 			return -ENOMEM;
@@ -207,7 +234,9 @@ static int mods_add(struct rpt_uwmods *t, struct rpt_uwbins *b, const struct rpt
 	t->m = n;
 	/* libdwfl puts an ET_DYN module at the base it is given, an ET_EXEC one where it links */
 	t->m[t->n++] = (struct rpt_uwmod){(uint32_t)i, bin->start + bias, bin->end + bias, bias};
-	t->attached |= bin->has_arch;
+	/* the modules dwfl_attach_state() skips when it looks for the architecture */
+	t->attached |= strncmp(m->path, "[vdso: ", 7) &&
+		       strcmp(strrchr(m->path, ' ') ? strrchr(m->path, ' ') : "", " (deleted)");
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uwbin.h - the binaries an offline unwind reads, each opened once: one Dwfl
- * per (path, build id), shared by every process image that maps the file,
- * and per image a small table of where its binaries sit. A whole-system
- * recording holds thousands of images of a few binaries (docs/unwinding.md).
+ * per build id (per path without one), shared by every process image that
+ * maps it, and per image a small table of where its binaries sit. A
+ * whole-system recording holds thousands of images of a few binaries
+ * (docs/unwinding.md).
  */
 #ifndef SA_REPORT_UWBIN_H
 #define SA_REPORT_UWBIN_H
@@ -18,18 +19,18 @@
 
 /* One binary, alone in its Dwfl at load base 0. */
 struct rpt_uwbin {
-	char *path, *build_id; /* owned; build_id "" when unchecked */
+	char *path, *build_id; /* owned: the path it was opened from; build_id "" when unchecked */
 	Dwfl *dwfl;	       /* NULL: the file is missing, unreadable or another build */
 	uint64_t start, end;   /* its module's range in dwfl */
 	bool exec;	       /* ET_EXEC: at its link addresses in every image */
-	bool has_arch;	       /* libdwfl would take its architecture for a walk */
 };
 
 /* Every binary opened so far. */
 struct rpt_uwbins {
 	struct rpt_uwbin *bins;
 	size_t n, cap;
-	struct rpt_hmap index; /* hash of (path, build id) -> index in bins */
+	struct rpt_hmap index; /* hash of the build id (or path) -> index in bins */
+	uint64_t found; /* binaries found at a second path: tables built before may lack them */
 };
 
 /* A binary of one process image, where libdwfl would put its module. */
