@@ -253,14 +253,20 @@ static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64
 	return 0;
 }
 
-static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
+/*
+ * Does count @c pass the record-level filters? @k gets its key. Every
+ * sample is counted in the file's total first.
+ * @return 1 when it does, 0 when not, or -ENOMEM.
+ */
+static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c,
+			struct rpt_count_key *k)
 {
-	struct rpt_count_key k = {c->pid, c->tid, c->gen, c->ustack, c->kstack, 0};
 	const struct rpt_filter *f = &s->o.filter;
 	int64_t comm = intern(s, &c->comm);
 
 	if (comm < 0)
 		return -ENOMEM;
+	*k = (struct rpt_count_key){c->pid, c->tid, c->gen, c->ustack, c->kstack, 0};
 	l->st->samples += c->count;
 	if (!l->in_interval_ok || !in_list(s->pids, s->npids, c->pid) ||
 	    !in_list(s->tids, s->ntids, c->tid))
@@ -272,30 +278,53 @@ static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct sa
 			return -ENOMEM;
 		comm = p->comm;
 	}
-	k.comm = comm;
+	k->comm = comm;
 	if (!comm_ok(s, rpt_session__str(s, comm)))
 		return 0;
 	if (f->user_only)
-		k.kstack = 0;
+		k->kstack = 0;
 	if (f->kernel_only)
-		k.ustack = 0;
-	if ((f->user_only && !k.ustack) || (f->kernel_only && !k.kstack))
-		return 0;
+		k->ustack = 0;
+	return !(f->user_only && !k->ustack) && !(f->kernel_only && !k->kstack);
+}
+
+static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
+{
+	struct rpt_count_key k;
+	int ret = count_filter(s, l, c, &k);
+
+	if (ret <= 0)
+		return ret;
 	l->st->samples_used += c->count;
 	return count_add(l, &k, c->count);
 }
 
-/* "USTACK record": unwound into an ordinary stack and counted (ustack.c). */
+/*
+ * "USTACK record": unwound into an ordinary stack and counted (ustack.c),
+ * once the filters kept it: --pid, --comm and --time spare the unwinding
+ * (and the binaries it opens) of what they leave out.
+ */
 static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u)
 {
 	uint64_t ips[RPT_USTACK_MAX_FRAMES];
 	struct saf_stack st;
-	struct saf_count c;
-	int ret = rpt_loaded__ustack(s, l, u, ips, &st, &c);
+	bool user = u->nregs > SAF_UREG_IP && u->regs[SAF_UREG_IP];
+	struct saf_count c = {u->pid, u->tid, u->gen, user, u->kstack, u->count, u->comm};
+	struct rpt_count_key k;
+	int ret = count_filter(s, l, &c, &k);
 
-	if (ret > 0)
-		ret = on_stack(l, &st);
-	return ret < 0 ? ret : on_count(s, l, &c);
+	if (ret <= 0)
+		return ret;
+	if (k.ustack) {
+		ret = rpt_loaded__ustack(s, l, u, ips, &st, &c);
+		if (ret > 0)
+			ret = on_stack(l, &st);
+		if (ret < 0)
+			return ret;
+		k.ustack = c.ustack;
+	}
+	l->st->samples_used += c.count;
+	return count_add(l, &k, c.count);
 }
 
 static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)

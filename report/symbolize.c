@@ -276,6 +276,8 @@ static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, 
 	for (int pass = s->o.symfs ? 0 : 1; pass < 2; pass++) {
 		int err;
 
+		/* set_reason() of pass 0 may have moved the pool */
+		path = rpt_strpool__str(&s->pool, d->path);
 		snprintf(out, cap, "%s%s", pass ? "" : s->o.symfs, path);
 		err = build_id_check(s, d, out);
 		if (!err)

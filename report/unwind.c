@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * unwind.c - unwinding a capture instead of a live process: one Dwfl per process image, the
- * walk over uwrows.c's rows with libdwfl's step rules, libdwfl's own walk (cached by the words
- * it read) where a row holds an expression, and the recorder's frames where a binary is missing.
+ * unwind.c - unwinding a capture instead of a live process: the walk over uwrows.c's rows of
+ * binaries shared by every image (uwbin.c) with libdwfl's step rules, libdwfl's own walk (cached
+ * by the words it read) in a Dwfl of the image where a row holds an expression, and the
+ * recorder's frames where a binary is missing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include "binopen.h"
 #include "strpool.h"
 #include "unwind.h"
+#include "uwbin.h"
 #include "uwpick.h"
 #include "uwrows.h"
 
@@ -23,9 +25,23 @@
 
 struct uw_image {
 	uint64_t key;
-	size_t nmods;	  /* modules the Dwfl was built from */
-	Dwfl *dwfl;	  /* NULL when nothing could be reported */
-	uint32_t rows_id; /* names this build of the image in rows */
+	size_t nmods;		/* mappings the table was built from */
+	uint64_t found;		/* rpt_uwbins.found then */
+	struct rpt_uwmods mods; /* where its binaries are */
+};
+
+/*
+ * A Dwfl of one whole image, for libdwfl's own walks, which are rare (a row
+ * with a DWARF expression, or SA_UNWIND=libdwfl): built when one is needed,
+ * and only the last few are kept, so their mappings of each binary stay few.
+ */
+#define UW_NDWFL 4
+struct uw_dwfl {
+	uint64_t key;
+	size_t nmods;
+	Dwfl *dwfl; /* NULL: not built, or nothing could be reported */
+	uint64_t used;
+	bool built;
 };
 
 #define UW_MAX_READS 256 /* reads logged per unwind; more is not cached */
@@ -51,12 +67,14 @@ struct uw_cached {
 struct rpt_unwinder {
 	struct uw_image *imgs;
 	size_t nimgs, imgs_cap;
-	struct rpt_hmap img_index;   /* key -> index in imgs */
+	struct rpt_hmap img_index; /* key -> index in imgs */
+	struct rpt_uwbins bins;	   /* every binary, each opened once */
+	struct uw_dwfl dwfls[UW_NDWFL];
+	uint64_t dwfl_clock;
 	struct rpt_hmap cache_index; /* hash of (key, regs) -> chain head in cached */
-	struct rpt_uwrows rows;	     /* CFI rows of the addresses met so far */
-	uint32_t nrows_ids;
-	bool dwfl_only; /* every unwind by libdwfl (a cross-check) */
-	bool by_dwfl;	/* the last walk was libdwfl's */
+	struct rpt_uwrows rows;	     /* CFI rows of the addresses met so far, per binary */
+	bool dwfl_only;		     /* every unwind by libdwfl (a cross-check) */
+	bool by_dwfl;		     /* the last walk was libdwfl's */
 	struct uw_cached *cached;
 	size_t ncached, cached_cap;
 	uint64_t *cips;
@@ -175,84 +193,19 @@ static const Dwfl_Thread_Callbacks uw_thread_cb = {
 	.set_initial_registers = uw_set_initial_registers,
 };
 
-static char *uw_debuginfo_path;
-/*
- * The debug file of a module, for its .debug_frame: by build id; libdwfl's
- * whole standard search (debuglink paths, then debuginfod) only when
- * DEBUGINFOD_URLS is set. That search loads libdebuginfod and its thirty
- * libraries (curl, gnutls, ...) whatever the variable says: 10 ms, a fifth
- * of a report, for a lookup that then finds nothing.
- */
-static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
-			     GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-
-	if (urls && *urls)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-						    debuglink_file, debuglink_crc,
-						    debuginfo_file_name);
-	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-					    debuglink_crc, debuginfo_file_name);
-}
-
-static const Dwfl_Callbacks uw_dwfl_cb = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = uw_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &uw_debuginfo_path,
-};
-
-static bool bid_matches(Elf *elf, const char *want)
-{
-	const uint8_t *bid;
-	char hex[2 * UW_MAX_BID + 1];
-	ssize_t n;
-
-	if (!want || !*want)
-		return true;
-	n = dwelf_elf_gnu_build_id(elf, (const void **)&bid);
-	if (n <= 0 || n > UW_MAX_BID)
-		return false;
-	for (ssize_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
-	return !strcmp(hex, want);
-}
-
-/* Load bias of an ET_DYN file: address minus vaddr, from the segment at pgoff. */
-static int load_bias(Elf *elf, const struct rpt_unwind_module *m, uint64_t *bias)
-{
-	size_t nph;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &nph))
-		return -EINVAL;
-	for (size_t i = 0; i < nph; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (m->pgoff + 4096 <= ph.p_offset || m->pgoff >= ph.p_offset + ph.p_filesz)
-			continue;
-		*bias = m->start - m->pgoff + ph.p_offset - ph.p_vaddr;
-		return 0;
-	}
-	return -ENOENT;
-}
-
 /* Report one binary at its load bias; a file that does not fit is skipped. */
 static void report_module(Dwfl *dwfl, const struct rpt_unwind_module *m)
 {
-	int fd = rpt_bin_open(m->path);
-	uint64_t bias = 0;
 	GElf_Ehdr eh;
+	uint64_t bias = 0;
+	int fd = rpt_uw_open(m, &eh);
 	Elf *elf;
 	bool ok;
 
 	if (fd < 0)
 		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	ok = elf && gelf_getehdr(elf, &eh) && bid_matches(elf, m->build_id) &&
-	     (eh.e_type == ET_EXEC || !load_bias(elf, m, &bias));
+	elf = eh.e_type == ET_EXEC ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = eh.e_type == ET_EXEC || (elf && !rpt_uw_bias(elf, m, &bias));
 	elf_end(elf);
 	/* on success the Dwfl owns fd */
 	if (!ok || !dwfl_report_elf(dwfl, m->path, m->path, fd, bias, false))
@@ -269,7 +222,7 @@ static bool reported_before(const struct rpt_unwind_module *mods, size_t i)
 
 static Dwfl *image_build(struct rpt_unwinder *u, const struct rpt_unwind_module *mods, size_t nmods)
 {
-	Dwfl *dwfl = dwfl_begin(&uw_dwfl_cb);
+	Dwfl *dwfl = dwfl_begin(&rpt_uw_dwfl_cb);
 
 	if (!dwfl)
 		return NULL;
@@ -285,7 +238,7 @@ static Dwfl *image_build(struct rpt_unwinder *u, const struct rpt_unwind_module 
 	return dwfl;
 }
 
-/* The Dwfl of image @key, (re)built when its module count changed. */
+/* The module table of image @key, (re)built when its mapping count changed. */
 static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwind_module *mods,
 		     size_t nmods, struct uw_image **out)
 {
@@ -293,30 +246,51 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 	uint64_t v;
 
 	if (!rpt_hmap__get(&u->img_index, key, &v)) {
-		if (u->nimgs == u->imgs_cap) {
-			size_t ncap = u->imgs_cap ? 2 * u->imgs_cap : 16;
-
-			img = realloc(u->imgs, ncap * sizeof(*img));
-			if (!img)
-				return -ENOMEM;
-			u->imgs = img;
-			u->imgs_cap = ncap;
-		}
+		if (rpt_grow((void **)&u->imgs, &u->imgs_cap, u->nimgs + 1, sizeof(*u->imgs), 16))
+			return -ENOMEM;
 		v = u->nimgs;
 		if (rpt_hmap__put(&u->img_index, key, v))
 			return -ENOMEM;
-		u->imgs[u->nimgs++] = (struct uw_image){key, SIZE_MAX, NULL, 0};
+		u->imgs[u->nimgs++] = (struct uw_image){key, SIZE_MAX, 0, {0}};
 	}
 	img = &u->imgs[v];
-	if (img->nmods != nmods) {
-		if (img->dwfl)
-			dwfl_end(img->dwfl);
-		img->dwfl = image_build(u, mods, nmods);
+	/* rebuilt, too, when a binary it lacked may have been found since */
+	if (img->nmods != nmods || img->found != u->bins.found) {
+		rpt_uwmods__fini(&img->mods);
+		img->nmods = SIZE_MAX;
+		if (rpt_uwmods__build(&img->mods, &u->bins, mods, nmods)) {
+			rpt_uwmods__fini(&img->mods);
+			return -ENOMEM;
+		}
 		img->nmods = nmods;
-		img->rows_id = u->nrows_ids++; /* rows of the old build no longer apply */
+		img->found = u->bins.found;
 	}
 	*out = img;
 	return 0;
+}
+
+/* A Dwfl of the image @img, from the few kept or built now in place of the oldest. */
+static Dwfl *image_dwfl(struct rpt_unwinder *u, const struct uw_image *img,
+			const struct rpt_unwind_module *mods)
+{
+	struct uw_dwfl *d = &u->dwfls[0];
+
+	for (size_t i = 0; i < UW_NDWFL; i++) {
+		struct uw_dwfl *e = &u->dwfls[i];
+
+		if (e->built && e->key == img->key && e->nmods == img->nmods) {
+			d = e;
+			goto found;
+		}
+		if (!e->built || e->used < d->used)
+			d = e;
+	}
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	*d = (struct uw_dwfl){img->key, img->nmods, image_build(u, mods, img->nmods), 0, true};
+found:
+	d->used = ++u->dwfl_clock;
+	return d->dwfl;
 }
 
 static int uw_frame(Dwfl_Frame *state, void *arg)
@@ -418,17 +392,21 @@ static uint64_t step(struct rpt_unwinder *u, const struct uw_row *r, struct uw_r
  */
 static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 {
+	static const struct uw_row no_module = {.how = UW_FP};
 	struct uw_reg sp = {u->regs->sp, true}, fp = {u->regs->fp, true};
 	uint64_t pc = u->regs->ip;
 	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
 
 	u->n = 0;
 	u->ips[u->n++] = pc;
-	if (!img->dwfl)
+	if (!img->mods.attached)
 		return u->n;
 	while (u->n < u->cap) {
-		const struct uw_row *r =
-			rpt_uwrows__get(&u->rows, img->dwfl, img->rows_id, exact ? pc : pc - 1);
+		uint64_t at = exact ? pc : pc - 1;
+		const struct rpt_uwmod *m = rpt_uwmods__at(&img->mods, at);
+		const struct uw_row *r = m ? rpt_uwrows__get(&u->rows, u->bins.bins[m->bin].dwfl,
+							     m->bin, at - m->delta)
+					   : &no_module;
 
 		if (!r)
 			return -ENOMEM;
@@ -443,13 +421,14 @@ static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 	return u->n;
 }
 
-static int walk(struct rpt_unwinder *u, const struct uw_image *img)
+static int walk(struct rpt_unwinder *u, const struct uw_image *img,
+		const struct rpt_unwind_module *mods)
 {
 	int n;
 
 	u->by_dwfl = false;
 	n = u->dwfl_only ? -EAGAIN : walk_rows(u, img);
-	return n == -EAGAIN ? walk_dwfl(u, img->dwfl) : n;
+	return n == -EAGAIN ? walk_dwfl(u, image_dwfl(u, img, mods)) : n;
 }
 
 static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
@@ -535,12 +514,15 @@ void rpt_unwinder__free(struct rpt_unwinder *u)
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->nimgs; i++)
-		if (u->imgs[i].dwfl)
-			dwfl_end(u->imgs[i].dwfl);
+		rpt_uwmods__fini(&u->imgs[i].mods);
+	for (size_t i = 0; i < UW_NDWFL; i++)
+		if (u->dwfls[i].dwfl)
+			dwfl_end(u->dwfls[i].dwfl);
 	free(u->imgs);
 	rpt_hmap__fini(&u->img_index);
 	rpt_hmap__fini(&u->cache_index);
 	rpt_uwrows__fini(&u->rows);
+	rpt_uwbins__fini(&u->bins);
 	free(u->cached);
 	free(u->cips);
 	free(u->creads);
@@ -571,12 +553,12 @@ int rpt_unwinder__unwind(struct rpt_unwinder *u, uint64_t key, const struct rpt_
 	err = image_get(u, key, mods, nmods, &img);
 	if (err)
 		return err;
-	if (rpt_uwpick__recorded(img->dwfl, mods, nmods, copy))
+	if (rpt_uwpick__recorded(&img->mods, mods, nmods, copy))
 		return rpt_uwpick__copy(copy, ips, cap);
 	u->ips = ips;
 	u->cap = cap;
-	n = walk(u, img);
-	if (n < 0 || (err = rpt_uwpick__note(&u->pick, img->dwfl, mods, nmods, ips, n)))
+	n = walk(u, img, mods);
+	if (n < 0 || (err = rpt_uwpick__note(&u->pick, &img->mods, mods, nmods, ips, n)))
 		return n < 0 ? n : err;
 	u->nunwinds++;
 	/* a walk over rows costs less than caching it; libdwfl's does not */

@@ -2,9 +2,9 @@
 /*
  * unwind.h - offline unwinding of raw user stacks (USTACK records,
  * docs/format.md) with the binaries' call-frame information (.eh_frame,
- * .debug_frame), as libdwfl's unwinder walks them. One Dwfl per process
- * image, built from its mappings; captured registers and stack bytes stand
- * in for the live process. See docs/unwinding.md.
+ * .debug_frame), as libdwfl's unwinder walks them. Each binary is opened
+ * once for every process image that maps it (uwbin.h); captured registers
+ * and stack bytes stand in for the live process. See docs/unwinding.md.
  */
 #ifndef SA_REPORT_UNWIND_H
 #define SA_REPORT_UNWIND_H

@@ -31,35 +31,34 @@ static int mod_at(const struct rpt_unwind_module *mods, size_t nmods, uint64_t a
  * its text to a second, anonymous-looking mapping (for huge pages) that
  * /proc names after the binary, and which no module covers.
  */
-static bool missing(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods, uint64_t addr)
+static bool missing(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods, size_t nmods,
+		    uint64_t addr)
 {
 	int k = mod_at(mods, nmods, addr);
 
 	if (k < 0)
 		return false;
-	if (!dwfl)
-		return true;
-	if (dwfl_addrmodule(dwfl, addr))
+	if (rpt_uwmods__at(t, addr))
 		return false;
 	for (size_t i = 0; i < nmods; i++)
 		if ((int)i != k && mods[i].path && !strcmp(mods[i].path, mods[k].path) &&
-		    dwfl_addrmodule(dwfl, mods[i].start))
+		    rpt_uwmods__at(t, mods[i].start))
 			return false;
 	return true;
 }
 
-bool rpt_uwpick__recorded(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
-			  const struct saf_ustack *copy)
+bool rpt_uwpick__recorded(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods,
+			  size_t nmods, const struct saf_ustack *copy)
 {
 	if (copy->walk == SAF_WALK_NONE || !copy->nwalked)
 		return false;
 	for (uint32_t i = 0; i < copy->nwalked; i++)
-		if (missing(dwfl, mods, nmods, copy->walked[i] - (i ? 1 : 0)))
+		if (missing(t, mods, nmods, copy->walked[i] - (i ? 1 : 0)))
 			return true;
 	return false;
 }
 
-int rpt_uwpick__stop(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
+int rpt_uwpick__stop(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods, size_t nmods,
 		     const uint64_t *ips, size_t n)
 {
 	uint64_t addr;
@@ -67,7 +66,7 @@ int rpt_uwpick__stop(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nm
 	if (!n)
 		return -1;
 	addr = ips[n - 1] - (n > 1 ? 1 : 0);
-	return missing(dwfl, mods, nmods, addr) ? mod_at(mods, nmods, addr) : -1;
+	return missing(t, mods, nmods, addr) ? mod_at(mods, nmods, addr) : -1;
 }
 
 int rpt_uwpick__copy(const struct saf_ustack *copy, uint64_t *ips, uint32_t cap)
@@ -78,10 +77,11 @@ int rpt_uwpick__copy(const struct saf_ustack *copy, uint64_t *ips, uint32_t cap)
 	return (int)n;
 }
 
-int rpt_uwpick__note(struct rpt_uwpick *p, Dwfl *dwfl, const struct rpt_unwind_module *mods,
-		     size_t nmods, const uint64_t *ips, size_t n)
+int rpt_uwpick__note(struct rpt_uwpick *p, const struct rpt_uwmods *t,
+		     const struct rpt_unwind_module *mods, size_t nmods, const uint64_t *ips,
+		     size_t n)
 {
-	int k = rpt_uwpick__stop(dwfl, mods, nmods, ips, n);
+	int k = rpt_uwpick__stop(t, mods, nmods, ips, n);
 	const char *bid;
 	struct rpt_uwmissing *m;
 

@@ -8,21 +8,21 @@
 #define SA_REPORT_UWPICK_H
 #include <stdbool.h>
 #include <stddef.h>
-#include <elfutils/libdwfl.h>
 #include "saf.h"
 #include "unwind.h"
+#include "uwbin.h"
 
 /**
  * rpt_uwpick__recorded() - should the recorder's frames of @copy stand in
  * for this report's walk? True when the recorder walked the capture and one
  * of its frames (the leaf's pc, each caller's pc - 1) lies in a mapped file
- * of @mods (@nmods, borrowed) that @dwfl (NULL: none) has no module for:
+ * of @mods (@nmods, borrowed) that the image's table @t has no module for:
  * the binary is missing or has another build id, so this report's walk
  * would stop there. With every binary here the report walks itself, so its
  * stacks stay comparable with libdwfl's.
  */
-bool rpt_uwpick__recorded(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
-			  const struct saf_ustack *copy);
+bool rpt_uwpick__recorded(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods,
+			  size_t nmods, const struct saf_ustack *copy);
 
 /* The binaries walks stopped at for want of them, each once (rpt_uwpick__note()). */
 struct rpt_uwpick {
@@ -44,8 +44,9 @@ int rpt_uwpick__copy(const struct saf_ustack *copy, uint64_t *ips, uint32_t cap)
  * stopped at for want of it (rpt_uwpick__stop()), if any.
  * @return 0 or -ENOMEM.
  */
-int rpt_uwpick__note(struct rpt_uwpick *p, Dwfl *dwfl, const struct rpt_unwind_module *mods,
-		     size_t nmods, const uint64_t *ips, size_t n);
+int rpt_uwpick__note(struct rpt_uwpick *p, const struct rpt_uwmods *t,
+		     const struct rpt_unwind_module *mods, size_t nmods, const uint64_t *ips,
+		     size_t n);
 
 /** rpt_uwpick__fini() - release what @p holds. */
 void rpt_uwpick__fini(struct rpt_uwpick *p);
@@ -53,9 +54,9 @@ void rpt_uwpick__fini(struct rpt_uwpick *p);
 /**
  * rpt_uwpick__stop() - the mapping of @mods where a walk of @n frames @ips
  * stopped for want of its binary: the outermost frame's (pc - 1 for a
- * caller) when @dwfl has no module there. @return its index, or -1 when the
+ * caller) when @t has no module there. @return its index, or -1 when the
  * walk did not stop at a missing binary.
  */
-int rpt_uwpick__stop(Dwfl *dwfl, const struct rpt_unwind_module *mods, size_t nmods,
+int rpt_uwpick__stop(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods, size_t nmods,
 		     const uint64_t *ips, size_t n);
 #endif /* SA_REPORT_UWPICK_H */

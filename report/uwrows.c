@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * uwrows.c - one libdw lookup per distinct (process image, code address):
+ * uwrows.c - one libdw lookup per distinct (binary, code address):
  * the FDE is found and its CFA program run by dwarf_cfi_addrframe(), and
  * the rules for the CFA, rbp, rsp and the return address are kept in a row.
  * A rule outside the simple forms the compilers emit for these registers

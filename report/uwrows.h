@@ -2,8 +2,9 @@
 /*
  * uwrows.h - what the call-frame information says at one code address,
  * boiled down to the three x86-64 registers a captured sample has (rip, rsp,
- * rbp), and kept per (process image, address) so that libdw interprets an
- * FDE once per distinct address instead of once per frame of every unwind.
+ * rbp), and kept per (binary, address) so that libdw interprets an FDE once
+ * per distinct address of a file instead of once per frame of every unwind
+ * of every process image that maps it.
  * The step rules follow libdwfl's (elfutils 0.188 frame_unwind.c), so the
  * walk in unwind.c gives the frames libdwfl's would; see docs/unwinding.md.
  */
@@ -49,15 +50,15 @@ struct uw_row {
 #define UW_NO_CFA 0xff
 
 struct rpt_uwrows {
-	struct rpt_hmap index; /* (image << 48 | pc) -> index in rows */
+	struct rpt_hmap index; /* (binary << 48 | pc) -> index in rows */
 	struct rpt_hmap files; /* hash of a binary's path -> has .debug_frame */
 	struct uw_row *rows;
 	size_t nrows, cap;
 };
 
 /**
- * rpt_uwrows__get() - the row for @pc in process image @img (an index
- * below 65536) whose modules are in @dwfl.
+ * rpt_uwrows__get() - the row for @pc in binary @img (an index below
+ * 65536; uwbin.h) alone in @dwfl, @pc an address of that Dwfl.
  * @return a pointer valid until the next call, or NULL with errno = ENOMEM.
  */
 const struct uw_row *rpt_uwrows__get(struct rpt_uwrows *t, Dwfl *dwfl, uint32_t img, uint64_t pc);

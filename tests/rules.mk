@@ -51,10 +51,12 @@ CHECK_EXTRA_DEPS += $(REPORT_FIXTURES)
 $(B)/tests/unit/report/test_symbolize: | $(REPORT_FIXTURES)
 
 # Synthetic recordings for scale tests (tests/bench/, tests/cli/).
-$(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c $(LIBSAF) | deps-test
+$(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c tests/bench/gen-images.c \
+		tests/bench/gen-images.h $(LIBSAF) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $(filter %.c,$^) $(LIBSAF) $(FORMAT_LIBS) \
+		-ldw -lelf
 CHECK_EXTRA_DEPS += $(B)/tests/bench/gen-synthetic
 
 # record/cfimap.c's unit test: the workload built with its own FDEs in

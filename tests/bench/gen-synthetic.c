@@ -7,6 +7,8 @@
  * Every unique stack appears in every interval, so the file's size depends
  * on stacks and intervals, not on the number of samples. With -f, the
  * stacks and counts come from a folded file instead (see write_folded()).
+ * With -I, N process images of a few of this host's binaries, each with a
+ * stack copy to unwind, instead (gen-images.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen-images.h"
 #include "saf.h"
 
 #define NFUNCS 1024
@@ -43,8 +46,9 @@ struct folded {
 
 struct gen {
 	unsigned procs, stacks, depth, intervals, kstacks, phases;
-	unsigned long long samples;
-	bool no_end;
+	unsigned long long samples, images;
+	unsigned nbins;
+	bool no_end, list;
 	const char *out, *host, *folded_path;
 	struct folded f;
 	struct saf_writer *w;
@@ -57,6 +61,11 @@ static int add(struct gen *g, struct saf_record *r)
 	if (err)
 		fprintf(stderr, "gen-synthetic: record %d: %s\n", r->kind, strerror(-err));
 	return err;
+}
+
+static int add_cb(void *arg, struct saf_record *r)
+{
+	return add(arg, r);
 }
 
 static int write_symbols(struct gen *g, const uint8_t *bid)
@@ -433,7 +442,14 @@ static int generate(struct gen *g, int fd)
 	if (!g->w)
 		return -errno;
 	err = saf_writer__meta(g->w, &m);
-	if (!err && g->folded_path) {
+	if (!err && g->images) {
+		struct gen_images gi = {g->images, g->nbins, g->intervals, m.start_mono_ns,
+					g->list ? stdout : NULL, g->w, add_cb, g};
+
+		end.lost = 0;
+		end.samples = g->images;
+		err = gen_images__write(&gi);
+	} else if (!err && g->folded_path) {
 		end.lost = 0;
 		err = write_folded_defs(g, bid);
 		if (!err)
@@ -456,10 +472,10 @@ static int generate(struct gen *g, int fd)
 int main(int argc, char **argv)
 {
 	struct gen g = { .procs = 4, .stacks = 1000, .depth = 16, .intervals = 10,
-			 .samples = 1000000, .out = NULL, .host = "synthhost" };
+			 .samples = 1000000, .nbins = 30, .out = NULL, .host = "synthhost" };
 	int opt, fd, err;
 
-	while ((opt = getopt(argc, argv, "p:s:d:n:i:k:P:H:Ef:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "p:s:d:n:i:k:P:H:Ef:I:b:lo:h")) != -1) {
 		switch (opt) {
 		case 'p': g.procs = strtoul(optarg, NULL, 0); break;
 		case 's': g.stacks = strtoul(optarg, NULL, 0); break;
@@ -471,12 +487,16 @@ int main(int argc, char **argv)
 		case 'H': g.host = optarg; break;
 		case 'E': g.no_end = true; break;
 		case 'f': g.folded_path = optarg; break;
+		case 'I': g.images = strtoull(optarg, NULL, 0); break;
+		case 'b': g.nbins = strtoul(optarg, NULL, 0); break;
+		case 'l': g.list = true; break;
 		case 'o': g.out = optarg; break;
 		default:
 			fprintf(stderr, "usage: gen-synthetic [-p procs] [-s unique stacks] [-d depth] "
 				"[-n samples] [-i intervals] [-k kernel stacks] [-P phases]\n"
 				"                     [-H host] [-E (no END chunk)] -o FILE\n"
-				"       gen-synthetic -f FOLDED [-i intervals] [-H host] [-E] -o FILE\n");
+				"       gen-synthetic -f FOLDED [-i intervals] [-H host] [-E] -o FILE\n"
+				"       gen-synthetic -I IMAGES [-b binaries] [-l (list them)] [-i intervals] -o FILE\n");
 			return 2;
 		}
 	}

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# same-output.sh - two sa-report builds give byte-identical output: folded,
-# --top, --svg, --pprof, --speedscope on each
-# recording, and --diff (folded and SVG) between consecutive recordings.
-# For changes that must not change behaviour (refactors, caches, memory).
-# Prints one line per difference; exits 1 when there is one. A whole-system
-# recording names binaries that may change or go between the two runs (a
-# build's temporary files): check such a difference again before blaming
-# the change.
+# same-output.sh - two sa-report builds give byte-identical answers: folded
+# (also --lines --addrs), --top, --svg, --pprof, --speedscope, the libdwfl
+# walk (SA_UNWIND=libdwfl), --pid, --comm and --time filters taken from the
+# recording itself, and --diff (folded and SVG) between consecutive
+# recordings; stderr and exit status too. For changes that must not change
+# a report (refactors, caches, memory). Prints one line per difference and
+# exits 1 when there is one. A whole-system recording names binaries that
+# may change or go between the two runs (a build's temporary files): check
+# such a difference again before blaming the change.
 # Usage: tests/bench/same-output.sh OLD_SA_REPORT NEW_SA_REPORT FILE.sa...
 #   SA_REPORT_ARGS: extra options for both (e.g. "--no-cache").
 set -u
@@ -16,40 +17,53 @@ OLD=$1 NEW=$2
 shift 2
 T=$(mktemp -d /tmp/sa-same.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-diffs=0 runs=0
+bad=0 runs=0
 read -r -a extra <<<"${SA_REPORT_ARGS:-}"
 
-# same NAME ARGS...: run both builds with ARGS, compare stdout-or-file bytes.
+# same TAG [ENV=V...] -- ARGS...: both builds with ARGS, compared.
 same()
 {
-	local name=$1 rc_o rc_n
+	local tag=$1 envs=() r bin
 	shift
-	"$OLD" "${extra[@]}" -o "$T/old" "$@" 2>"$T/old.err"
-	rc_o=$?
-	"$NEW" "${extra[@]}" -o "$T/new" "$@" 2>"$T/new.err"
-	rc_n=$?
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	for r in old new; do
+		bin=$OLD
+		[ $r = new ] && bin=$NEW
+		env "${envs[@]}" "$bin" -q "${extra[@]}" -o "$T/$r.out" "$@" 2>"$T/$r.err"
+		echo "rc=$?" >>"$T/$r.err"
+	done
 	runs=$((runs + 1))
-	if [ $rc_o != $rc_n ] || ! cmp -s "$T/old" "$T/new"; then
-		echo "DIFFERS: $name (exit $rc_o vs $rc_n)"
-		diffs=$((diffs + 1))
+	if ! cmp -s "$T/old.out" "$T/new.out" || ! cmp -s "$T/old.err" "$T/new.err"; then
+		echo "DIFFERS: $tag ${envs[*]} $*"
+		bad=$((bad + 1))
 	fi
-	rm -f "$T/old" "$T/new"
+	rm -f "$T/old.out" "$T/new.out"
 }
 
 prev=
 for f in "$@"; do
-	b=$(basename "$f")
-	same "$b folded" "$f"
-	same "$b folded --lines --addrs" --lines --addrs "$f"
-	same "$b --top" --top "$f"
-	same "$b --svg" --svg "$f"
-	same "$b --pprof" --pprof "$f"
-	same "$b --speedscope" --speedscope "$f"
+	same folded -- "$f"
+	same lines -- --lines --addrs "$f"
+	same top -- --top "$f"
+	same svg -- --svg "$f"
+	same pprof -- --pprof "$f"
+	same speedscope -- --speedscope "$f"
+	same libdwfl SA_UNWIND=libdwfl -- "$f"
+	# filters from the file: its busiest pid and comm, its first 2 s
+	"$NEW" -q --show-pid -o "$T/pids" "$f" 2>/dev/null
+	pid=$(sed 's/;.*//;s/ [0-9]*$//;s/.*-//' "$T/pids" | sort | uniq -c | sort -rn |
+		awk 'NR == 1 { print $2 }')
+	comm=$(sed 's/;.*//;s/ [0-9]*$//;s/-[0-9]*$//' "$T/pids" | sort | uniq -c | sort -rn |
+		awk 'NR == 1 { print $2 }')
+	[ -n "$pid" ] && same pid -- --pid "$pid" "$f"
+	[ -n "$comm" ] && same comm -- --comm "$comm" "$f"
+	same time -- --time 0-2 "$f"
 	if [ -n "$prev" ]; then
-		same "--diff $(basename "$prev") $b" --diff "$prev" "$f"
-		same "--diff --svg $(basename "$prev") $b" --diff --svg "$prev" "$f"
+		same diff -- --diff "$prev" "$f"
+		same diff-svg -- --diff --svg "$prev" "$f"
 	fi
 	prev=$f
 done
-echo "same-output: $runs comparisons, $diffs differ"
-[ $diffs = 0 ]
+echo "same-output: $runs comparisons, $bad differ"
+[ "$bad" = 0 ]

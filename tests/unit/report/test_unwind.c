@@ -6,7 +6,9 @@
  * by the walk over CFI rows and by libdwfl's (the same frames for every
  * length of the copy), a cache hit must give the same frames, and a short
  * copy or a binary with another build id must stop at the leaf instead of
- * guessing.
+ * guessing, many process images of the same binaries must map each binary
+ * a bounded number of times, and a binary is found by its build id at any
+ * path another image mapped it from.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
 
 #include "saf.h"
 #include "session.h"
@@ -292,6 +297,140 @@ static void test_recorded_frames_where_binary_missing(void **state)
 	rpt_unwinder__free(u);
 }
 
+/* Mappings in /proc/self/maps of the file at @path. */
+static int mappings_of(const char *path)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	size_t len = strlen(path);
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n'), *at;
+
+		if (nl)
+			*nl = '\0';
+		at = strstr(line, path);
+		n += at && at[len] == '\0' && at > line && at[-1] == ' ';
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * 300 process images mapping the same binaries (a fork loop): each binary
+ * is opened once, not once per image, so libc's mappings in this process
+ * grow by a few whatever the number of images. A Dwfl per image mapped libc
+ * once more per image. @dwfl_only: by libdwfl's walk, which builds a Dwfl
+ * of each image and keeps only the last few.
+ */
+static void binaries_mapped_once(bool dwfl_only)
+{
+	struct rpt_unwinder *u = rpt_unwinder__new();
+	uint64_t ips[128], first[128];
+	const char *libc = NULL;
+	int before, n0 = 0;
+
+	assert_non_null(u);
+	rpt_unwinder__dwfl_only(u, dwfl_only);
+	for (size_t i = 0; i < nmods; i++)
+		if (strstr(mods[i].path, "/libc.so"))
+			libc = mods[i].path;
+	assert_non_null(libc);
+	before = mappings_of(libc);
+	for (uint64_t key = 100; key < 400; key++) {
+		int n = unwind_copy(u, key, mods, nmods, &cap.regs, cap.stack, cap.len, ips, 128);
+
+		if (!n0) {
+			n0 = n;
+			memcpy(first, ips, n * sizeof(*ips));
+		}
+		/* every image gives the frames the first did */
+		assert_int_equal(n, n0);
+		assert_memory_equal(ips, first, n * sizeof(*ips));
+	}
+	assert_true(n0 >= 4);
+	/* the shared binary, and the last few images' Dwfls for libdwfl's walk */
+	assert_in_range(mappings_of(libc) - before, 0, 8);
+	rpt_unwinder__free(u);
+	assert_int_equal(mappings_of(libc), before);
+}
+
+static void test_binaries_mapped_once(void **state)
+{
+	(void)state;
+	binaries_mapped_once(false);
+}
+
+static void test_libdwfl_binaries_mapped_once(void **state)
+{
+	(void)state;
+	binaries_mapped_once(true);
+}
+
+/* The build id of file @path in lower-case hex, into @hex (@cap bytes). */
+static void build_id_of(const char *path, char *hex, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	const uint8_t *bid;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	n = e ? dwelf_elf_gnu_build_id(e, (const void **)&bid) : -1;
+	assert_true(n > 0 && (size_t)n * 2 < cap);
+	for (ssize_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	elf_end(e);
+	close(fd);
+}
+
+/*
+ * One image maps every binary from a path that does not exist, another from
+ * the real one, with the same build ids (a container's view and the
+ * host's): both walk the whole chain, in either order, since a binary is
+ * one per build id wherever it was mapped from.
+ */
+static void test_binary_shared_by_build_id(void **state)
+{
+	static char bids[MAX_MODS][2 * 64 + 1], gone[MAX_MODS][300];
+	struct rpt_unwind_module real[MAX_MODS], moved[MAX_MODS];
+	uint64_t ips[128], want[128];
+	struct rpt_unwinder *u;
+	int n;
+
+	(void)state;
+	for (size_t i = 0; i < nmods; i++) {
+		build_id_of(mods[i].path, bids[i], sizeof(bids[i]));
+		snprintf(gone[i], sizeof(gone[i]), "/nonexistent%s", mods[i].path);
+		real[i] = mods[i];
+		real[i].build_id = bids[i];
+		moved[i] = real[i];
+		moved[i].path = gone[i];
+	}
+	u = rpt_unwinder__new();
+	n = unwind_copy(u, 1, real, nmods, &cap.regs, cap.stack, cap.len, want, 128);
+	assert_true(n >= 4);
+	assert_int_equal(unwind_copy(u, 2, moved, nmods, &cap.regs, cap.stack, cap.len, ips, 128),
+			 n);
+	assert_memory_equal(ips, want, n * sizeof(*ips));
+	rpt_unwinder__free(u);
+	/* the moved image first: nothing found yet, then found by the real one */
+	u = rpt_unwinder__new();
+	assert_int_equal(unwind_copy(u, 2, moved, nmods, &cap.regs, cap.stack, cap.len, ips, 128),
+			 1);
+	assert_int_equal(unwind_copy(u, 1, real, nmods, &cap.regs, cap.stack, cap.len, ips, 128),
+			 n);
+	assert_memory_equal(ips, want, n * sizeof(*ips));
+	/* and the moved image's next capture has them too */
+	assert_int_equal(unwind_copy(u, 2, moved, nmods, &cap.regs, cap.stack, cap.len, ips, 128),
+			 n);
+	rpt_unwinder__free(u);
+}
+
 /* A recording holding this process's mappings and the capture as a USTACK. */
 static void write_recording(int fd)
 {
@@ -365,6 +504,9 @@ int main(void)
 		cmocka_unit_test(test_build_id_mismatch_not_used),
 		cmocka_unit_test(test_recorded_frames_where_binary_missing),
 		cmocka_unit_test(test_report_names_unwound_chain),
+		cmocka_unit_test(test_binaries_mapped_once),
+		cmocka_unit_test(test_libdwfl_binaries_mapped_once),
+		cmocka_unit_test(test_binary_shared_by_build_id),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
