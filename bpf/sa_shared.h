@@ -42,6 +42,19 @@ enum sa_ctr_idx {
 	SA_CTR_LOST_OTHER,
 	SA_CTR_COLLISIONS,
 	SA_CTR_MAPFULL_RECOVERED,
+	/*
+	 * --off-cpu (sa_on_switch): every off-CPU period of a target thread
+	 * that ends, or fails at its start, is one OFF_RUNS and exactly one
+	 * of OFF_KEPT, OFF_SHORT or an OFF_LOST_* slot.
+	 */
+	SA_CTR_OFF_RUNS,
+	SA_CTR_OFF_KEPT,
+	SA_CTR_OFF_SHORT,
+	SA_CTR_OFF_LOST_USTACK,
+	SA_CTR_OFF_LOST_KSTACK,
+	SA_CTR_OFF_LOST_COLLISION,
+	SA_CTR_OFF_LOST_MAPFULL,
+	SA_CTR_OFF_LOST_OTHER,
 	SA_CTR__NR,
 };
 
@@ -60,6 +73,39 @@ struct sa_count_key {
 
 struct sa_count_val {
 	__u64 count;
+	char comm[SA_COMM_LEN];
+};
+
+/*
+ * --off-cpu: a target thread switched out at @ts with its stacks in the
+ * stack map of set (epoch & 1); keyed by tid in the offstart map until it
+ * switches in again.
+ */
+struct sa_off_start {
+	__u64 ts; /* bpf_ktime_get_ns() */
+	__u32 epoch;
+	__u32 gen;
+	__s32 ustack, kstack; /* ids in set (epoch & 1)'s stack map, or SA_STACK_NONE */
+	__u32 flags;	      /* SA_OFF_* */
+	__u32 pad;
+};
+
+#define SA_OFF_PREEMPTED (1u << 0) /* runnable at switch-out: preempted or yielded */
+#define SA_OFF_SET1	 (1u << 1) /* the stack ids are of map set 1 (else set 0) */
+
+/* Key of the off-CPU counts maps: the on-CPU key plus SA_OFF_* flags. */
+struct sa_off_key {
+	__u32 tgid;
+	__u32 tid;
+	__u32 gen;
+	__s32 ustack;
+	__s32 kstack;
+	__u32 flags;
+};
+
+struct sa_off_val {
+	__u64 count; /* off-CPU periods */
+	__u64 ns;    /* their total length */
 	char comm[SA_COMM_LEN];
 };
 

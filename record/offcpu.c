@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * offcpu.c - the off-CPU half of an interval's drain (--off-cpu): takes the
+ * set's off-CPU counts out of the kernel, keeps alive the stack ids that
+ * threads still off the CPU will need, and writes OFFCPU records
+ * (docs/format.md "OFFCPU", docs/off-cpu.md).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "htab.h"
+#include "record.h"
+#include "selfcontained.h"
+
+struct off_agg_key {
+	__u32 tgid, tid, gen, ufid, kfid, flags;
+};
+
+struct off_agg_val {
+	__u64 count, ns;
+	char comm[SA_COMM_LEN];
+};
+
+struct rec_offcpu {
+	struct rec_session *s;
+	struct rec_htab *agg[SA_NSETS]; /* off_agg_key -> off_agg_val, per set */
+	__u64 lost_us[SA_NSETS];	/* periods sa-record itself dropped */
+	__u32 batch;
+	struct sa_off_key *keys;
+	struct sa_off_val *vals;
+	__u32 *tids;
+	struct sa_off_start *starts;
+	__u32 *keep; /* stack ids of one set still referenced, sorted */
+	size_t nkeep, keep_cap;
+};
+
+/**
+ * rec_offcpu__new() - off-CPU drain state for session @s (borrowed).
+ * @return an object released with rec_offcpu__free(), or NULL with errno.
+ */
+struct rec_offcpu *rec_offcpu__new(struct rec_session *s)
+{
+	struct rec_offcpu *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->s = s;
+	o->batch = rec_session__counts_size(s) < 4096 ? rec_session__counts_size(s) : 4096;
+	o->keys = calloc(o->batch, sizeof(*o->keys));
+	o->vals = calloc(o->batch, sizeof(*o->vals));
+	o->tids = calloc(o->batch, sizeof(*o->tids));
+	o->starts = calloc(o->batch, sizeof(*o->starts));
+	for (int i = 0; i < SA_NSETS; i++)
+		o->agg[i] = rec_htab__new(sizeof(struct off_agg_key), sizeof(struct off_agg_val));
+	if (!o->keys || !o->vals || !o->tids || !o->starts || !o->agg[0] || !o->agg[1]) {
+		rec_offcpu__free(o);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return o;
+}
+
+static int add_one(struct rec_offcpu *o, __u32 set, const struct sa_off_key *ck,
+		   const struct sa_off_val *cv, rec_resolve_fn resolve, void *ctx)
+{
+	__u32 sset = ck->flags & SA_OFF_SET1 ? 1 : 0;
+	struct off_agg_key k = {.tgid = ck->tgid,
+				.tid = ck->tid,
+				.gen = ck->gen,
+				.flags = ck->flags & SA_OFF_PREEMPTED ? SAF_OFFCPU_PREEMPTED : 0};
+	struct off_agg_val *v;
+	int err;
+
+	k.ufid = resolve(ctx, sset, ck->ustack, SAF_STACK_USER, &err);
+	if (!err)
+		k.kfid = resolve(ctx, sset, ck->kstack, SAF_STACK_KERNEL, &err);
+	if (!err) {
+		v = rec_htab__put(o->agg[set], &k, NULL);
+		if (!v)
+			err = -ENOMEM;
+	}
+	if (err == -ENOENT || err == -ENOMEM) {
+		o->lost_us[set] += cv->count;
+		return 0;
+	}
+	if (err)
+		return err;
+	if (!v->count)
+		memcpy(v->comm, cv->comm, SA_COMM_LEN);
+	v->count += cv->count;
+	v->ns += cv->ns;
+	return 0;
+}
+
+/**
+ * rec_offcpu__drain() - take set @set's off-CPU counts out of the kernel
+ * (lookup_and_delete_batch, or one by one where that is missing) and
+ * aggregate them by file stack ids, found with @resolve(@ctx, ...).
+ * Call after the set's grace period, before its stack map is cleared.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__drain(struct rec_offcpu *o, __u32 set, rec_resolve_fn resolve, void *ctx)
+{
+	int fd = rec_session__offcounts_fd(o->s, set);
+	__u64 in = 0, out = 0;
+	__u32 i, n;
+	int err, err2;
+
+	for (bool first = true;; first = false) {
+		n = o->batch;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, o->keys,
+						      o->vals, &n, NULL);
+		if (err && err != -ENOENT) {
+			if (first &&
+			    (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */))
+				break;
+			return err;
+		}
+		for (i = 0; i < n; i++) {
+			err2 = add_one(o, set, &o->keys[i], &o->vals[i], resolve, ctx);
+			if (err2)
+				return err2;
+		}
+		if (err == -ENOENT)
+			return 0;
+		in = out;
+	}
+	while (!bpf_map_get_next_key(fd, NULL, &o->keys[0])) {
+		if (bpf_map_lookup_and_delete_elem(fd, &o->keys[0], &o->vals[0]))
+			return -errno;
+		err = add_one(o, set, &o->keys[0], &o->vals[0], resolve, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int keep_id(struct rec_offcpu *o, __s32 id)
+{
+	if (id < 0)
+		return 0;
+	if (o->nkeep == o->keep_cap) {
+		size_t cap = o->keep_cap ? 2 * o->keep_cap : 256;
+		__u32 *v = realloc(o->keep, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		o->keep = v;
+		o->keep_cap = cap;
+	}
+	o->keep[o->nkeep++] = id;
+	return 0;
+}
+
+/* Stack ids of set @set held by threads still off the CPU. */
+static int keep_starts(struct rec_offcpu *o, __u32 set)
+{
+	int fd = rec_session__offstart_fd(o->s);
+	__u32 in = 0, out = 0, i, n;
+	int err = 0;
+
+	for (bool first = true; err != -ENOENT; first = false) {
+		n = o->batch;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, o->tids, o->starts, &n,
+					   NULL);
+		if (err && err != -ENOENT)
+			return err;
+		for (i = 0; i < n; i++) {
+			if (!!(o->starts[i].flags & SA_OFF_SET1) != set)
+				continue;
+			if (keep_id(o, o->starts[i].ustack) || keep_id(o, o->starts[i].kstack))
+				return -ENOMEM;
+		}
+		in = out;
+	}
+	return 0;
+}
+
+/* Stack ids of set @set in the other set's off-CPU counts, not drained yet. */
+static int keep_counted(struct rec_offcpu *o, __u32 set)
+{
+	int fd = rec_session__offcounts_fd(o->s, !set);
+	__u64 in = 0, out = 0;
+	__u32 i, n;
+	int err = 0;
+
+	for (bool first = true; err != -ENOENT; first = false) {
+		n = o->batch;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, o->keys, o->vals, &n,
+					   NULL);
+		if (err && err != -ENOENT)
+			return err;
+		for (i = 0; i < n; i++) {
+			if (!!(o->keys[i].flags & SA_OFF_SET1) != set)
+				continue;
+			if (keep_id(o, o->keys[i].ustack) || keep_id(o, o->keys[i].kstack))
+				return -ENOMEM;
+		}
+		in = out;
+	}
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * rec_offcpu__keep() - find the ids of set @set's stack map that must
+ * survive its clearing (rec_offcpu__keeps()): those of threads that left
+ * the CPU with them and have not come back, and those counted in the other
+ * set since the flip. BPF adds to the counts before it deletes a thread's
+ * start, and the starts are read first, so an id moving from one to the
+ * other is seen in either.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__keep(struct rec_offcpu *o, __u32 set)
+{
+	int err;
+
+	o->nkeep = 0;
+	err = keep_starts(o, set);
+	if (!err)
+		err = keep_counted(o, set);
+	if (err)
+		return err;
+	qsort(o->keep, o->nkeep, sizeof(*o->keep), cmp_u32);
+	return 0;
+}
+
+/** rec_offcpu__keeps() - true when the last rec_offcpu__keep() found @id in use. */
+bool rec_offcpu__keeps(const struct rec_offcpu *o, __u32 id)
+{
+	return o->nkeep && bsearch(&id, o->keep, o->nkeep, sizeof(*o->keep), cmp_u32);
+}
+
+/**
+ * rec_offcpu__write() - write set @set's aggregated off-CPU time as OFFCPU
+ * records into the open interval of @w, noting each thread in @procs and
+ * each user stack in @sc (NULL: none), then forget it.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
+		      struct rec_procs *procs, struct rec_sc *sc)
+{
+	struct saf_record rec = {.kind = SAF_REC_OFFCPU};
+	const struct off_agg_key *k;
+	struct off_agg_val *v;
+	size_t it = 0;
+	int err = 0;
+
+	while (!err && (k = rec_htab__next(o->agg[set], &it, (void **)&v))) {
+		err = rec_procs__note(procs, k->tgid, k->gen, k->tid, v->comm);
+		if (!err && sc)
+			err = rec_sc__count(sc, k->tgid, k->gen, k->ufid);
+		if (err)
+			break;
+		rec.offcpu = (struct saf_offcpu){.pid = k->tgid,
+						 .tid = k->tid,
+						 .gen = k->gen,
+						 .ustack = k->ufid,
+						 .kstack = k->kfid,
+						 .count = v->count,
+						 .time_ns = v->ns,
+						 .flags = k->flags};
+		rec.offcpu.comm.str = v->comm;
+		rec.offcpu.comm.len = strnlen(v->comm, SA_COMM_LEN);
+		err = saf_writer__add(w, &rec);
+	}
+	rec_htab__clear(o->agg[set]);
+	return err;
+}
+
+/**
+ * rec_offcpu__fill_loss() - append the off-CPU counters of @c to @l, with
+ * the periods of set @set sa-record dropped moved from off_kept to
+ * off_lost_userspace (and forgotten).
+ */
+void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
+			   const struct rec_ctrs *c)
+{
+	__u64 kept = c->v[SA_CTR_OFF_KEPT], lost = o->lost_us[set];
+	__u32 i;
+
+	/* enum sa_ctr_idx and enum saf_counter list the off-CPU slots in one order */
+	for (i = 0; i <= SA_CTR_OFF_LOST_OTHER - SA_CTR_OFF_RUNS; i++) {
+		l->ids[l->ncounters] = SAF_CTR_OFF_RUNS + i;
+		l->values[l->ncounters] = c->v[SA_CTR_OFF_RUNS + i];
+		if (l->ids[l->ncounters] == SAF_CTR_OFF_KEPT)
+			l->values[l->ncounters] = kept - (lost < kept ? lost : kept);
+		l->ncounters++;
+	}
+	l->ids[l->ncounters] = SAF_CTR_OFF_LOST_USERSPACE;
+	l->values[l->ncounters++] = lost;
+	o->lost_us[set] = 0;
+}
+
+/** rec_offcpu__add_total() - add off-CPU counter @id's @v to the totals @t. */
+void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v)
+{
+	if (id == SAF_CTR_OFF_RUNS)
+		t->off_runs += v;
+	else if (id == SAF_CTR_OFF_KEPT)
+		t->off_kept += v;
+	else if (id == SAF_CTR_OFF_SHORT)
+		t->off_short += v;
+	else
+		t->off_lost += v;
+}
+
+/** rec_offcpu__free() - release it. Accepts NULL. */
+void rec_offcpu__free(struct rec_offcpu *o)
+{
+	if (!o)
+		return;
+	for (int i = 0; i < SA_NSETS; i++)
+		rec_htab__free(o->agg[i]);
+	free(o->keys);
+	free(o->vals);
+	free(o->tids);
+	free(o->starts);
+	free(o->keep);
+	free(o);
+}
