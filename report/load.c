@@ -37,6 +37,7 @@ static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf
 	st->ncpus = m->ncpus;
 	st->start_realtime_ns = m->start_realtime_ns;
 	st->start_mono_ns = m->start_mono_ns;
+	st->meta_flags = m->flags;
 	st->has_meta = true;
 	return 0;
 }
@@ -285,6 +286,36 @@ static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct sa
 	return count_add(l, &k, c->count);
 }
 
+/*
+ * COUNT and USTACK samples: counted as they are, skipped (--off-cpu), or
+ * as microseconds (--wall): each sample stands for the mean sampling
+ * period, 1 / freq_hz (sa-record dithers the periods around it).
+ */
+static int on_samples(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
+{
+	struct saf_count t = *c;
+
+	if (s->o.value == RPT_VALUE_SAMPLES)
+		return on_count(s, l, c);
+	if (s->o.value == RPT_VALUE_OFF_CPU || !l->st->freq_hz)
+		return 0;
+	t.count = (uint64_t)(c->count * 1e6 / l->st->freq_hz + 0.5);
+	return on_count(s, l, &t);
+}
+
+/* "OFFCPU record" (1.4): microseconds off the CPU, with --off-cpu and --wall. */
+static int on_offcpu(struct rpt_session *s, struct rpt_loaded *l, const struct saf_offcpu *o)
+{
+	struct saf_count c = {o->pid, o->tid, o->gen, o->ustack, o->kstack, 0, o->comm};
+	bool runnable = o->flags & SAF_OFFCPU_PREEMPTED;
+
+	if (s->o.value == RPT_VALUE_SAMPLES || (s->o.off_state == RPT_OFF_BLOCKED && runnable) ||
+	    (s->o.off_state == RPT_OFF_RUNNABLE && !runnable))
+		return 0;
+	c.count = (o->time_ns + 500) / 1000;
+	return on_count(s, l, &c);
+}
+
 /* "USTACK record": unwound into an ordinary stack and counted (ustack.c). */
 static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u)
 {
@@ -295,7 +326,7 @@ static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct s
 
 	if (ret > 0)
 		ret = on_stack(l, &st);
-	return ret < 0 ? ret : on_count(s, l, &c);
+	return ret < 0 ? ret : on_samples(s, l, &c);
 }
 
 static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)
@@ -317,7 +348,9 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 		on_interval(s, l, &r->interval);
 		return 0;
 	case SAF_REC_COUNT:
-		return on_count(s, l, &r->count);
+		return on_samples(s, l, &r->count);
+	case SAF_REC_OFFCPU:
+		return on_offcpu(s, l, &r->offcpu);
 	case SAF_REC_LOSS:
 		l->iv_open = false;
 		for (uint32_t i = 0; i < r->loss.ncounters && i < SAF_MAX_COUNTERS; i++)
