@@ -36,6 +36,7 @@ const volatile __u32 sa_stack_bytes = 16384; /* --stack-size, <= SA_USTACK_MAX *
 const volatile __u32 sa_urb_wake;	     /* wake user space past this many bytes */
 const volatile bool sa_off_cpu;		     /* sa_on_switch is attached */
 const volatile __u64 sa_off_min_ns;	     /* --off-cpu-min */
+const volatile __u32 sa_offrb_wake;	     /* wake user space past this many bytes */
 
 /* Written by user space through the mmapped .bss: the current interval. */
 volatile __u32 sa_epoch;
@@ -71,6 +72,12 @@ COUNTS_MAP(counts1);
 
 OFF_COUNTS_MAP(offcounts0);
 OFF_COUNTS_MAP(offcounts1);
+
+/* --off-cpu: stacks that missed the stack map, and their times (sa_rb_offstart, _offend) */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} offrb SEC(".maps");
 
 /* --off-cpu: tid -> its switch-out, while it is off the CPU (sized by user space) */
 struct {
@@ -561,6 +568,67 @@ int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
 #define TASK_RUNNING 0
 #define TASK_DEAD    0x80
 
+static __always_inline __u64 offrb_flags(void)
+{
+	return bpf_ringbuf_query(&offrb, BPF_RB_AVAIL_DATA) > sa_offrb_wake ? BPF_RB_FORCE_WAKEUP
+									    : BPF_RB_NO_WAKEUP;
+}
+
+/* The switch-out's stacks, inline in offrb. @return 0 or a counter slot. */
+static __noinline int off_inline(void *ctx, struct sa_off_start *st, __u32 tid, bool user,
+				 bool kernel)
+{
+	struct sa_rb_offstart *r = bpf_ringbuf_reserve(&offrb, sizeof(*r), 0);
+	long n;
+
+	if (!r)
+		return SA_CTR_OFF_LOST_RINGBUF;
+	r->kind = SA_RB_OFF_START;
+	r->tid = tid;
+	r->ts = st->ts;
+	r->ubytes = r->kbytes = 0;
+	if (user) {
+		n = bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+		if (n < 0) {
+			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+			return SA_CTR_OFF_LOST_USTACK;
+		}
+		r->ubytes = n;
+	}
+	if (kernel) {
+		n = bpf_get_stack(ctx, &r->ips[SA_MAX_DEPTH], SA_MAX_DEPTH * sizeof(__u64),
+				  2 & BPF_F_SKIP_FIELD_MASK);
+		if (n < 0) {
+			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+			return SA_CTR_OFF_LOST_KSTACK;
+		}
+		r->kbytes = n;
+	}
+	bpf_ringbuf_submit(r, offrb_flags());
+	return 0;
+}
+
+/* The time of a period whose stacks went inline: an OFF_END to match its OFF_START. */
+static __always_inline int off_inline_end(struct sa_off_start *st, struct task_struct *next,
+					  __u64 ns)
+{
+	struct sa_rb_offend *e = bpf_ringbuf_reserve(&offrb, sizeof(*e), 0);
+
+	if (!e)
+		return SA_CTR_OFF_LOST_RINGBUF;
+	e->kind = SA_RB_OFF_END;
+	e->tid = next->pid;
+	e->ts = st->ts;
+	e->ns = ns;
+	e->epoch = sa_epoch;
+	e->tgid = next->tgid;
+	e->gen = st->gen;
+	e->flags = st->flags & SA_OFF_PREEMPTED;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), next->comm);
+	bpf_ringbuf_submit(e, offrb_flags());
+	return SA_CTR_OFF_RECOVERED;
+}
+
 /*
  * A target thread leaves the CPU (current is still @prev): keep the time
  * and its stacks, in the stack map of the current set. user space keeps
@@ -586,18 +654,23 @@ static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool 
 		return SA_CTR_OFF_LOST_USTACK;
 	if (kid == -EFAULT)
 		return SA_CTR_OFF_LOST_KSTACK;
-	if (uid == -EEXIST || kid == -EEXIST)
-		return SA_CTR_OFF_LOST_COLLISION;
-	if (uid == -ENOMEM || kid == -ENOMEM)
-		return SA_CTR_OFF_LOST_MAPFULL;
+	st.flags = (preempt || state == TASK_RUNNING ? SA_OFF_PREEMPTED : 0) |
+		   (st.epoch & 1 ? SA_OFF_SET1 : 0);
+	if (uid == -EEXIST || kid == -EEXIST || uid == -ENOMEM || kid == -ENOMEM) {
+		/* a bucket clash or a full map: the stacks go inline */
+		int slot = off_inline(ctx, &st, tid, uid != SA_STACK_NONE, kid != SA_STACK_NONE);
+
+		if (slot)
+			return slot;
+		uid = kid = SA_STACK_NONE;
+		st.flags |= SA_OFF_INLINE;
+	}
 	if (uid < SA_STACK_NONE || kid < SA_STACK_NONE)
 		return SA_CTR_OFF_LOST_OTHER;
 	gen = bpf_map_lookup_elem(&gens, &tgid);
 	st.gen = gen ? *gen : 0;
 	st.ustack = uid;
 	st.kstack = kid;
-	st.flags = (preempt || state == TASK_RUNNING ? SA_OFF_PREEMPTED : 0) |
-		   (st.epoch & 1 ? SA_OFF_SET1 : 0);
 	if (bpf_map_update_elem(&offstart, &tid, &st, BPF_ANY))
 		return SA_CTR_OFF_LOST_MAPFULL;
 	return 0;
@@ -643,6 +716,8 @@ static __always_inline int switch_in(struct task_struct *next, __u32 set)
 	ns = bpf_ktime_get_ns() - st->ts;
 	if (ns < sa_off_min_ns) {
 		slot = SA_CTR_OFF_SHORT;
+	} else if (st->flags & SA_OFF_INLINE) {
+		slot = off_inline_end(st, next, ns);
 	} else {
 		key = (struct sa_off_key){.tgid = next->tgid,
 					  .tid = tid,
@@ -680,7 +755,11 @@ int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_s
 	}
 	if (next->pid) {
 		slot = switch_in(next, set);
-		if (slot >= SA_CTR_OFF_KEPT && slot < SA_CTR__NR) {
+		if (slot == SA_CTR_OFF_RECOVERED) {
+			c->v[SA_CTR_OFF_RUNS]++;
+			c->v[SA_CTR_OFF_KEPT]++;
+			c->v[SA_CTR_OFF_RECOVERED]++;
+		} else if (slot >= SA_CTR_OFF_KEPT && slot < SA_CTR__NR) {
 			c->v[SA_CTR_OFF_RUNS]++;
 			c->v[slot]++;
 		}

@@ -55,6 +55,8 @@ enum sa_ctr_idx {
 	SA_CTR_OFF_LOST_COLLISION,
 	SA_CTR_OFF_LOST_MAPFULL,
 	SA_CTR_OFF_LOST_OTHER,
+	SA_CTR_OFF_LOST_RINGBUF,
+	SA_CTR_OFF_RECOVERED, /* of OFF_KEPT: stacks sent inline through offrb */
 	SA_CTR__NR,
 };
 
@@ -92,6 +94,7 @@ struct sa_off_start {
 
 #define SA_OFF_PREEMPTED (1u << 0) /* runnable at switch-out: preempted or yielded */
 #define SA_OFF_SET1	 (1u << 1) /* the stack ids are of map set 1 (else set 0) */
+#define SA_OFF_INLINE	 (1u << 2) /* no ids: the stacks went to offrb (sa_rb_offstart) */
 
 /* Key of the off-CPU counts maps: the on-CPU key plus SA_OFF_* flags. */
 struct sa_off_key {
@@ -106,6 +109,33 @@ struct sa_off_key {
 struct sa_off_val {
 	__u64 count; /* off-CPU periods */
 	__u64 ns;    /* their total length */
+	char comm[SA_COMM_LEN];
+};
+
+/*
+ * --off-cpu recovery, in the offrb ring buffer: a switch-out whose stacks
+ * the stack map could not hold (bucket clash, map full) sends them inline
+ * in an OFF_START; the switch-in then sends an OFF_END with the time. Both
+ * are matched by (tid, ts). offrb is one ring, so a START is read before
+ * its END.
+ */
+#define SA_RB_OFF_START 1
+#define SA_RB_OFF_END	2
+
+struct sa_rb_offstart {
+	__u32 kind; /* SA_RB_OFF_START */
+	__u32 tid;
+	__u64 ts;
+	__s32 ubytes, kbytes; /* bytes of user frames in ips[0..], kernel in ips[SA_MAX_DEPTH..] */
+	__u64 ips[2 * SA_MAX_DEPTH];
+};
+
+struct sa_rb_offend {
+	__u32 kind; /* SA_RB_OFF_END */
+	__u32 tid;
+	__u64 ts; /* of the switch-out */
+	__u64 ns;
+	__u32 epoch, tgid, gen, flags; /* flags: SA_OFF_PREEMPTED */
 	char comm[SA_COMM_LEN];
 };
 

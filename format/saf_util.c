@@ -80,6 +80,8 @@ const char *saf_counter__name(uint32_t id)
 		[SAF_CTR_OFF_LOST_MAPFULL] = "off_lost_mapfull",
 		[SAF_CTR_OFF_LOST_OTHER] = "off_lost_other",
 		[SAF_CTR_OFF_LOST_USERSPACE] = "off_lost_userspace",
+		[SAF_CTR_OFF_LOST_RINGBUF] = "off_lost_ringbuf",
+		[SAF_CTR_OFF_RECOVERED] = "off_recovered",
 	};
 
 	if (id >= sizeof(names) / sizeof(names[0]))

@@ -26,7 +26,7 @@ struct rec_session {
 	struct rec_dither *dither; /* cpu-clock: random periods around 1/F */
 	int ncpus_possible;
 	int cgroup_fd;
-	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes, off_entries;
+	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes, off_entries, offrb_bytes;
 	struct sa_ctrs *percpu; /* ncpus_possible entries, for lookups */
 	struct sa_ctrs *seen;	/* per set, per CPU: the counters last read */
 };
@@ -87,13 +87,18 @@ static int configure_off_cpu(struct rec_session *s, const struct rec_opts *o)
 	if (!o->off_cpu)
 		return bpf_program__set_autoload(k->progs.sa_on_switch, false);
 	s->off_entries = 32768;
+	/* recovery: about 2,000 switch-outs' stacks (2 KiB each) between two polls */
+	s->offrb_bytes = 4 << 20;
 	err = bpf_map__set_max_entries(k->maps.offstart, s->off_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.offrb, s->offrb_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.offcounts0, s->counts_entries);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.offcounts1, s->counts_entries);
 	k->rodata->sa_off_cpu = true;
 	k->rodata->sa_off_min_ns = o->off_cpu_min_ns;
+	k->rodata->sa_offrb_wake = s->offrb_bytes / 2;
 	return err;
 }
 
@@ -406,6 +411,12 @@ int rec_session__offcounts_fd(const struct rec_session *s, __u32 set)
 	return bpf_map__fd(set ? s->skel->maps.offcounts1 : s->skel->maps.offcounts0);
 }
 
+/** rec_session__offrb() - the off-CPU recovery ring buffer map, borrowed. */
+struct bpf_map *rec_session__offrb(const struct rec_session *s)
+{
+	return s->skel->maps.offrb;
+}
+
 /** rec_session__offstart_fd() - fd of the map of threads off the CPU, borrowed. */
 int rec_session__offstart_fd(const struct rec_session *s)
 {
@@ -461,7 +472,8 @@ uint64_t rec_session__kernel_bytes(const struct rec_session *s)
 		     s->rb_bytes + s->urb_bytes;
 
 	if (s->off_entries) /* offstart, and two off-CPU counts maps of ~110 B a key */
-		b += (uint64_t)s->off_entries * 100 + 2 * (uint64_t)s->counts_entries * 110;
+		b += (uint64_t)s->off_entries * 100 + 2 * (uint64_t)s->counts_entries * 110 +
+		     s->offrb_bytes;
 	return b;
 }
 

@@ -126,6 +126,11 @@ static __u32 intern(struct rec_drain *d, __u32 kind, const __u64 *ips, __u32 n, 
 	return fid;
 }
 
+static __u32 intern_cb(void *ctx, __u32 kind, const __u64 *ips, __u32 n, int *err)
+{
+	return intern(ctx, kind, ips, n, err);
+}
+
 /* Hand the stacks new since the last call to rec_sc, in the order they came. */
 static int note_news(struct rec_drain *d)
 {
@@ -218,13 +223,15 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	for (i = 0; i < SA_NSETS; i++)
 		d->agg[i] = rec_htab__new(sizeof(struct agg_key), sizeof(struct agg_val));
 	d->us = rec_ustacks__new();
-	if (rec_session__off_cpu(s) && !(d->off = rec_offcpu__new(s))) {
+	if (rec_session__off_cpu(s) && !(d->off = rec_offcpu__new(s, intern_cb, d))) {
 		rec_drain__free(d);
 		return NULL;
 	}
 	d->rb = ring_buffer__new(bpf_map__fd(rec_session__ringbuf(s)), on_rb_sample, d, NULL);
-	if (d->rb &&
-	    ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)), on_rb_ustack, d)) {
+	if (d->rb && (ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)),
+				       on_rb_ustack, d) ||
+		      (d->off && ring_buffer__add(d->rb, bpf_map__fd(rec_session__offrb(s)),
+						  rec_offcpu__on_rb, d->off)))) {
 		ring_buffer__free(d->rb);
 		d->rb = NULL;
 	}

@@ -105,9 +105,10 @@ static void summary(const struct run *r)
 	if (r->o->off_cpu)
 		fprintf(stderr,
 			"sa-record: off-CPU: %llu periods kept of %llu (%llu shorter than "
-			"--off-cpu-min, %llu lost)\n",
+			"--off-cpu-min, %llu lost, %llu stack clashes recovered)\n",
 			(unsigned long long)t->off_kept, (unsigned long long)t->off_runs,
-			(unsigned long long)t->off_short, (unsigned long long)t->off_lost);
+			(unsigned long long)t->off_short, (unsigned long long)t->off_lost,
+			(unsigned long long)t->off_recovered);
 	if (r->cfi) {
 		const struct rec_cfifeed_stats *c = rec_cfifeed__stats(r->cfi);
 

@@ -71,7 +71,7 @@ void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 		case SAF_CTR_COLLISIONS:
 			t->collisions += l->values[i];
 			break;
-		case SAF_CTR_OFF_RUNS ... SAF_CTR_OFF_LOST_USERSPACE:
+		case SAF_CTR_OFF_RUNS ... SAF_CTR_OFF_RECOVERED:
 			rec_offcpu__add_total(t, l->ids[i], l->values[i]);
 			break;
 		default:

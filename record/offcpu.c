@@ -3,7 +3,9 @@
  * offcpu.c - the off-CPU half of an interval's drain (--off-cpu): takes the
  * set's off-CPU counts out of the kernel, keeps alive the stack ids that
  * threads still off the CPU will need, and writes OFFCPU records
- * (docs/format.md "OFFCPU", docs/off-cpu.md).
+ * (docs/format.md "OFFCPU", docs/off-cpu.md), and matches the stacks and
+ * times the recovery ring buffer carries for switch-outs that missed the
+ * stack map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,8 +24,23 @@ struct off_agg_val {
 	char comm[SA_COMM_LEN];
 };
 
+/* A switch-out whose stacks came through offrb, until its end comes. */
+struct pending_key {
+	__u32 tid, pad;
+	__u64 ts;
+};
+
+struct pending_val {
+	__u32 ufid, kfid;
+	bool done;
+};
+
 struct rec_offcpu {
 	struct rec_session *s;
+	rec_intern_fn intern;
+	void *ictx;
+	struct rec_htab *pending;	/* pending_key -> pending_val */
+	size_t ndone;			/* of them, ended */
 	struct rec_htab *agg[SA_NSETS]; /* off_agg_key -> off_agg_val, per set */
 	__u64 lost_us[SA_NSETS];	/* periods sa-record itself dropped */
 	__u32 batch;
@@ -36,16 +53,20 @@ struct rec_offcpu {
 };
 
 /**
- * rec_offcpu__new() - off-CPU drain state for session @s (borrowed).
+ * rec_offcpu__new() - off-CPU drain state for session @s (borrowed),
+ * interning recovered stacks with @intern(@ctx, ...).
  * @return an object released with rec_offcpu__free(), or NULL with errno.
  */
-struct rec_offcpu *rec_offcpu__new(struct rec_session *s)
+struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, void *ctx)
 {
 	struct rec_offcpu *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return NULL;
 	o->s = s;
+	o->intern = intern;
+	o->ictx = ctx;
+	o->pending = rec_htab__new(sizeof(struct pending_key), sizeof(struct pending_val));
 	o->batch = rec_session__counts_size(s) < 4096 ? rec_session__counts_size(s) : 4096;
 	o->keys = calloc(o->batch, sizeof(*o->keys));
 	o->vals = calloc(o->batch, sizeof(*o->vals));
@@ -53,7 +74,8 @@ struct rec_offcpu *rec_offcpu__new(struct rec_session *s)
 	o->starts = calloc(o->batch, sizeof(*o->starts));
 	for (int i = 0; i < SA_NSETS; i++)
 		o->agg[i] = rec_htab__new(sizeof(struct off_agg_key), sizeof(struct off_agg_val));
-	if (!o->keys || !o->vals || !o->tids || !o->starts || !o->agg[0] || !o->agg[1]) {
+	if (!o->keys || !o->vals || !o->tids || !o->starts || !o->agg[0] || !o->agg[1] ||
+	    !o->pending) {
 		rec_offcpu__free(o);
 		errno = ENOMEM;
 		return NULL;
@@ -90,6 +112,108 @@ static int add_one(struct rec_offcpu *o, __u32 set, const struct sa_off_key *ck,
 		memcpy(v->comm, cv->comm, SA_COMM_LEN);
 	v->count += cv->count;
 	v->ns += cv->ns;
+	return 0;
+}
+
+static int on_start(struct rec_offcpu *o, const struct sa_rb_offstart *r)
+{
+	struct pending_key k = {.tid = r->tid, .ts = r->ts};
+	struct pending_val *v;
+	int err = 0;
+	__u32 u, kf = 0;
+
+	u = o->intern(o->ictx, SAF_STACK_USER, r->ips, r->ubytes / 8, &err);
+	if (!err)
+		kf = o->intern(o->ictx, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH], r->kbytes / 8,
+			       &err);
+	if (err)
+		return err;
+	v = rec_htab__put(o->pending, &k, NULL);
+	if (!v)
+		return -ENOMEM;
+	*v = (struct pending_val){u, kf, false};
+	return 0;
+}
+
+static int on_end(struct rec_offcpu *o, const struct sa_rb_offend *e)
+{
+	struct pending_key k = {.tid = e->tid, .ts = e->ts};
+	struct pending_val *p = rec_htab__get(o->pending, &k);
+	__u32 set = e->epoch & 1;
+	struct off_agg_key ak;
+	struct off_agg_val *v;
+
+	if (!p || p->done) {
+		o->lost_us[set]++; /* its start was not read: cannot happen in one ring */
+		return 0;
+	}
+	p->done = true;
+	o->ndone++;
+	ak = (struct off_agg_key){e->tgid, e->tid,
+				  e->gen,  p->ufid,
+				  p->kfid, e->flags & SA_OFF_PREEMPTED ? SAF_OFFCPU_PREEMPTED : 0};
+	v = rec_htab__put(o->agg[set], &ak, NULL);
+	if (!v)
+		return -ENOMEM;
+	if (!v->count)
+		memcpy(v->comm, e->comm, SA_COMM_LEN);
+	v->count++;
+	v->ns += e->ns;
+	return 0;
+}
+
+/**
+ * rec_offcpu__on_rb() - ring_buffer callback for offrb (@ctx: the
+ * rec_offcpu): interns an OFF_START's stacks, adds an OFF_END's time to
+ * its interval. Out of memory, the period is counted lost; another error
+ * stops the ring buffer's consumption with it.
+ */
+int rec_offcpu__on_rb(void *ctx, void *data, size_t len)
+{
+	struct rec_offcpu *o = ctx;
+	const __u32 *kind = data;
+	int err = 0;
+
+	if (len >= sizeof(struct sa_rb_offstart) && *kind == SA_RB_OFF_START) {
+		err = on_start(o, data);
+		if (err == -ENOMEM)
+			err = 0; /* its end, unmatched, counts the loss */
+	} else if (len >= sizeof(struct sa_rb_offend) && *kind == SA_RB_OFF_END) {
+		err = on_end(o, data);
+		if (err == -ENOMEM) {
+			o->lost_us[((const struct sa_rb_offend *)data)->epoch & 1]++;
+			err = 0;
+		}
+	}
+	return err;
+}
+
+/* Forget the recovered periods that ended: copy the open ones to a new table. */
+static int compact_pending(struct rec_offcpu *o)
+{
+	struct rec_htab *n;
+	const struct pending_key *k;
+	struct pending_val *v, *nv;
+	size_t it = 0;
+
+	if (o->ndone < 1024 || o->ndone < rec_htab__len(o->pending) / 2)
+		return 0;
+	n = rec_htab__new(sizeof(struct pending_key), sizeof(struct pending_val));
+	if (!n)
+		return -ENOMEM;
+	while ((k = rec_htab__next(o->pending, &it, (void **)&v))) {
+		if (v->done)
+			continue;
+		nv = rec_htab__put(n, k, NULL);
+		if (!nv) {
+			rec_htab__free(n);
+			return -ENOMEM;
+		}
+		*nv = *v;
+	}
+	rec_htab__free(o->pending);
+	o->pending = n;
+	o->ndone = 0;
 	return 0;
 }
 
@@ -272,7 +396,7 @@ int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 		err = saf_writer__add(w, &rec);
 	}
 	rec_htab__clear(o->agg[set]);
-	return err;
+	return err ? err : compact_pending(o);
 }
 
 /**
@@ -296,6 +420,10 @@ void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
 	}
 	l->ids[l->ncounters] = SAF_CTR_OFF_LOST_USERSPACE;
 	l->values[l->ncounters++] = lost;
+	l->ids[l->ncounters] = SAF_CTR_OFF_LOST_RINGBUF;
+	l->values[l->ncounters++] = c->v[SA_CTR_OFF_LOST_RINGBUF];
+	l->ids[l->ncounters] = SAF_CTR_OFF_RECOVERED;
+	l->values[l->ncounters++] = c->v[SA_CTR_OFF_RECOVERED];
 	o->lost_us[set] = 0;
 }
 
@@ -308,6 +436,8 @@ void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v)
 		t->off_kept += v;
 	else if (id == SAF_CTR_OFF_SHORT)
 		t->off_short += v;
+	else if (id == SAF_CTR_OFF_RECOVERED)
+		t->off_recovered += v;
 	else
 		t->off_lost += v;
 }
@@ -319,6 +449,7 @@ void rec_offcpu__free(struct rec_offcpu *o)
 		return;
 	for (int i = 0; i < SA_NSETS; i++)
 		rec_htab__free(o->agg[i]);
+	rec_htab__free(o->pending);
 	free(o->keys);
 	free(o->vals);
 	free(o->tids);

@@ -20,6 +20,8 @@ _Static_assert(sizeof(struct sa_ctrs) == SA_CTR__NR * 8, "sa_ctrs layout");
 _Static_assert(SA_CTR_OFF_LOST_OTHER - SA_CTR_OFF_RUNS == SAF_CTR_OFF_LOST_OTHER - SAF_CTR_OFF_RUNS,
 	       "off-CPU counters in one order");
 _Static_assert(sizeof(struct sa_off_start) == 32, "sa_off_start layout");
+_Static_assert(sizeof(struct sa_rb_offstart) == 24 + 2 * SA_MAX_DEPTH * 8, "sa_rb_offstart layout");
+_Static_assert(sizeof(struct sa_rb_offend) == 56, "sa_rb_offend layout");
 _Static_assert(sizeof(struct sa_off_key) == 24, "sa_off_key layout");
 _Static_assert(sizeof(struct sa_off_val) == 32, "sa_off_val layout");
 _Static_assert(sizeof(struct sa_rb_ustack) == 64 + SA_MAX_DEPTH * 8 + SA_USTACK_MAX,
@@ -80,6 +82,7 @@ __u32 rec_session__counts_size(const struct rec_session *s);
 bool rec_session__off_cpu(const struct rec_session *s);
 int rec_session__offcounts_fd(const struct rec_session *s, __u32 set);
 int rec_session__offstart_fd(const struct rec_session *s);
+struct bpf_map *rec_session__offrb(const struct rec_session *s);
 __u32 rec_session__gen(const struct rec_session *s, __u32 tgid);
 struct bpf_map *rec_session__ringbuf(const struct rec_session *s);
 struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s);
@@ -123,7 +126,7 @@ struct rec_drain;
 /** Totals over the whole recording, for the status line and END. */
 struct rec_totals {
 	uint64_t runs, kept, filtered, lost, collisions, truncated, intervals;
-	uint64_t off_runs, off_kept, off_short, off_lost; /* --off-cpu periods */
+	uint64_t off_runs, off_kept, off_short, off_lost, off_recovered; /* --off-cpu periods */
 };
 
 struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
@@ -150,8 +153,11 @@ struct rec_sc;
 
 /* drain.c's stack id -> file stack id, for the ids of map set @set. */
 typedef __u32 (*rec_resolve_fn)(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err);
+/* drain.c's frames -> file stack id (0 for none). */
+typedef __u32 (*rec_intern_fn)(void *ctx, __u32 kind, const __u64 *ips, __u32 n, int *err);
 
-struct rec_offcpu *rec_offcpu__new(struct rec_session *s);
+struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, void *ctx);
+int rec_offcpu__on_rb(void *ctx, void *data, size_t len);
 int rec_offcpu__drain(struct rec_offcpu *o, __u32 set, rec_resolve_fn resolve, void *ctx);
 int rec_offcpu__keep(struct rec_offcpu *o, __u32 set);
 bool rec_offcpu__keeps(const struct rec_offcpu *o, __u32 id);

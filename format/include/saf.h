@@ -109,7 +109,9 @@ enum saf_counter {
 	SAF_CTR_OFF_LOST_MAPFULL = 20,	 /* stack, start or off-CPU counts map full */
 	SAF_CTR_OFF_LOST_OTHER = 21,
 	SAF_CTR_OFF_LOST_USERSPACE = 22, /* dropped by sa-record itself */
-	SAF_CTR__MAX_KNOWN = 22,
+	SAF_CTR_OFF_LOST_RINGBUF = 23,	 /* recovery ring buffer full */
+	SAF_CTR_OFF_RECOVERED = 24,	 /* of OFF_KEPT: stacks recovered through the ring buffer */
+	SAF_CTR__MAX_KNOWN = 24,
 };
 
 /* Metadata flags (saf_meta.flags) */

@@ -50,7 +50,7 @@ diag "workload: burn $burn ns ($cpu on CPU), sleep $slp ns, wait $wait ns, total
 # Off-CPU time is measured, not sampled: each period is switch-in minus
 # switch-out time. What could move a share is a lost period, so none may be.
 line=$(grep 'off-CPU:' "$T/record.err")
-echo "$line" | grep -q ' 0 lost)'
+echo "$line" | grep -q ' 0 lost,'
 ok $? "no off-CPU period lost ($line)"
 
 "$SA_REPORT" --off-cpu --state blocked --comm sa-off-worker -o "$T/blocked.folded" "$T/o.sa" \
