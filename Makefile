@@ -51,7 +51,7 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1
 	pkg-config libcmocka-dev libclang-rt-14-dev libiberty-dev libxml2-utils \
 	linux-perf binutils zstd perl procps chromium clang-format golang-go strace g++ \
 	groff-base util-linux libdebuginfod-dev debuginfod curl nodejs python3 time libc6-dbg postgresql \
-	e2fsprogs bsdutils $(EXTRA_DEB_PKGS)
+	e2fsprogs bsdutils bpftrace $(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
 # npm package conflicts with.

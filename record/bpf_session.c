@@ -57,6 +57,14 @@ static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus
 
 	s->stack_entries = o->stack_map_size ? o->stack_map_size
 					     : pow2_at_least(clamp_u32(4 * n, 1024, 32768));
+	/*
+	 * --off-cpu adds every target's blocking stacks: a clash sends a
+	 * period's stacks through offrb (2 KiB each), so a hot stack that
+	 * clashes costs a copy per context switch. 8192 slots per set take
+	 * the kernel memory of bcc offcputime's one 16384-slot map.
+	 */
+	if (o->off_cpu && !o->stack_map_size && s->stack_entries < 8192)
+		s->stack_entries = 8192;
 	s->counts_entries = o->counts_map_size ? o->counts_map_size
 					       : pow2_at_least(clamp_u32(2 * n, 1024, 65536));
 	/* room for 0.2 s of samples that all miss the maps */
