@@ -333,6 +333,8 @@ static int check(struct rec_opts *o, int ntargets)
 		return usage_error("%s", "-p and -t do not combine with -- CMD");
 	if (o->user_only && o->kernel_only)
 		return usage_error("%s", "-U and -K exclude each other");
+	if (o->off_cpu_min_ns && !o->off_cpu)
+		return usage_error("%s", "--off-cpu-min needs --off-cpu");
 	if (!o->output[0])
 		return usage_error("%s", "empty output file name");
 	if (o->cmd && !o->all && !ntargets)

@@ -335,6 +335,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	}
 	if (c->so.filter.user_only && c->so.filter.kernel_only)
 		return bad("combination", "-U -K");
+	if (c->so.off_state && c->so.value == RPT_VALUE_SAMPLES)
+		return bad("combination", "--state without --off-cpu or --wall");
 	/* -K looks up no user frame: no debug file to inflate ahead */
 	c->so.sym.no_prefetch = c->so.filter.kernel_only;
 	return 0;

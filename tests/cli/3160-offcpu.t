@@ -16,7 +16,7 @@ require_samples offcpu
 tmpdir
 T=$tap_tmp
 
-plan 17
+plan 21
 
 # share FILE RE [TOTAL_RE]: % of the time of FILE's stacks matching TOTAL_RE
 # (all when empty) held by those matching the extended regex RE.
@@ -128,6 +128,28 @@ ok $? "--off-cpu --speedscope: weights in nanoseconds (the worker's >= its block
 "$SA_REPORT" --off-cpu --pprof -o "$T/o.pb.gz" "$T/o.sa" 2>>"$T/report.err" &&
 	python3 -c 'import gzip, sys; b = gzip.open(sys.argv[1]).read(); sys.exit(not (b"off_cpu" in b and b"microseconds" in b))' "$T/o.pb.gz"
 ok $? "--off-cpu --pprof: sample type off_cpu in microseconds"
+"$SA_REPORT" --off-cpu --diff "$T/o.sa" "$T/o.sa" >"$T/d.folded" 2>>"$T/report.err" &&
+	[ -s "$T/d.folded" ] && awk '$(NF-1) != $NF { bad = 1 } END { exit bad }' "$T/d.folded" &&
+	"$SA_REPORT" --off-cpu --diff --top "$T/o.sa" "$T/o.sa" | grep -q "^# before: [0-9]* us"
+ok $? "--off-cpu --diff of a recording with itself: equal microseconds on every line"
 diag_file "$T/report.err" 5
+
+# --off-cpu-min 12000: the 10 ms sleeps are skipped in the kernel (counted
+# as off_short), the 15 ms pipe waits kept. A sleep lasts at least its 10 ms
+# and a wait at least the writer's 15 ms sleep, so the split is exact but
+# for a sleep delayed 2 ms past its time (counted as kept; the check
+# allows 5% of the sleeps to be).
+"$SA_RECORD" --off-cpu --off-cpu-min 12000 -o "$T/m.sa" -- "$SA_SAMPLES/offcpu" -d 3 \
+	>"$T/m.out" 2>"$T/m.err"
+ok $? "sa-record --off-cpu --off-cpu-min 12000 exits 0"
+rounds=$(awk '/rounds/ { print $NF }' "$T/m.out")
+short=$(sed -n 's/.*(\([0-9]*\) shorter than.*/\1/p' "$T/m.err")
+ge "${short:-0}" "$(awk -v r="$rounds" 'BEGIN { print 0.95 * r }')"
+ok $? "$short stays shorter than 12 ms skipped for $rounds rounds of 10 ms sleeps"
+"$SA_REPORT" --off-cpu --comm sa-off-worker -o "$T/m.folded" "$T/m.sa" 2>>"$T/report.err"
+n=$(awk '/;do_nanosleep;/ { n++ } END { print n + 0 }' "$T/m.folded")
+w=$(awk '/pipe_read;/ { t += $NF } END { print t + 0 }' "$T/m.folded")
+[ "$w" -ge $((rounds * 15000)) ]
+ok $? "the pipe waits are kept ($w us for $rounds rounds of >= 15 ms; $n sleep stacks)"
 
 done_testing
