@@ -631,9 +631,9 @@ static __always_inline int off_inline_end(struct sa_off_start *st, struct task_s
 
 /*
  * A target thread leaves the CPU (current is still @prev): keep the time
- * and its stacks, in the stack map of the current set. user space keeps
- * those stack ids alive until the thread has switched in and its time was
- * drained (record/offcpu.c). @return a counter slot, or 0 when kept.
+ * and its stacks, in the stack map of the current set. When that set is
+ * drained, user space reads the stacks of the ids still needed before it
+ * clears the map (record/offcpu.c). @return a counter slot, or 0 when kept.
  */
 static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool preempt,
 				      unsigned int state)
@@ -654,8 +654,7 @@ static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool 
 		return SA_CTR_OFF_LOST_USTACK;
 	if (kid == -EFAULT)
 		return SA_CTR_OFF_LOST_KSTACK;
-	st.flags = (preempt || state == TASK_RUNNING ? SA_OFF_PREEMPTED : 0) |
-		   (st.epoch & 1 ? SA_OFF_SET1 : 0);
+	st.flags = preempt || state == TASK_RUNNING ? SA_OFF_PREEMPTED : 0;
 	if (uid == -EEXIST || kid == -EEXIST || uid == -ENOMEM || kid == -ENOMEM) {
 		/* a bucket clash or a full map: the stacks go inline */
 		int slot = off_inline(ctx, &st, tid, uid != SA_STACK_NONE, kid != SA_STACK_NONE);
@@ -700,7 +699,7 @@ static __always_inline long off_add(void *counts, struct sa_off_key *key, __u64 
 /*
  * A thread comes back on the CPU: the time since its switch-out goes to
  * the current set's off-CPU counts, before its start entry is deleted
- * (user space's scan of the stack ids still in use relies on that order).
+ * (user space's scan of the stack ids still needed relies on that order).
  */
 static __always_inline int switch_in(struct task_struct *next, __u32 set)
 {
@@ -724,7 +723,8 @@ static __always_inline int switch_in(struct task_struct *next, __u32 set)
 					  .gen = st->gen,
 					  .ustack = st->ustack,
 					  .kstack = st->kstack,
-					  .flags = st->flags};
+					  .flags = st->flags,
+					  .sepoch = st->epoch};
 		err = off_add(set ? (void *)&offcounts1 : (void *)&offcounts0, &key, ns, next);
 		if (err == -E2BIG || err == -ENOMEM)
 			slot = SA_CTR_OFF_LOST_MAPFULL;

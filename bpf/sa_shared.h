@@ -93,10 +93,12 @@ struct sa_off_start {
 };
 
 #define SA_OFF_PREEMPTED (1u << 0) /* runnable at switch-out: preempted or yielded */
-#define SA_OFF_SET1	 (1u << 1) /* the stack ids are of map set 1 (else set 0) */
 #define SA_OFF_INLINE	 (1u << 2) /* no ids: the stacks went to offrb (sa_rb_offstart) */
 
-/* Key of the off-CPU counts maps: the on-CPU key plus SA_OFF_* flags. */
+/*
+ * Key of the off-CPU counts maps: the on-CPU key plus SA_OFF_* flags and
+ * the interval of the switch-out, whose set's stack map the ids are of.
+ */
 struct sa_off_key {
 	__u32 tgid;
 	__u32 tid;
@@ -104,6 +106,7 @@ struct sa_off_key {
 	__s32 ustack;
 	__s32 kstack;
 	__u32 flags;
+	__u32 sepoch;
 };
 
 struct sa_off_val {

@@ -348,8 +348,7 @@ static int drain_counts(struct rec_drain *d, __u32 set)
 
 /*
  * Delete every entry of the set's stack map, referenced or not (a sample
- * recovered through the ring buffer can leave one of its stacks behind),
- * but the ids threads off the CPU still need (--off-cpu, offcpu.c).
+ * recovered through the ring buffer can leave one of its stacks behind).
  * Keys are collected first: get_next_key on a deleted id restarts at 0.
  */
 static int clear_stacks(struct rec_drain *d, __u32 set)
@@ -357,10 +356,7 @@ static int clear_stacks(struct rec_drain *d, __u32 set)
 	int fd = rec_session__stack_fd(d->s, set);
 	size_t n = 0, i;
 	__u32 key, *p;
-	int err;
 
-	if (d->off && (err = rec_offcpu__keep(d->off, set)))
-		return err;
 	for (__u32 *prev = NULL; !bpf_map_get_next_key(fd, prev, &key);
 	     prev = &d->stack_keys[n - 1]) {
 		if (n == d->stack_keys_cap) {
@@ -375,8 +371,7 @@ static int clear_stacks(struct rec_drain *d, __u32 set)
 		d->stack_keys[n++] = key;
 	}
 	for (i = 0; i < n; i++)
-		if (!d->off || !rec_offcpu__keeps(d->off, d->stack_keys[i]))
-			bpf_map_delete_elem(fd, &d->stack_keys[i]);
+		bpf_map_delete_elem(fd, &d->stack_keys[i]);
 	return 0;
 }
 
@@ -470,7 +465,9 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (!err)
 		err = drain_counts(d, set);
 	if (!err && d->off)
-		err = rec_offcpu__drain(d->off, set, resolve, d);
+		err = rec_offcpu__drain(d->off, epoch, resolve, d);
+	if (!err && d->off)
+		err = rec_offcpu__pin(d->off, epoch, resolve, d);
 	if (!err)
 		err = clear_stacks(d, set);
 	if (!err)

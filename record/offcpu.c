@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * offcpu.c - the off-CPU half of an interval's drain (--off-cpu): takes the
- * set's off-CPU counts out of the kernel, keeps alive the stack ids that
- * threads still off the CPU will need, and writes OFFCPU records
+ * set's off-CPU counts out of the kernel, reads the stacks that threads
+ * still off the CPU will need before their map is cleared, and writes
+ * OFFCPU records
  * (docs/format.md "OFFCPU", docs/off-cpu.md), and matches the stacks and
  * times the recovery ring buffer carries for switch-outs that missed the
  * stack map.
@@ -22,6 +23,13 @@ struct off_agg_key {
 struct off_agg_val {
 	__u64 count, ns;
 	char comm[SA_COMM_LEN];
+};
+
+/* A stack id of interval @epoch's stack map, read before the map was cleared. */
+struct pin_key {
+	__u32 epoch;
+	__s32 id;
+	__u32 kind;
 };
 
 /* A switch-out whose stacks came through offrb, until its end comes. */
@@ -48,8 +56,7 @@ struct rec_offcpu {
 	struct sa_off_val *vals;
 	__u32 *tids;
 	struct sa_off_start *starts;
-	__u32 *keep; /* stack ids of one set still referenced, sorted */
-	size_t nkeep, keep_cap;
+	struct rec_htab *pinned; /* pin_key -> file stack id, of stays still open */
 };
 
 /**
@@ -67,6 +74,7 @@ struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, 
 	o->intern = intern;
 	o->ictx = ctx;
 	o->pending = rec_htab__new(sizeof(struct pending_key), sizeof(struct pending_val));
+	o->pinned = rec_htab__new(sizeof(struct pin_key), sizeof(__u32));
 	o->batch = rec_session__counts_size(s) < 4096 ? rec_session__counts_size(s) : 4096;
 	o->keys = calloc(o->batch, sizeof(*o->keys));
 	o->vals = calloc(o->batch, sizeof(*o->vals));
@@ -75,7 +83,7 @@ struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, 
 	for (int i = 0; i < SA_NSETS; i++)
 		o->agg[i] = rec_htab__new(sizeof(struct off_agg_key), sizeof(struct off_agg_val));
 	if (!o->keys || !o->vals || !o->tids || !o->starts || !o->agg[0] || !o->agg[1] ||
-	    !o->pending) {
+	    !o->pending || !o->pinned) {
 		rec_offcpu__free(o);
 		errno = ENOMEM;
 		return NULL;
@@ -83,10 +91,33 @@ struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, 
 	return o;
 }
 
-static int add_one(struct rec_offcpu *o, __u32 set, const struct sa_off_key *ck,
+/*
+ * The file id of stack @id of interval @sepoch's map: from the map itself
+ * when it is not cleared yet (the interval being drained, @epoch, or the
+ * one after, for a switch-out that read the new epoch while its switch-in
+ * read the old), else as pinned when its interval was drained.
+ */
+static __u32 stack_fid(struct rec_offcpu *o, __u32 epoch, __u32 sepoch, __s32 id, __u32 kind,
+		       rec_resolve_fn resolve, void *ctx, int *err)
+{
+	struct pin_key pk = {sepoch, id, kind};
+	__u32 *fid;
+
+	*err = 0;
+	if (id < 0)
+		return 0;
+	if (sepoch == epoch || sepoch == epoch + 1)
+		return resolve(ctx, sepoch & 1, id, kind, err);
+	fid = rec_htab__get(o->pinned, &pk);
+	if (!fid)
+		*err = -ENOENT;
+	return fid ? *fid : 0;
+}
+
+static int add_one(struct rec_offcpu *o, __u32 epoch, const struct sa_off_key *ck,
 		   const struct sa_off_val *cv, rec_resolve_fn resolve, void *ctx)
 {
-	__u32 sset = ck->flags & SA_OFF_SET1 ? 1 : 0;
+	__u32 set = epoch & 1;
 	struct off_agg_key k = {.tgid = ck->tgid,
 				.tid = ck->tid,
 				.gen = ck->gen,
@@ -94,9 +125,10 @@ static int add_one(struct rec_offcpu *o, __u32 set, const struct sa_off_key *ck,
 	struct off_agg_val *v;
 	int err;
 
-	k.ufid = resolve(ctx, sset, ck->ustack, SAF_STACK_USER, &err);
+	k.ufid = stack_fid(o, epoch, ck->sepoch, ck->ustack, SAF_STACK_USER, resolve, ctx, &err);
 	if (!err)
-		k.kfid = resolve(ctx, sset, ck->kstack, SAF_STACK_KERNEL, &err);
+		k.kfid = stack_fid(o, epoch, ck->sepoch, ck->kstack, SAF_STACK_KERNEL, resolve, ctx,
+				   &err);
 	if (!err) {
 		v = rec_htab__put(o->agg[set], &k, NULL);
 		if (!v)
@@ -218,14 +250,16 @@ static int compact_pending(struct rec_offcpu *o)
 }
 
 /**
- * rec_offcpu__drain() - take set @set's off-CPU counts out of the kernel
- * (lookup_and_delete_batch, or one by one where that is missing) and
- * aggregate them by file stack ids, found with @resolve(@ctx, ...).
- * Call after the set's grace period, before its stack map is cleared.
+ * rec_offcpu__drain() - take the off-CPU counts of interval @epoch (its
+ * set's map) out of the kernel (lookup_and_delete_batch, or one by one
+ * where that is missing) and aggregate them by file stack ids, found with
+ * @resolve(@ctx, ...) or pinned. Call after the grace period, before the
+ * set's stack map is cleared.
  * @return 0 or a negative errno.
  */
-int rec_offcpu__drain(struct rec_offcpu *o, __u32 set, rec_resolve_fn resolve, void *ctx)
+int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
 {
+	__u32 set = epoch & 1;
 	int fd = rec_session__offcounts_fd(o->s, set);
 	__u64 in = 0, out = 0;
 	__u32 i, n;
@@ -242,7 +276,7 @@ int rec_offcpu__drain(struct rec_offcpu *o, __u32 set, rec_resolve_fn resolve, v
 			return err;
 		}
 		for (i = 0; i < n; i++) {
-			err2 = add_one(o, set, &o->keys[i], &o->vals[i], resolve, ctx);
+			err2 = add_one(o, epoch, &o->keys[i], &o->vals[i], resolve, ctx);
 			if (err2)
 				return err2;
 		}
@@ -253,33 +287,50 @@ int rec_offcpu__drain(struct rec_offcpu *o, __u32 set, rec_resolve_fn resolve, v
 	while (!bpf_map_get_next_key(fd, NULL, &o->keys[0])) {
 		if (bpf_map_lookup_and_delete_elem(fd, &o->keys[0], &o->vals[0]))
 			return -errno;
-		err = add_one(o, set, &o->keys[0], &o->vals[0], resolve, ctx);
+		err = add_one(o, epoch, &o->keys[0], &o->vals[0], resolve, ctx);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-static int keep_id(struct rec_offcpu *o, __s32 id)
-{
-	if (id < 0)
-		return 0;
-	if (o->nkeep == o->keep_cap) {
-		size_t cap = o->keep_cap ? 2 * o->keep_cap : 256;
-		__u32 *v = realloc(o->keep, cap * sizeof(*v));
+struct pin_ctx {
+	struct rec_offcpu *o;
+	__u32 epoch;
+	__u32 oldest; /* the oldest switch-out interval still needed */
+	rec_resolve_fn resolve;
+	void *ctx;
+};
 
-		if (!v)
+/* Pin stacks @uid and @kid of interval @sepoch when it is the one ending. */
+static int pin_pair(struct pin_ctx *c, __u32 sepoch, __s32 uid, __s32 kid)
+{
+	__s32 ids[2] = {uid, kid};
+	struct pin_key pk = {.epoch = sepoch};
+	__u32 *fid;
+	int err = 0;
+
+	if ((__s32)(sepoch - c->oldest) < 0)
+		c->oldest = sepoch;
+	if (sepoch != c->epoch)
+		return 0;
+	for (int i = 0; i < 2 && !err; i++) {
+		if (ids[i] < 0)
+			continue;
+		pk.id = ids[i];
+		pk.kind = i ? SAF_STACK_KERNEL : SAF_STACK_USER;
+		fid = rec_htab__put(c->o->pinned, &pk, NULL);
+		if (!fid)
 			return -ENOMEM;
-		o->keep = v;
-		o->keep_cap = cap;
+		*fid = c->resolve(c->ctx, sepoch & 1, ids[i], pk.kind, &err);
 	}
-	o->keep[o->nkeep++] = id;
-	return 0;
+	return err == -ENOENT ? 0 : err; /* unresolved: counted lost when drained */
 }
 
-/* Stack ids of set @set held by threads still off the CPU. */
-static int keep_starts(struct rec_offcpu *o, __u32 set)
+/* Threads still off the CPU. */
+static int pin_starts(struct pin_ctx *c)
 {
+	struct rec_offcpu *o = c->o;
 	int fd = rec_session__offstart_fd(o->s);
 	__u32 in = 0, out = 0, i, n;
 	int err = 0;
@@ -291,20 +342,22 @@ static int keep_starts(struct rec_offcpu *o, __u32 set)
 		if (err && err != -ENOENT)
 			return err;
 		for (i = 0; i < n; i++) {
-			if (!!(o->starts[i].flags & SA_OFF_SET1) != set)
-				continue;
-			if (keep_id(o, o->starts[i].ustack) || keep_id(o, o->starts[i].kstack))
-				return -ENOMEM;
+			int e = pin_pair(c, o->starts[i].epoch, o->starts[i].ustack,
+					 o->starts[i].kstack);
+
+			if (e)
+				return e;
 		}
 		in = out;
 	}
 	return 0;
 }
 
-/* Stack ids of set @set in the other set's off-CPU counts, not drained yet. */
-static int keep_counted(struct rec_offcpu *o, __u32 set)
+/* Stays counted in the next interval's map since the flip, not drained yet. */
+static int pin_counted(struct pin_ctx *c)
 {
-	int fd = rec_session__offcounts_fd(o->s, !set);
+	struct rec_offcpu *o = c->o;
+	int fd = rec_session__offcounts_fd(o->s, !(c->epoch & 1));
 	__u64 in = 0, out = 0;
 	__u32 i, n;
 	int err = 0;
@@ -316,50 +369,62 @@ static int keep_counted(struct rec_offcpu *o, __u32 set)
 		if (err && err != -ENOENT)
 			return err;
 		for (i = 0; i < n; i++) {
-			if (!!(o->keys[i].flags & SA_OFF_SET1) != set)
-				continue;
-			if (keep_id(o, o->keys[i].ustack) || keep_id(o, o->keys[i].kstack))
-				return -ENOMEM;
+			int e = pin_pair(c, o->keys[i].sepoch, o->keys[i].ustack,
+					 o->keys[i].kstack);
+
+			if (e)
+				return e;
 		}
 		in = out;
 	}
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* Forget the pins of intervals older than any stay still open or counted. */
+static int unpin_old(struct rec_offcpu *o, __u32 oldest)
 {
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+	struct rec_htab *n = rec_htab__new(sizeof(struct pin_key), sizeof(__u32));
+	const struct pin_key *k;
+	__u32 *v, *nv;
+	size_t it = 0;
 
-	return x < y ? -1 : x > y;
-}
-
-/**
- * rec_offcpu__keep() - find the ids of set @set's stack map that must
- * survive its clearing (rec_offcpu__keeps()): those of threads that left
- * the CPU with them and have not come back, and those counted in the other
- * set since the flip. BPF adds to the counts before it deletes a thread's
- * start, and the starts are read first, so an id moving from one to the
- * other is seen in either.
- * @return 0 or a negative errno.
- */
-int rec_offcpu__keep(struct rec_offcpu *o, __u32 set)
-{
-	int err;
-
-	o->nkeep = 0;
-	err = keep_starts(o, set);
-	if (!err)
-		err = keep_counted(o, set);
-	if (err)
-		return err;
-	qsort(o->keep, o->nkeep, sizeof(*o->keep), cmp_u32);
+	if (!n)
+		return -ENOMEM;
+	while ((k = rec_htab__next(o->pinned, &it, (void **)&v))) {
+		if ((__s32)(k->epoch - oldest) < 0)
+			continue;
+		nv = rec_htab__put(n, k, NULL);
+		if (!nv) {
+			rec_htab__free(n);
+			return -ENOMEM;
+		}
+		*nv = *v;
+	}
+	rec_htab__free(o->pinned);
+	o->pinned = n;
 	return 0;
 }
 
-/** rec_offcpu__keeps() - true when the last rec_offcpu__keep() found @id in use. */
-bool rec_offcpu__keeps(const struct rec_offcpu *o, __u32 id)
+/**
+ * rec_offcpu__pin() - before interval @epoch's stack map is cleared, read
+ * the stacks of its ids that stays still need: those of threads that left
+ * the CPU in @epoch and have not come back, and those of stays counted in
+ * the next interval's map since the flip. BPF adds a stay to the counts
+ * before it deletes the thread's start, and the starts are read first, so
+ * an id moving from one to the other is seen in either. Pins of intervals
+ * no open or counted stay began in are dropped.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
 {
-	return o->nkeep && bsearch(&id, o->keep, o->nkeep, sizeof(*o->keep), cmp_u32);
+	struct pin_ctx c = {o, epoch, epoch, resolve, ctx};
+	int err = pin_starts(&c);
+
+	if (!err)
+		err = pin_counted(&c);
+	if (!err && rec_htab__len(o->pinned))
+		err = unpin_old(o, c.oldest);
+	return err;
 }
 
 /**
@@ -450,10 +515,10 @@ void rec_offcpu__free(struct rec_offcpu *o)
 	for (int i = 0; i < SA_NSETS; i++)
 		rec_htab__free(o->agg[i]);
 	rec_htab__free(o->pending);
+	rec_htab__free(o->pinned);
 	free(o->keys);
 	free(o->vals);
 	free(o->tids);
 	free(o->starts);
-	free(o->keep);
 	free(o);
 }

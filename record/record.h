@@ -22,7 +22,7 @@ _Static_assert(SA_CTR_OFF_LOST_OTHER - SA_CTR_OFF_RUNS == SAF_CTR_OFF_LOST_OTHER
 _Static_assert(sizeof(struct sa_off_start) == 32, "sa_off_start layout");
 _Static_assert(sizeof(struct sa_rb_offstart) == 24 + 2 * SA_MAX_DEPTH * 8, "sa_rb_offstart layout");
 _Static_assert(sizeof(struct sa_rb_offend) == 56, "sa_rb_offend layout");
-_Static_assert(sizeof(struct sa_off_key) == 24, "sa_off_key layout");
+_Static_assert(sizeof(struct sa_off_key) == 28, "sa_off_key layout");
 _Static_assert(sizeof(struct sa_off_val) == 32, "sa_off_val layout");
 _Static_assert(sizeof(struct sa_rb_ustack) == 64 + SA_MAX_DEPTH * 8 + SA_USTACK_MAX,
 	       "sa_rb_ustack layout");
@@ -158,9 +158,8 @@ typedef __u32 (*rec_intern_fn)(void *ctx, __u32 kind, const __u64 *ips, __u32 n,
 
 struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, void *ctx);
 int rec_offcpu__on_rb(void *ctx, void *data, size_t len);
-int rec_offcpu__drain(struct rec_offcpu *o, __u32 set, rec_resolve_fn resolve, void *ctx);
-int rec_offcpu__keep(struct rec_offcpu *o, __u32 set);
-bool rec_offcpu__keeps(const struct rec_offcpu *o, __u32 id);
+int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx);
+int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx);
 int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 		      struct rec_procs *procs, struct rec_sc *sc);
 void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
