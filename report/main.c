@@ -485,7 +485,7 @@ static void time_summary(struct cli *c, struct rpt_session *s, const struct rpt_
 	sum->lost = 0;
 	sum->lost_detail = NULL;
 	for (size_t i = 0; i < rpt_session__nfiles(s); i++)
-		for (uint32_t id = SAF_CTR_OFF_LOST_USTACK; id <= SAF_CTR_OFF_LOST_USERSPACE; id++)
+		for (uint32_t id = SAF_CTR_OFF_LOST_USTACK; id <= SAF_CTR_OFF_LOST_RINGBUF; id++)
 			sum->lost += rpt_session__file(s, i)->lost[id];
 }
 
@@ -514,6 +514,9 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 	}
 	if (c->mode == M_FOLDED && !c->quiet)
 		rpt_session__warn(s, stderr, c->verbose);
+	if (c->mode == M_FOLDED && !c->quiet && c->so.value != RPT_VALUE_SAMPLES && sum.lost)
+		fprintf(stderr, "sa-report: %llu off-CPU periods lost (--info names the causes)\n",
+			(unsigned long long)sum.lost);
 	if (c->diff)
 		return c->mode == M_TOP	  ? rpt_diff__top(p[0], p[1], out, &dopt)
 		       : c->mode == M_SVG ? rpt_diff__svg(p[0], p[1], out, &dopt)
