@@ -5,6 +5,8 @@
  * stack-trace map and counts (tgid, tid, exec gen, stacks) in a hash map of
  * the current map set. Samples whose stacks cannot be stored go to a ring
  * buffer with their frames inline, so no stack is lost to a hash clash.
+ * With --off-cpu, sa_on_switch times each target thread's stay off the CPU
+ * and adds it to the set's off-CPU counts by the stacks it left with.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -16,6 +18,7 @@
 #define ENOMEM	   12
 #define EEXIST	   17
 #define E2BIG	   7
+#define ENOENT	   2
 #define PF_KTHREAD 0x00200000
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -31,6 +34,9 @@ const volatile __u32 sa_rb_wake; /* wake user space past this many bytes */
 const volatile __u32 sa_call_graph = SA_CG_FP;
 const volatile __u32 sa_stack_bytes = 16384; /* --stack-size, <= SA_USTACK_MAX */
 const volatile __u32 sa_urb_wake;	     /* wake user space past this many bytes */
+const volatile bool sa_off_cpu;		     /* sa_on_switch is attached */
+const volatile __u64 sa_off_min_ns;	     /* --off-cpu-min */
+const volatile __u32 sa_offrb_wake;	     /* wake user space past this many bytes */
 
 /* Written by user space through the mmapped .bss: the current interval. */
 volatile __u32 sa_epoch;
@@ -55,6 +61,31 @@ STACK_MAP(stacks0);
 STACK_MAP(stacks1);
 COUNTS_MAP(counts0);
 COUNTS_MAP(counts1);
+
+#define OFF_COUNTS_MAP(name)                                                                       \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
+		__uint(max_entries, 1);                                                            \
+		__type(key, struct sa_off_key);                                                    \
+		__type(value, struct sa_off_val);                                                  \
+	} name SEC(".maps")
+
+OFF_COUNTS_MAP(offcounts0);
+OFF_COUNTS_MAP(offcounts1);
+
+/* --off-cpu: stacks that missed the stack map, and their times (sa_rb_offstart, _offend) */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} offrb SEC(".maps");
+
+/* --off-cpu: tid -> its switch-out, while it is off the CPU (sized by user space) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sa_off_start);
+} offstart SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -534,11 +565,215 @@ int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
  * exiting task still runs (and is sampled) in do_exit, and those samples
  * must keep their generation and their target.
  */
+#define TASK_RUNNING 0
+#define TASK_DEAD    0x80
+
+static __always_inline __u64 offrb_flags(void)
+{
+	return bpf_ringbuf_query(&offrb, BPF_RB_AVAIL_DATA) > sa_offrb_wake ? BPF_RB_FORCE_WAKEUP
+									    : BPF_RB_NO_WAKEUP;
+}
+
+/* The switch-out's stacks, inline in offrb. @return 0 or a counter slot. */
+static __noinline int off_inline(void *ctx, struct sa_off_start *st, __u32 tid, bool user,
+				 bool kernel)
+{
+	struct sa_rb_offstart *r = bpf_ringbuf_reserve(&offrb, sizeof(*r), 0);
+	long n;
+
+	if (!r)
+		return SA_CTR_OFF_LOST_RINGBUF;
+	r->kind = SA_RB_OFF_START;
+	r->tid = tid;
+	r->ts = st->ts;
+	r->ubytes = r->kbytes = 0;
+	if (user) {
+		n = bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+		if (n < 0) {
+			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+			return SA_CTR_OFF_LOST_USTACK;
+		}
+		r->ubytes = n;
+	}
+	if (kernel) {
+		n = bpf_get_stack(ctx, &r->ips[SA_MAX_DEPTH], SA_MAX_DEPTH * sizeof(__u64),
+				  2 & BPF_F_SKIP_FIELD_MASK);
+		if (n < 0) {
+			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+			return SA_CTR_OFF_LOST_KSTACK;
+		}
+		r->kbytes = n;
+	}
+	bpf_ringbuf_submit(r, offrb_flags());
+	return 0;
+}
+
+/* The time of a period whose stacks went inline: an OFF_END to match its OFF_START. */
+static __always_inline int off_inline_end(struct sa_off_start *st, struct task_struct *next,
+					  __u64 ns)
+{
+	struct sa_rb_offend *e = bpf_ringbuf_reserve(&offrb, sizeof(*e), 0);
+
+	if (!e)
+		return SA_CTR_OFF_LOST_RINGBUF;
+	e->kind = SA_RB_OFF_END;
+	e->tid = next->pid;
+	e->ts = st->ts;
+	e->ns = ns;
+	e->epoch = sa_epoch;
+	e->tgid = next->tgid;
+	e->gen = st->gen;
+	e->flags = st->flags & SA_OFF_PREEMPTED;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), next->comm);
+	bpf_ringbuf_submit(e, offrb_flags());
+	return SA_CTR_OFF_RECOVERED;
+}
+
+/*
+ * A target thread leaves the CPU (current is still @prev): keep the time
+ * and its stacks, in the stack map of the current set. When that set is
+ * drained, user space reads the stacks of the ids still needed before it
+ * clears the map (record/offcpu.c). @return a counter slot, or 0 when kept.
+ */
+static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool preempt,
+				      unsigned int state)
+{
+	struct sa_off_start st = {.ts = bpf_ktime_get_ns(), .epoch = sa_epoch};
+	__u32 tgid = prev->tgid, tid = prev->pid, *gen;
+	void *stacks = st.epoch & 1 ? (void *)&stacks1 : (void *)&stacks0;
+	long uid = SA_STACK_NONE, kid = SA_STACK_NONE;
+
+	if (!sa_kernel_only)
+		uid = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
+	/* skip this program and bpf_trace_run4(): the stack starts at __schedule */
+	if (!sa_user_only)
+		kid = bpf_get_stackid(ctx, stacks, 2 & BPF_F_SKIP_FIELD_MASK);
+	if (uid == -EFAULT && no_user_mm())
+		uid = SA_STACK_NONE;
+	if (uid == -EFAULT)
+		return SA_CTR_OFF_LOST_USTACK;
+	if (kid == -EFAULT)
+		return SA_CTR_OFF_LOST_KSTACK;
+	st.flags = preempt || state == TASK_RUNNING ? SA_OFF_PREEMPTED : 0;
+	if (uid == -EEXIST || kid == -EEXIST || uid == -ENOMEM || kid == -ENOMEM) {
+		/* a bucket clash or a full map: the stacks go inline */
+		int slot = off_inline(ctx, &st, tid, uid != SA_STACK_NONE, kid != SA_STACK_NONE);
+
+		if (slot)
+			return slot;
+		uid = kid = SA_STACK_NONE;
+		st.flags |= SA_OFF_INLINE;
+	}
+	if (uid < SA_STACK_NONE || kid < SA_STACK_NONE)
+		return SA_CTR_OFF_LOST_OTHER;
+	gen = bpf_map_lookup_elem(&gens, &tgid);
+	st.gen = gen ? *gen : 0;
+	st.ustack = uid;
+	st.kstack = kid;
+	if (bpf_map_update_elem(&offstart, &tid, &st, BPF_ANY))
+		return SA_CTR_OFF_LOST_MAPFULL;
+	return 0;
+}
+
+static __always_inline long off_add(void *counts, struct sa_off_key *key, __u64 ns,
+				    struct task_struct *next)
+{
+	struct sa_off_val *v, nv = {.count = 1, .ns = ns};
+	long err;
+
+	v = bpf_map_lookup_elem(counts, key);
+	if (!v) {
+		bpf_probe_read_kernel_str(nv.comm, sizeof(nv.comm), next->comm);
+		err = bpf_map_update_elem(counts, key, &nv, BPF_NOEXIST);
+		if (err != -EEXIST)
+			return err;
+		v = bpf_map_lookup_elem(counts, key); /* another CPU added it meanwhile */
+		if (!v)
+			return -ENOENT;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->ns, ns);
+	return 0;
+}
+
+/*
+ * A thread comes back on the CPU: the time since its switch-out goes to
+ * the current set's off-CPU counts, before its start entry is deleted
+ * (user space's scan of the stack ids still needed relies on that order).
+ */
+static __always_inline int switch_in(struct task_struct *next, __u32 set)
+{
+	__u32 tid = next->pid;
+	struct sa_off_start *st = bpf_map_lookup_elem(&offstart, &tid);
+	struct sa_off_key key;
+	__u64 ns;
+	long err;
+	int slot = SA_CTR_OFF_KEPT;
+
+	if (!st)
+		return -1; /* not a target, or off the CPU since before the recording */
+	ns = bpf_ktime_get_ns() - st->ts;
+	if (ns < sa_off_min_ns) {
+		slot = SA_CTR_OFF_SHORT;
+	} else if (st->flags & SA_OFF_INLINE) {
+		slot = off_inline_end(st, next, ns);
+	} else {
+		key = (struct sa_off_key){.tgid = next->tgid,
+					  .tid = tid,
+					  .gen = st->gen,
+					  .ustack = st->ustack,
+					  .kstack = st->kstack,
+					  .flags = st->flags,
+					  .sepoch = st->epoch};
+		err = off_add(set ? (void *)&offcounts1 : (void *)&offcounts0, &key, ns, next);
+		if (err == -E2BIG || err == -ENOMEM)
+			slot = SA_CTR_OFF_LOST_MAPFULL;
+		else if (err)
+			slot = SA_CTR_OFF_LOST_OTHER;
+	}
+	bpf_map_delete_elem(&offstart, &tid);
+	return slot;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 set = sa_epoch & 1;
+	struct sa_ctrs *c = bpf_map_lookup_elem(&ctrs, &set);
+	int slot;
+
+	if (!c)
+		return 0;
+	/* sched_switch runs with interrupts off and does not nest: plain adds */
+	if (prev->pid && !(prev_state & TASK_DEAD) && wanted(prev->tgid, prev->pid)) {
+		slot = switch_out(ctx, prev, preempt, prev_state);
+		if (slot >= SA_CTR_OFF_LOST_USTACK && slot < SA_CTR__NR) {
+			c->v[SA_CTR_OFF_RUNS]++;
+			c->v[slot]++;
+		}
+	}
+	if (next->pid) {
+		slot = switch_in(next, set);
+		if (slot == SA_CTR_OFF_RECOVERED) {
+			c->v[SA_CTR_OFF_RUNS]++;
+			c->v[SA_CTR_OFF_KEPT]++;
+			c->v[SA_CTR_OFF_RECOVERED]++;
+		} else if (slot >= SA_CTR_OFF_KEPT && slot < SA_CTR__NR) {
+			c->v[SA_CTR_OFF_RUNS]++;
+			c->v[slot]++;
+		}
+	}
+	return 0;
+}
+
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(sa_on_free, struct task_struct *p)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = p->tgid, tid = p->pid;
 
+	if (sa_off_cpu)
+		bpf_map_delete_elem(&offstart, &tid);
 	if (p->pid != p->tgid)
 		return 0;
 	bpf_map_delete_elem(&gens, &tgid);

@@ -42,6 +42,21 @@ enum sa_ctr_idx {
 	SA_CTR_LOST_OTHER,
 	SA_CTR_COLLISIONS,
 	SA_CTR_MAPFULL_RECOVERED,
+	/*
+	 * --off-cpu (sa_on_switch): every off-CPU period of a target thread
+	 * that ends, or fails at its start, is one OFF_RUNS and exactly one
+	 * of OFF_KEPT, OFF_SHORT or an OFF_LOST_* slot.
+	 */
+	SA_CTR_OFF_RUNS,
+	SA_CTR_OFF_KEPT,
+	SA_CTR_OFF_SHORT,
+	SA_CTR_OFF_LOST_USTACK,
+	SA_CTR_OFF_LOST_KSTACK,
+	SA_CTR_OFF_LOST_COLLISION,
+	SA_CTR_OFF_LOST_MAPFULL,
+	SA_CTR_OFF_LOST_OTHER,
+	SA_CTR_OFF_LOST_RINGBUF,
+	SA_CTR_OFF_RECOVERED, /* of OFF_KEPT: stacks sent inline through offrb */
 	SA_CTR__NR,
 };
 
@@ -60,6 +75,70 @@ struct sa_count_key {
 
 struct sa_count_val {
 	__u64 count;
+	char comm[SA_COMM_LEN];
+};
+
+/*
+ * --off-cpu: a target thread switched out at @ts with its stacks in the
+ * stack map of set (epoch & 1); keyed by tid in the offstart map until it
+ * switches in again.
+ */
+struct sa_off_start {
+	__u64 ts; /* bpf_ktime_get_ns() */
+	__u32 epoch;
+	__u32 gen;
+	__s32 ustack, kstack; /* ids in set (epoch & 1)'s stack map, or SA_STACK_NONE */
+	__u32 flags;	      /* SA_OFF_* */
+	__u32 pad;
+};
+
+#define SA_OFF_PREEMPTED (1u << 0) /* runnable at switch-out: preempted or yielded */
+#define SA_OFF_INLINE	 (1u << 2) /* no ids: the stacks went to offrb (sa_rb_offstart) */
+
+/*
+ * Key of the off-CPU counts maps: the on-CPU key plus SA_OFF_* flags and
+ * the interval of the switch-out, whose set's stack map the ids are of.
+ */
+struct sa_off_key {
+	__u32 tgid;
+	__u32 tid;
+	__u32 gen;
+	__s32 ustack;
+	__s32 kstack;
+	__u32 flags;
+	__u32 sepoch;
+};
+
+struct sa_off_val {
+	__u64 count; /* off-CPU periods */
+	__u64 ns;    /* their total length */
+	char comm[SA_COMM_LEN];
+};
+
+/*
+ * --off-cpu recovery, in the offrb ring buffer: a switch-out whose stacks
+ * the stack map could not hold (bucket clash, map full) sends them inline
+ * in an OFF_START; the switch-in then sends an OFF_END with the time. Both
+ * are matched by (tid, ts). offrb is one ring, so a START is read before
+ * its END.
+ */
+#define SA_RB_OFF_START 1
+#define SA_RB_OFF_END	2
+
+struct sa_rb_offstart {
+	__u32 kind; /* SA_RB_OFF_START */
+	__u32 tid;
+	__u64 ts;
+	__s32 ubytes, kbytes; /* bytes of user frames in ips[0..], kernel in ips[SA_MAX_DEPTH..] */
+	__u64 ips[2 * SA_MAX_DEPTH];
+};
+
+struct sa_rb_offend {
+	__u32 kind; /* SA_RB_OFF_END */
+	__u32 tid;
+	__u64 ts; /* of the switch-out */
+	__u64 ns;
+	__u32 epoch, tgid, gen, flags; /* flags: SA_OFF_PREEMPTED */
 	char comm[SA_COMM_LEN];
 };
 

@@ -116,6 +116,7 @@ static void get_meta(struct dec *d, struct saf_meta *m)
 	m->start_mono_ns = get_u64(d);
 	m->flags = get_u64(d);
 	m->page_size = get_u64(d);
+	m->off_cpu_min_ns = get_u64(d);
 }
 
 static void get_map(struct dec *d, struct saf_map *m)
@@ -178,6 +179,19 @@ static void get_count(struct dec *d, struct saf_count *c)
 	c->kstack = get_u32(d);
 	c->count = get_u64(d);
 	c->comm = get_str(d);
+}
+
+static void get_offcpu(struct dec *d, struct saf_offcpu *o)
+{
+	o->pid = get_u32(d);
+	o->tid = get_u32(d);
+	o->gen = get_u32(d);
+	o->ustack = get_u32(d);
+	o->kstack = get_u32(d);
+	o->count = get_u64(d);
+	o->time_ns = get_u64(d);
+	o->comm = get_str(d);
+	o->flags = get_u32(d);
 }
 
 /* "USTACK record" and "USTACK_SPARSE record": the bytes are a view into the body. */
@@ -328,7 +342,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 	kind = get_u64(&d);
 	if (d.err)
 		return d.err;
-	if (kind < SAF_REC_META || kind > SAF_REC_USTACK_SPARSE)
+	if (kind < SAF_REC_META || kind > SAF_REC_OFFCPU)
 		return 0;
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = (enum saf_rec_kind)kind;
@@ -344,6 +358,9 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 		break;
 	case SAF_REC_COUNT:
 		get_count(&d, &rec->count);
+		break;
+	case SAF_REC_OFFCPU:
+		get_offcpu(&d, &rec->offcpu);
 		break;
 	case SAF_REC_LOSS:
 		get_loss(&d, &rec->loss);

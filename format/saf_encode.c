@@ -62,6 +62,9 @@ int saf_rec_check(const struct saf_record *rec)
 	case SAF_REC_COUNT:
 		ok = str_ok(rec->count.comm);
 		break;
+	case SAF_REC_OFFCPU:
+		ok = str_ok(rec->offcpu.comm);
+		break;
 	case SAF_REC_LOSS:
 		ok = rec->loss.ncounters <= SAF_MAX_COUNTERS;
 		break;
@@ -109,6 +112,7 @@ uint32_t saf_rec_chunk_type(enum saf_rec_kind kind)
 	case SAF_REC_COUNT:
 	case SAF_REC_USTACK:
 	case SAF_REC_USTACK_SPARSE:
+	case SAF_REC_OFFCPU:
 	case SAF_REC_LOSS:
 		return SAF_CHUNK_SAMPLES;
 	case SAF_REC_KSYM:
@@ -167,6 +171,8 @@ static void put_meta(struct enc *e, const struct saf_meta *m)
 	put_u(e, m->start_mono_ns);
 	put_u(e, m->flags);
 	put_u(e, m->page_size);
+	if (m->flags & SAF_META_OFF_CPU) /* else a 1.3 body, byte for byte */
+		put_u(e, m->off_cpu_min_ns);
 }
 
 static void put_map(struct enc *e, const struct saf_map *m)
@@ -216,6 +222,19 @@ static void put_count(struct enc *e, const struct saf_count *c)
 	put_u(e, c->kstack);
 	put_u(e, c->count);
 	put_str(e, c->comm);
+}
+
+static void put_offcpu(struct enc *e, const struct saf_offcpu *o)
+{
+	put_u(e, o->pid);
+	put_u(e, o->tid);
+	put_u(e, o->gen);
+	put_u(e, o->ustack);
+	put_u(e, o->kstack);
+	put_u(e, o->count);
+	put_u(e, o->time_ns);
+	put_str(e, o->comm);
+	put_u(e, o->flags);
 }
 
 /* "USTACK record" (stack) and "USTACK_SPARSE record" (runs): nregs and its registers are one field
@@ -294,6 +313,9 @@ static void put_body(struct enc *e, const struct saf_record *r)
 		break;
 	case SAF_REC_COUNT:
 		put_count(e, &r->count);
+		break;
+	case SAF_REC_OFFCPU:
+		put_offcpu(e, &r->offcpu);
 		break;
 	case SAF_REC_LOSS:
 		put_loss(e, &r->loss);

@@ -71,6 +71,17 @@ const char *saf_counter__name(uint32_t id)
 		[SAF_CTR_LOST_USERSPACE] = "lost_userspace",
 		[SAF_CTR_MAPFULL_RECOVERED] = "mapfull_recovered",
 		[SAF_CTR_SIDEBAND_LOST] = "sideband_lost",
+		[SAF_CTR_OFF_RUNS] = "off_runs",
+		[SAF_CTR_OFF_KEPT] = "off_kept",
+		[SAF_CTR_OFF_SHORT] = "off_short",
+		[SAF_CTR_OFF_LOST_USTACK] = "off_lost_ustack",
+		[SAF_CTR_OFF_LOST_KSTACK] = "off_lost_kstack",
+		[SAF_CTR_OFF_LOST_COLLISION] = "off_lost_collision",
+		[SAF_CTR_OFF_LOST_MAPFULL] = "off_lost_mapfull",
+		[SAF_CTR_OFF_LOST_OTHER] = "off_lost_other",
+		[SAF_CTR_OFF_LOST_USERSPACE] = "off_lost_userspace",
+		[SAF_CTR_OFF_LOST_RINGBUF] = "off_lost_ringbuf",
+		[SAF_CTR_OFF_RECOVERED] = "off_recovered",
 	};
 
 	if (id >= sizeof(names) / sizeof(names[0]))

@@ -271,6 +271,7 @@ int saf_writer__add(struct saf_writer *w, const struct saf_record *rec)
 	case SAF_REC_COUNT:
 	case SAF_REC_USTACK:
 	case SAF_REC_USTACK_SPARSE:
+	case SAF_REC_OFFCPU:
 		if (!w->iv_open)
 			return -EINVAL;
 		break;

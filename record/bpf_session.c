@@ -2,8 +2,8 @@
 /*
  * bpf_session.c - the skeleton's lifecycle (open, size maps and set rodata,
  * load, attach), one frequency-mode perf event per CPU with
- * sa_on_cpu_sample attached, the interval epoch flip and the per-CPU
- * counters of each map set.
+ * sa_on_cpu_sample attached, sa_on_switch with --off-cpu, the interval
+ * epoch flip and the per-CPU counters of each map set.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ struct rec_session {
 	struct rec_dither *dither; /* cpu-clock: random periods around 1/F */
 	int ncpus_possible;
 	int cgroup_fd;
-	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes;
+	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes, off_entries, offrb_bytes;
 	struct sa_ctrs *percpu; /* ncpus_possible entries, for lookups */
 	struct sa_ctrs *seen;	/* per set, per CPU: the counters last read */
 };
@@ -58,6 +58,14 @@ static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus
 
 	s->stack_entries = o->stack_map_size ? o->stack_map_size
 					     : pow2_at_least(clamp_u32(4 * n, 1024, 32768));
+	/*
+	 * --off-cpu adds every target's blocking stacks: a clash sends a
+	 * period's stacks through offrb (2 KiB each), so a hot stack that
+	 * clashes costs a copy per context switch. 8192 slots per set take
+	 * the kernel memory of bcc offcputime's one 16384-slot map.
+	 */
+	if (o->off_cpu && !o->stack_map_size && s->stack_entries < 8192)
+		s->stack_entries = 8192;
 	s->counts_entries = o->counts_map_size ? o->counts_map_size
 					       : pow2_at_least(clamp_u32(2 * n, 1024, 65536));
 	/* room for 0.2 s of samples that all miss the maps */
@@ -72,6 +80,35 @@ static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus
 	if (o->call_graph != SA_CG_FP)
 		s->urb_bytes = pow2_at_least(clamp_u32(
 			o->freq * (uint64_t)ncpus / 4 * (o->stack_size + 1024), 1 << 20, 64 << 20));
+}
+
+/*
+ * --off-cpu: sa_on_switch is loaded (and attached by sa__attach()) only
+ * then. The off-CPU counts hold one key per (thread, stacks) that waited
+ * in an interval, like the on-CPU counts; offstart one entry per target
+ * thread off the CPU at once (~100 B each, preallocated).
+ */
+static int configure_off_cpu(struct rec_session *s, const struct rec_opts *o)
+{
+	struct sa *k = s->skel;
+	int err;
+
+	if (!o->off_cpu)
+		return bpf_program__set_autoload(k->progs.sa_on_switch, false);
+	s->off_entries = 32768;
+	/* recovery: about 2,000 switch-outs' stacks (2 KiB each) between two polls */
+	s->offrb_bytes = 4 << 20;
+	err = bpf_map__set_max_entries(k->maps.offstart, s->off_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.offrb, s->offrb_bytes);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.offcounts0, s->counts_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.offcounts1, s->counts_entries);
+	k->rodata->sa_off_cpu = true;
+	k->rodata->sa_off_min_ns = o->off_cpu_min_ns;
+	k->rodata->sa_offrb_wake = s->offrb_bytes / 2;
+	return err;
 }
 
 static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
@@ -94,6 +131,8 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 	/* --call-graph auto: 64k file pages hold 256 MiB of code, ~6 MiB of map */
 	if (!err && o->call_graph == SA_CG_AUTO)
 		err = bpf_map__set_max_entries(k->maps.cfipages, SA_CFI_PAGES);
+	if (!err)
+		err = configure_off_cpu(s, o);
 	if (err)
 		return err;
 	k->rodata->sa_call_graph = o->call_graph;
@@ -381,6 +420,30 @@ int rec_session__counts_fd(const struct rec_session *s, __u32 set)
 	return bpf_map__fd(set ? s->skel->maps.counts1 : s->skel->maps.counts0);
 }
 
+/** rec_session__off_cpu() - true when sa_on_switch records off-CPU time. */
+bool rec_session__off_cpu(const struct rec_session *s)
+{
+	return s->off_entries != 0;
+}
+
+/** rec_session__offcounts_fd() - fd of set @set's off-CPU counts map, borrowed. */
+int rec_session__offcounts_fd(const struct rec_session *s, __u32 set)
+{
+	return bpf_map__fd(set ? s->skel->maps.offcounts1 : s->skel->maps.offcounts0);
+}
+
+/** rec_session__offrb() - the off-CPU recovery ring buffer map, borrowed. */
+struct bpf_map *rec_session__offrb(const struct rec_session *s)
+{
+	return s->skel->maps.offrb;
+}
+
+/** rec_session__offstart_fd() - fd of the map of threads off the CPU, borrowed. */
+int rec_session__offstart_fd(const struct rec_session *s)
+{
+	return bpf_map__fd(s->skel->maps.offstart);
+}
+
 /** rec_session__counts_size() - max entries of one counts map. */
 __u32 rec_session__counts_size(const struct rec_session *s)
 {
@@ -426,8 +489,13 @@ int rec_session__ncpus(const struct rec_session *s)
  */
 uint64_t rec_session__kernel_bytes(const struct rec_session *s)
 {
-	return 2 * ((uint64_t)s->stack_entries * 1040 + (uint64_t)s->counts_entries * 100) +
-	       s->rb_bytes + s->urb_bytes;
+	uint64_t b = 2 * ((uint64_t)s->stack_entries * 1040 + (uint64_t)s->counts_entries * 100) +
+		     s->rb_bytes + s->urb_bytes;
+
+	if (s->off_entries) /* offstart, and two off-CPU counts maps of ~110 B a key */
+		b += (uint64_t)s->off_entries * 100 + 2 * (uint64_t)s->counts_entries * 110 +
+		     s->offrb_bytes;
+	return b;
 }
 
 /** rec_session__free() - detach and unload. Accepts NULL. */

@@ -3,8 +3,8 @@
  * drain.c - takes one interval out of the kernel and into the file: flips
  * the map set, waits out the grace period, consumes the recovery ring
  * buffer, batch-drains the counts map, resolves and deletes the stack map
- * entries, then writes INTERVAL, COUNT and LOSS records (docs/format.md
- * "Samples chunk"). docs/recording.md explains why.
+ * entries, then writes INTERVAL, COUNT, OFFCPU (offcpu.c) and LOSS records
+ * (docs/format.md "Samples chunk"). docs/recording.md explains why.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -29,6 +29,7 @@ struct agg_val {
 struct kid_key {
 	__s32 kid;
 	__u32 kind;
+	__u32 set; /* off-CPU periods may hold ids of the other set */
 };
 
 /* A stack new to the recording, to hand to rec_sc at the interval's end. */
@@ -60,7 +61,8 @@ struct rec_drain {
 	size_t nnews, news_cap;
 	__u64 *new_ips;
 	size_t nnew_ips, new_ips_cap;
-	__u64 sb_lost_seen; /* side-band records lost, as of the last interval */
+	__u64 sb_lost_seen;	/* side-band records lost, as of the last interval */
+	struct rec_offcpu *off; /* --off-cpu, else NULL */
 };
 
 static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u64 count,
@@ -122,6 +124,11 @@ static __u32 intern(struct rec_drain *d, __u32 kind, const __u64 *ips, __u32 n, 
 	d->news[d->nnews++] = (struct new_stack){kind, fid, n, d->nnew_ips};
 	d->nnew_ips += n;
 	return fid;
+}
+
+static __u32 intern_cb(void *ctx, __u32 kind, const __u64 *ips, __u32 n, int *err)
+{
+	return intern(ctx, kind, ips, n, err);
 }
 
 /* Hand the stacks new since the last call to rec_sc, in the order they came. */
@@ -216,9 +223,15 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	for (i = 0; i < SA_NSETS; i++)
 		d->agg[i] = rec_htab__new(sizeof(struct agg_key), sizeof(struct agg_val));
 	d->us = rec_ustacks__new();
+	if (rec_session__off_cpu(s) && !(d->off = rec_offcpu__new(s, intern_cb, d))) {
+		rec_drain__free(d);
+		return NULL;
+	}
 	d->rb = ring_buffer__new(bpf_map__fd(rec_session__ringbuf(s)), on_rb_sample, d, NULL);
-	if (d->rb &&
-	    ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)), on_rb_ustack, d)) {
+	if (d->rb && (ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)),
+				       on_rb_ustack, d) ||
+		      (d->off && ring_buffer__add(d->rb, bpf_map__fd(rec_session__offrb(s)),
+						  rec_offcpu__on_rb, d->off)))) {
 		ring_buffer__free(d->rb);
 		d->rb = NULL;
 	}
@@ -249,10 +262,12 @@ int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 	return d->err ? d->err : n < 0 ? n : 0;
 }
 
-/* kernel stack id -> file stack id, reading the stack map on first use */
-static __u32 resolve(struct rec_drain *d, int stack_fd, __s32 kid, __u32 kind, int *err)
+/* kernel stack id of set @set -> file stack id, reading the stack map on first use */
+static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 {
-	struct kid_key k = {.kid = kid, .kind = kind};
+	struct rec_drain *d = ctx;
+	int stack_fd = rec_session__stack_fd(d->s, set);
+	struct kid_key k = {.kid = kid, .kind = kind, .set = set};
 	__u32 *fid, n;
 	bool is_new;
 
@@ -279,13 +294,12 @@ static __u32 resolve(struct rec_drain *d, int stack_fd, __s32 kid, __u32 kind, i
 static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *ck,
 		     const struct sa_count_val *cv)
 {
-	int stack_fd = rec_session__stack_fd(d->s, set);
 	struct agg_key k = {.tgid = ck->tgid, .tid = ck->tid, .gen = ck->gen};
 	int err;
 
-	k.ufid = resolve(d, stack_fd, ck->ustack, SAF_STACK_USER, &err);
+	k.ufid = resolve(d, set, ck->ustack, SAF_STACK_USER, &err);
 	if (!err)
-		k.kfid = resolve(d, stack_fd, ck->kstack, SAF_STACK_KERNEL, &err);
+		k.kfid = resolve(d, set, ck->kstack, SAF_STACK_KERNEL, &err);
 	if (!err)
 		err = agg_add(d, set, &k, cv->count, cv->comm);
 	if (err == -ENOENT || err == -ENOMEM) {
@@ -375,42 +389,6 @@ static __u64 sideband_lost(struct rec_drain *d)
 	return n;
 }
 
-static void fill_loss(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated, __u64 lost_us,
-		      __u64 sb_lost)
-{
-	static const struct {
-		__u32 id;
-		int idx;
-	} map[] = {
-		{SAF_CTR_RUNS, SA_CTR_RUNS},
-		{SAF_CTR_KEPT, SA_CTR_KEPT},
-		{SAF_CTR_FILTERED, SA_CTR_FILTERED},
-		{SAF_CTR_LOST_USTACK, SA_CTR_LOST_USTACK},
-		{SAF_CTR_LOST_KSTACK, SA_CTR_LOST_KSTACK},
-		{SAF_CTR_LOST_RINGBUF, SA_CTR_LOST_RINGBUF},
-		{SAF_CTR_LOST_MAPFULL, SA_CTR_LOST_MAPFULL},
-		{SAF_CTR_LOST_OTHER, SA_CTR_LOST_OTHER},
-		{SAF_CTR_COLLISIONS, SA_CTR_COLLISIONS},
-		{SAF_CTR_MAPFULL_RECOVERED, SA_CTR_MAPFULL_RECOVERED},
-	};
-	size_t i;
-
-	memset(l, 0, sizeof(*l));
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		l->ids[i] = map[i].id;
-		l->values[i] = c->v[map[i].idx];
-	}
-	/* samples sa-record dropped move from kept to their own cause */
-	l->values[1] -= lost_us < l->values[1] ? lost_us : l->values[1];
-	l->ids[i] = SAF_CTR_TRUNCATED;
-	l->values[i++] = truncated;
-	l->ids[i] = SAF_CTR_LOST_USERSPACE;
-	l->values[i++] = lost_us;
-	l->ids[i] = SAF_CTR_SIDEBAND_LOST;
-	l->values[i++] = sb_lost;
-	l->ncounters = i;
-}
-
 static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 {
 	struct saf_record rec = {.kind = SAF_REC_COUNT};
@@ -442,35 +420,6 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 			*truncated += v->count;
 	}
 	return 0;
-}
-
-static void add_totals(struct rec_totals *t, const struct saf_loss *l)
-{
-	__u32 i;
-
-	t->intervals++;
-	for (i = 0; i < l->ncounters; i++) {
-		switch (l->ids[i]) {
-		case SAF_CTR_RUNS:
-			t->runs += l->values[i];
-			break;
-		case SAF_CTR_KEPT:
-			t->kept += l->values[i];
-			break;
-		case SAF_CTR_FILTERED:
-			t->filtered += l->values[i];
-			break;
-		case SAF_CTR_TRUNCATED:
-			t->truncated += l->values[i];
-			break;
-		case SAF_CTR_COLLISIONS:
-			t->collisions += l->values[i];
-			break;
-		default:
-			t->lost += l->values[i];
-			break;
-		}
-	}
 }
 
 static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
@@ -515,6 +464,10 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	err = rec_session__take_ctrs(d->s, set, &c);
 	if (!err)
 		err = drain_counts(d, set);
+	if (!err && d->off)
+		err = rec_offcpu__drain(d->off, epoch, resolve, d);
+	if (!err && d->off)
+		err = rec_offcpu__pin(d->off, epoch, resolve, d);
 	if (!err)
 		err = clear_stacks(d, set);
 	if (!err)
@@ -524,6 +477,8 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = saf_writer__interval(d->w, &iv);
 	if (!err)
 		err = write_counts(d, set, &truncated);
+	if (!err && d->off)
+		err = rec_offcpu__write(d->off, set, d->w, d->procs, d->sc);
 	/* the mappings made before the last sample, for the stack trimmer */
 	if (!err && d->sc && rec_ustacks__pending(d->us, set))
 		err = rec_sc__poll(d->sc);
@@ -531,8 +486,10 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = rec_ustacks__write(d->us, set, d->w, d->procs, note_ustack, d);
 	if (err)
 		return err;
-	fill_loss(&loss, &c, truncated, d->lost_us[set], sideband_lost(d));
-	add_totals(&d->tot, &loss);
+	rec_loss__fill(&loss, &c, truncated, d->lost_us[set], sideband_lost(d));
+	if (d->off)
+		rec_offcpu__fill_loss(d->off, set, &loss, &c);
+	rec_totals__add(&d->tot, &loss);
 	rec_htab__clear(d->agg[set]);
 	d->lost_us[set] = 0;
 	if (d->sc && (err = rec_sc__interval_end(d->sc)))
@@ -573,6 +530,7 @@ void rec_drain__free(struct rec_drain *d)
 		return;
 	ring_buffer__free(d->rb);
 	rec_ustacks__free(d->us);
+	rec_offcpu__free(d->off);
 	for (i = 0; i < SA_NSETS; i++)
 		rec_htab__free(d->agg[i]);
 	rec_htab__free(d->kid2fid);

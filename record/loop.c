@@ -102,6 +102,13 @@ static void summary(const struct run *r)
 		(unsigned long long)t->lost, (unsigned long long)t->collisions,
 		(unsigned long long)t->truncated, rec_drain__unique_stacks(r->d),
 		(unsigned long long)t->intervals, b, k);
+	if (r->o->off_cpu)
+		fprintf(stderr,
+			"sa-record: off-CPU: %llu periods kept of %llu (%llu shorter than "
+			"--off-cpu-min, %llu lost, %llu stack clashes recovered)\n",
+			(unsigned long long)t->off_kept, (unsigned long long)t->off_runs,
+			(unsigned long long)t->off_short, (unsigned long long)t->off_lost,
+			(unsigned long long)t->off_recovered);
 	if (r->cfi) {
 		const struct rec_cfifeed_stats *c = rec_cfifeed__stats(r->cfi);
 

@@ -42,6 +42,10 @@ static const char usage_text[] =
 	"      --whole-stack        dwarf, auto: keep each copy whole (by default only the\n"
 	"                           words sa-report's unwind reads are kept, found by\n"
 	"                           walking the copy here with the binaries' .eh_frame)\n"
+	"Off-CPU time:\n"
+	"      --off-cpu            also time every stay of a target thread off the CPU, by\n"
+	"                           the stacks it left with (sa-report --off-cpu, --wall)\n"
+	"      --off-cpu-min USEC   skip stays shorter than USEC microseconds (default 0)\n"
 	"Output:\n"
 	"  -o, --output FILE        default record.sa; an existing FILE becomes FILE.old\n"
 	"      --duration SECONDS   stop after this long (default: Ctrl-C or SIGTERM)\n"
@@ -75,6 +79,8 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_STACK_SIZE,
 	OPT_WHOLE_STACK,
+	OPT_OFF_CPU,
+	OPT_OFF_CPU_MIN,
 };
 
 static const struct option long_opts[] = {
@@ -100,6 +106,8 @@ static const struct option long_opts[] = {
 	{"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
 	{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
 	{"whole-stack", no_argument, NULL, OPT_WHOLE_STACK},
+	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+	{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{0},
@@ -275,6 +283,15 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 	case OPT_WHOLE_STACK:
 		o->whole_stack = true;
 		break;
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
+		break;
+	case OPT_OFF_CPU_MIN:
+		v = strtol(arg, &end, 10);
+		if (*end || end == arg || v < 0 || v > 3600000000l)
+			return usage_error("bad --off-cpu-min '%s' (microseconds)", arg);
+		o->off_cpu_min_ns = (uint64_t)v * 1000;
+		break;
 	case OPT_CALL_GRAPH:
 	case OPT_STACK_SIZE:
 		return parse_unwind_opt(o, c, arg);
@@ -316,6 +333,8 @@ static int check(struct rec_opts *o, int ntargets)
 		return usage_error("%s", "-p and -t do not combine with -- CMD");
 	if (o->user_only && o->kernel_only)
 		return usage_error("%s", "-U and -K exclude each other");
+	if (o->off_cpu_min_ns && !o->off_cpu)
+		return usage_error("%s", "--off-cpu-min needs --off-cpu");
 	if (!o->output[0])
 		return usage_error("%s", "empty output file name");
 	if (o->cmd && !o->all && !ntargets)

@@ -17,6 +17,13 @@ _Static_assert(sizeof(struct sa_count_key) == 20, "sa_count_key layout");
 _Static_assert(sizeof(struct sa_count_val) == 24, "sa_count_val layout");
 _Static_assert(sizeof(struct sa_rb_sample) == 48 + 2 * SA_MAX_DEPTH * 8, "sa_rb_sample layout");
 _Static_assert(sizeof(struct sa_ctrs) == SA_CTR__NR * 8, "sa_ctrs layout");
+_Static_assert(SA_CTR_OFF_LOST_OTHER - SA_CTR_OFF_RUNS == SAF_CTR_OFF_LOST_OTHER - SAF_CTR_OFF_RUNS,
+	       "off-CPU counters in one order");
+_Static_assert(sizeof(struct sa_off_start) == 32, "sa_off_start layout");
+_Static_assert(sizeof(struct sa_rb_offstart) == 24 + 2 * SA_MAX_DEPTH * 8, "sa_rb_offstart layout");
+_Static_assert(sizeof(struct sa_rb_offend) == 56, "sa_rb_offend layout");
+_Static_assert(sizeof(struct sa_off_key) == 28, "sa_off_key layout");
+_Static_assert(sizeof(struct sa_off_val) == 32, "sa_off_val layout");
 _Static_assert(sizeof(struct sa_rb_ustack) == 64 + SA_MAX_DEPTH * 8 + SA_USTACK_MAX,
 	       "sa_rb_ustack layout");
 
@@ -51,6 +58,8 @@ struct rec_opts {
 	__u32 stack_size;	       /* --stack-size: bytes of user stack per dwarf sample */
 	bool whole_stack;	       /* --whole-stack: no USTACK_SPARSE (uwtrim.c) */
 	uint64_t max_size;	       /* bytes, 0 = none */
+	bool off_cpu;		       /* --off-cpu */
+	uint64_t off_cpu_min_ns;       /* --off-cpu-min, in ns */
 	char *cmdline;		       /* argv joined, for META */
 	char *target_desc;
 };
@@ -70,6 +79,10 @@ int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *ou
 int rec_session__stack_fd(const struct rec_session *s, __u32 set);
 int rec_session__counts_fd(const struct rec_session *s, __u32 set);
 __u32 rec_session__counts_size(const struct rec_session *s);
+bool rec_session__off_cpu(const struct rec_session *s);
+int rec_session__offcounts_fd(const struct rec_session *s, __u32 set);
+int rec_session__offstart_fd(const struct rec_session *s);
+struct bpf_map *rec_session__offrb(const struct rec_session *s);
 __u32 rec_session__gen(const struct rec_session *s, __u32 tgid);
 struct bpf_map *rec_session__ringbuf(const struct rec_session *s);
 struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s);
@@ -113,6 +126,7 @@ struct rec_drain;
 /** Totals over the whole recording, for the status line and END. */
 struct rec_totals {
 	uint64_t runs, kept, filtered, lost, collisions, truncated, intervals;
+	uint64_t off_runs, off_kept, off_short, off_lost, off_recovered; /* --off-cpu periods */
 };
 
 struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
@@ -127,6 +141,31 @@ void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim);
 const struct rec_totals *rec_drain__totals(const struct rec_drain *d);
 size_t rec_drain__unique_stacks(const struct rec_drain *d);
 void rec_drain__free(struct rec_drain *d);
+
+/* ---- loss.c ---- */
+void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated, __u64 lost_us,
+		    __u64 sb_lost);
+void rec_totals__add(struct rec_totals *t, const struct saf_loss *l);
+
+/* ---- offcpu.c ---- */
+struct rec_offcpu;
+struct rec_sc;
+
+/* drain.c's stack id -> file stack id, for the ids of map set @set. */
+typedef __u32 (*rec_resolve_fn)(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err);
+/* drain.c's frames -> file stack id (0 for none). */
+typedef __u32 (*rec_intern_fn)(void *ctx, __u32 kind, const __u64 *ips, __u32 n, int *err);
+
+struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, void *ctx);
+int rec_offcpu__on_rb(void *ctx, void *data, size_t len);
+int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx);
+int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx);
+int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
+		      struct rec_procs *procs, struct rec_sc *sc);
+void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
+			   const struct rec_ctrs *c);
+void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v);
+void rec_offcpu__free(struct rec_offcpu *o);
 
 /* ---- ustacks.c ---- */
 struct rec_ustacks;

@@ -139,6 +139,12 @@ struct diff_svg_ctx {
 	double max_delta; /* largest |after - before| of any frame but the root */
 };
 
+/* What the counts are: "samples", or "us" (--off-cpu, --wall). */
+static const char *unit_name(const struct rpt_profile *p)
+{
+	return rpt_value__is_time(p->meta.value) ? "us" : "samples";
+}
+
 static void node_sides(const struct diff_svg_ctx *c, const struct rpt_flame_node *n, double *b,
 		       double *a)
 {
@@ -203,9 +209,9 @@ int rpt_diff__svg(const struct rpt_profile *before, const struct rpt_profile *af
 		so = *o->svg;
 	if (!so.subtitle) {
 		snprintf(sub, sizeof(sub),
-			 "before %.0f samples, after %.0f samples, %s; widths from %s; "
+			 "before %.0f %s, after %.0f %s, %s; widths from %s; "
 			 "red grew, blue shrank",
-			 d.total[0], d.total[1],
+			 d.total[0], unit_name(after), d.total[1], unit_name(after),
 			 d.normalized ? "before scaled to after's total" : "raw counts",
 			 c.negate ? "BEFORE" : "AFTER");
 		so.subtitle = sub;
@@ -286,8 +292,12 @@ int rpt_diff__top(const struct rpt_profile *before, const struct rpt_profile *af
 	if (t.n) /* t.v is NULL when empty: qsort_r's pointer must not be */
 		qsort_r(t.v, t.n, sizeof(*t.v), cmp_change, &c);
 	rows = to && to->rows && to->rows < t.n ? to->rows : t.n;
-	fprintf(out, "# before: %.0f samples, after: %.0f samples; %s\n", d.total[0], d.total[1],
-		raw ? "raw sample counts" : "% of each profile's samples");
+	fprintf(out, "# before: %.0f %s, after: %.0f %s; %s\n", d.total[0], unit_name(after),
+		d.total[1], unit_name(after),
+		raw ? (rpt_value__is_time(after->meta.value) ? "raw microseconds"
+							     : "raw sample counts")
+		: rpt_value__is_time(after->meta.value) ? "% of each profile's time"
+							: "% of each profile's samples");
 	fprintf(out, "%29s %29s\n%9s %9s %9s %9s %9s %9s  %s\n", "------------ self",
 		"----------- total", "before", "after", "delta", "before", "after", "delta",
 		"function");

@@ -37,6 +37,7 @@ static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf
 	st->ncpus = m->ncpus;
 	st->start_realtime_ns = m->start_realtime_ns;
 	st->start_mono_ns = m->start_mono_ns;
+	st->meta_flags = m->flags;
 	st->has_meta = true;
 	return 0;
 }
@@ -300,6 +301,43 @@ static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct sa
 }
 
 /*
+ * A sample's value: as it is, none (--off-cpu), or microseconds (--wall):
+ * each sample stands for the mean sampling period, 1 / freq_hz (sa-record
+ * dithers the periods around it).
+ * @return false when samples do not count in this profile.
+ */
+static bool sample_value(const struct rpt_session *s, const struct rpt_loaded *l, uint64_t *n)
+{
+	if (s->o.value == RPT_VALUE_SAMPLES)
+		return true;
+	if (s->o.value == RPT_VALUE_OFF_CPU || !l->st->freq_hz)
+		return false;
+	*n = (uint64_t)(*n * 1e6 / l->st->freq_hz + 0.5);
+	return true;
+}
+
+/* COUNT samples, valued by sample_value(). */
+static int on_samples(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
+{
+	struct saf_count t = *c;
+
+	return sample_value(s, l, &t.count) ? on_count(s, l, &t) : 0;
+}
+
+/* "OFFCPU record" (1.4): microseconds off the CPU, with --off-cpu and --wall. */
+static int on_offcpu(struct rpt_session *s, struct rpt_loaded *l, const struct saf_offcpu *o)
+{
+	struct saf_count c = {o->pid, o->tid, o->gen, o->ustack, o->kstack, 0, o->comm};
+	bool runnable = o->flags & SAF_OFFCPU_PREEMPTED;
+
+	if (s->o.value == RPT_VALUE_SAMPLES || (s->o.off_state == RPT_OFF_BLOCKED && runnable) ||
+	    (s->o.off_state == RPT_OFF_RUNNABLE && !runnable))
+		return 0;
+	c.count = (o->time_ns + 500) / 1000;
+	return on_count(s, l, &c);
+}
+
+/*
  * "USTACK record": unwound into an ordinary stack and counted (ustack.c),
  * once the filters kept it: --pid, --comm and --time spare the unwinding
  * (and the binaries it opens) of what they leave out.
@@ -311,8 +349,13 @@ static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct s
 	bool user = u->nregs > SAF_UREG_IP && u->regs[SAF_UREG_IP];
 	struct saf_count c = {u->pid, u->tid, u->gen, user, u->kstack, u->count, u->comm};
 	struct rpt_count_key k;
-	int ret = count_filter(s, l, &c, &k);
+	uint64_t n = u->count;
+	int ret;
 
+	if (!sample_value(s, l, &n))
+		return 0;
+	c.count = n;
+	ret = count_filter(s, l, &c, &k);
 	if (ret <= 0)
 		return ret;
 	if (k.ustack) {
@@ -323,8 +366,8 @@ static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct s
 			return ret;
 		k.ustack = c.ustack;
 	}
-	l->st->samples_used += c.count;
-	return count_add(l, &k, c.count);
+	l->st->samples_used += n;
+	return count_add(l, &k, n);
 }
 
 static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)
@@ -346,7 +389,9 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 		on_interval(s, l, &r->interval);
 		return 0;
 	case SAF_REC_COUNT:
-		return on_count(s, l, &r->count);
+		return on_samples(s, l, &r->count);
+	case SAF_REC_OFFCPU:
+		return on_offcpu(s, l, &r->offcpu);
 	case SAF_REC_LOSS:
 		l->iv_open = false;
 		for (uint32_t i = 0; i < r->loss.ncounters && i < SAF_MAX_COUNTERS; i++)

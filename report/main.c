@@ -63,6 +63,9 @@ enum {
 	O_VERSION,
 	O_PPROF,
 	O_SPEEDSCOPE,
+	O_OFFCPU,
+	O_WALL,
+	O_STATE,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +75,9 @@ static const struct option long_opts[] = {
 	{"pprof", 0, NULL, O_PPROF},
 	{"speedscope", 0, NULL, O_SPEEDSCOPE},
 	{"diff", 0, NULL, O_DIFF},
+	{"off-cpu", 0, NULL, O_OFFCPU},
+	{"wall", 0, NULL, O_WALL},
+	{"state", 1, NULL, O_STATE},
 	{"output", 1, NULL, 'o'},
 	{"input", 1, NULL, 'i'},
 	{"comm", 1, NULL, O_COMM},
@@ -113,6 +119,9 @@ static void usage(FILE *f)
 	fputs("usage: sa-report [MODE] [OPTIONS] FILE...\n"
 	      "modes: (default) folded stacks | --top | --info | --svg | --pprof | --speedscope\n"
 	      "       --diff [--top|--svg] BEFORE AFTER (each .sa or folded text)\n"
+	      "  --off-cpu             time off the CPU by stack (sa-record --off-cpu), in us\n"
+	      "  --wall                on-CPU samples as time plus off-CPU time, per thread\n"
+	      "  --state blocked|runnable  only waits that blocked, or were preempted\n"
 	      "  -o, --output FILE     write there instead of stdout\n"
 	      "  -i, --input FILE      an input (also positional; several are merged)\n"
 	      "  --comm LIST --pid LIST --tid LIST   keep only these (comma-separated)\n"
@@ -185,6 +194,16 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 		return set_mode(c, M_SPEEDSCOPE);
 	case O_DIFF:
 		c->diff = true;
+		return 0;
+	case O_OFFCPU:
+	case O_WALL:
+		c->so.value = opt == O_WALL ? RPT_VALUE_WALL : RPT_VALUE_OFF_CPU;
+		c->so.show_tid |= opt == O_WALL; /* where each thread's time went */
+		return 0;
+	case O_STATE:
+		if (strcmp(arg, "blocked") && strcmp(arg, "runnable"))
+			return bad("--state", arg);
+		c->so.off_state = arg[0] == 'b' ? RPT_OFF_BLOCKED : RPT_OFF_RUNNABLE;
 		return 0;
 	case 'o':
 		c->out = arg;
@@ -316,6 +335,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	}
 	if (c->so.filter.user_only && c->so.filter.kernel_only)
 		return bad("combination", "-U -K");
+	if (c->so.off_state && c->so.value == RPT_VALUE_SAMPLES)
+		return bad("combination", "--state without --off-cpu or --wall");
 	/* -K looks up no user frame: no debug file to inflate ahead */
 	c->so.sym.no_prefetch = c->so.filter.kernel_only;
 	return 0;
@@ -331,6 +352,23 @@ static bool is_recording(const char *path)
 	if (f)
 		fclose(f);
 	return yes;
+}
+
+/* --off-cpu, --wall: true (and a message) when a recording holds no off-CPU time. */
+static bool off_cpu_missing(struct rpt_session *s)
+{
+	for (size_t i = 0; i < rpt_session__nfiles(s); i++) {
+		const struct rpt_file_stats *f = rpt_session__file(s, i);
+
+		if (!(f->meta_flags & SAF_META_OFF_CPU)) {
+			fprintf(stderr,
+				"sa-report: %s was recorded without --off-cpu: it holds no "
+				"off-CPU time\n",
+				rpt_session__str(s, f->path));
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Load @n inputs into one new profile (a merge when n > 1). NULL on failure. */
@@ -360,15 +398,21 @@ static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char
 			return NULL;
 		}
 	}
+	if (p && c->so.value != RPT_VALUE_SAMPLES && off_cpu_missing(s))
+		goto fail;
+	if (p)
+		p->meta.value = c->so.value;
 	if (p &&
 	    rpt_profile__filter(p, c->focus, c->ignore, c->min_percent, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "sa-report: %s\n", errbuf);
-		rpt_profile__free(p);
-		return NULL;
+		goto fail;
 	}
 	if (p)
 		rpt_profile__sort(p);
 	return p;
+fail:
+	rpt_profile__free(p);
+	return NULL;
 }
 
 /* pprof and speedscope need the frequency: take it from the files when they agree. */
@@ -431,6 +475,20 @@ static int check_time(struct cli *c, struct rpt_session *s)
 	return -EINVAL;
 }
 
+/* --off-cpu, --wall: the profile's time, and off-CPU periods lost (by cause with -v). */
+static void time_summary(struct cli *c, struct rpt_session *s, const struct rpt_profile *p,
+			 struct rpt_summary *sum)
+{
+	sum->value = c->so.value;
+	sum->samples = p->total;
+	sum->total = 0;
+	sum->lost = 0;
+	sum->lost_detail = NULL;
+	for (size_t i = 0; i < rpt_session__nfiles(s); i++)
+		for (uint32_t id = SAF_CTR_OFF_LOST_USTACK; id <= SAF_CTR_OFF_LOST_RINGBUF; id++)
+			sum->lost += rpt_session__file(s, i)->lost[id];
+}
+
 static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **p, FILE *out)
 {
 	struct rpt_summary sum;
@@ -446,7 +504,9 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 		.no_normalize = c->no_normalize, .negate = c->negate, .svg = &vo, .top = &to};
 
 	rpt_session__summary(s, &sum, host, sizeof(host));
-	if (filtered(c) && !c->diff) {
+	if (c->so.value != RPT_VALUE_SAMPLES)
+		time_summary(c, s, p[0], &sum);
+	if (filtered(c) && !c->diff && c->so.value == RPT_VALUE_SAMPLES) {
 		sum.total = 0;
 		for (size_t i = 0; i < rpt_session__nfiles(s); i++)
 			sum.total += rpt_session__file(s, i)->samples;
@@ -454,6 +514,9 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 	}
 	if (c->mode == M_FOLDED && !c->quiet)
 		rpt_session__warn(s, stderr, c->verbose);
+	if (c->mode == M_FOLDED && !c->quiet && c->so.value != RPT_VALUE_SAMPLES && sum.lost)
+		fprintf(stderr, "sa-report: %llu off-CPU periods lost (--info names the causes)\n",
+			(unsigned long long)sum.lost);
 	if (c->diff)
 		return c->mode == M_TOP	  ? rpt_diff__top(p[0], p[1], out, &dopt)
 		       : c->mode == M_SVG ? rpt_diff__svg(p[0], p[1], out, &dopt)

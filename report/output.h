@@ -18,7 +18,19 @@ struct rpt_summary {
 	uint64_t total;		 /* when filters left @samples: the files' kept samples, else 0 */
 	uint64_t lost;		 /* lost samples, all causes */
 	const char *lost_detail; /* e.g. "lost_ustack 3, lost_ringbuf 1", or NULL */
+	uint32_t value;		 /* enum rpt_value of @samples and @total */
 };
+
+/* ---- units (units.c) ---------------------------------------------------- */
+
+/**
+ * rpt_value__put() - @v counts of enum rpt_value @value, readable: "1234
+ * samples", or a time ("12.3 ms", "1.234 s", "850 us") for microseconds.
+ */
+void rpt_value__put(FILE *out, uint32_t value, double v);
+
+/** rpt_value__title() - the default flame graph title for @value; static. */
+const char *rpt_value__title(uint32_t value);
 
 /* ---- folded ------------------------------------------------------------- */
 

@@ -297,8 +297,14 @@ static void value_type(struct pp *w, struct rpt_pb *out, uint32_t field, int64_t
 static int write_tail(struct pp *w, struct rpt_pb *b, uint64_t period)
 {
 	const struct rpt_profile *p = w->p;
-	int64_t samples = str_id(w, "samples", 7), count = str_id(w, "count", 5);
-	int64_t cpu = str_id(w, "cpu", 3), ns = str_id(w, "nanoseconds", 11);
+	/* --off-cpu and --wall count microseconds: (off_cpu|wall, microseconds|nanoseconds) */
+	const char *t0 = p->meta.value == RPT_VALUE_OFF_CPU ? "off_cpu"
+			 : p->meta.value == RPT_VALUE_WALL  ? "wall"
+							    : "samples";
+	const char *u0 = rpt_value__is_time(p->meta.value) ? "microseconds" : "count";
+	const char *t1 = rpt_value__is_time(p->meta.value) ? t0 : "cpu";
+	int64_t samples = str_id(w, t0, strlen(t0)), count = str_id(w, u0, strlen(u0));
+	int64_t cpu = str_id(w, t1, strlen(t1)), ns = str_id(w, "nanoseconds", 11);
 
 	if (samples < 0 || count < 0 || cpu < 0 || ns < 0)
 		return -ENOMEM;
@@ -363,6 +369,9 @@ int rpt_pprof__write(const struct rpt_profile *p, FILE *out, const struct rpt_pp
 	static const struct rpt_pprof_opts defaults;
 	uint64_t period = p->meta.freq_hz ? 1000000000ULL / p->meta.freq_hz : 0;
 	struct pp w = {.p = p};
+
+	if (rpt_value__is_time(p->meta.value))
+		period = 1000; /* counts are microseconds */
 	struct rpt_pb b = {0};
 	bool added;
 	int err = -ENOMEM;

@@ -52,8 +52,22 @@ struct rpt_stack {
 	uint32_t first; /* index of frames[0] in rpt_profile.frames */
 };
 
+/* What a profile's counts measure (sa-report --off-cpu, --wall). */
+enum rpt_value {
+	RPT_VALUE_SAMPLES = 0, /* on-CPU samples (COUNT, USTACK records) */
+	RPT_VALUE_OFF_CPU = 1, /* microseconds off the CPU (OFFCPU records) */
+	RPT_VALUE_WALL = 2,    /* microseconds: samples times the mean period, plus off-CPU */
+};
+
+/** rpt_value__is_time() - true when counts of @value are microseconds. */
+static inline bool rpt_value__is_time(uint32_t value)
+{
+	return value == RPT_VALUE_OFF_CPU || value == RPT_VALUE_WALL;
+}
+
 /* Facts shown in titles and headers; strings are interned, 0 = none. */
 struct rpt_profile_meta {
+	uint32_t value; /* enum rpt_value */
 	uint32_t host;	/* pool offset, or 0 */
 	uint32_t title; /* pool offset, or 0 */
 	uint64_t duration_ns;

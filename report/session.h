@@ -28,8 +28,17 @@ struct rpt_filter {
 	double time_from, time_to; /* seconds since the recording's start */
 };
 
+/* Which off-CPU periods count (OFFCPU flags); 0 = all. */
+enum rpt_off_state {
+	RPT_OFF_ALL = 0,
+	RPT_OFF_BLOCKED = 1,  /* asleep at switch-out */
+	RPT_OFF_RUNNABLE = 2, /* preempted or yielded */
+};
+
 struct rpt_session_opts {
 	struct rpt_symbolizer_opts sym;
+	enum rpt_value value;
+	enum rpt_off_state off_state;
 	struct rpt_filter filter;
 	bool show_pid, show_tid;
 	bool addrs;    /* [libfoo.so+0x1a2b] for unnamed frames */
@@ -52,7 +61,8 @@ struct rpt_file_stats {
 	uint64_t user_frames;		     /* user frames (weighted) */
 	uint64_t kernel_unnamed;	     /* samples with [kernel] frames */
 	bool has_meta, finished, damaged, has_ksyms;
-	char errmsg[256]; /* reader's message about dropped data */
+	uint64_t meta_flags; /* SAF_META_*: SAF_META_OFF_CPU says OFFCPU records were taken */
+	char errmsg[256];    /* reader's message about dropped data */
 	/* damage (docs/format.md, "Reading a damaged or truncated file") */
 	uint64_t damage_count, dropped_bytes, dropped_chunks;
 	uint64_t end_ns, end_intervals; /* from END, when it was read */

@@ -233,7 +233,9 @@ int rpt_speedscope__write(const struct rpt_profile *p, FILE *out,
 			  const struct rpt_speedscope_opts *o)
 {
 	/* whole nanoseconds, as pprof's period: weights then add up exactly */
-	uint64_t period = p->meta.freq_hz ? 1000000000ULL / p->meta.freq_hz : 0;
+	uint64_t period = rpt_value__is_time(p->meta.value) ? 1000 /* microseconds */
+			  : p->meta.freq_hz		    ? 1000000000ULL / p->meta.freq_hz
+							    : 0;
 	const char *name = o && o->name	   ? o->name
 			   : p->meta.title ? p->pool + p->meta.title
 					   : "sa-report";

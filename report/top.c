@@ -129,9 +129,19 @@ void rpt_put_summary(FILE *out, const struct rpt_summary *s)
 	}
 	if (s->duration_ns)
 		fprintf(out, "# duration: %.2f s\n", s->duration_ns / 1e9);
-	fprintf(out, "# samples: %llu", (unsigned long long)s->samples);
-	if (s->total)
-		fprintf(out, " of %llu", (unsigned long long)s->total);
+	if (rpt_value__is_time(s->value)) {
+		fputs(s->value == RPT_VALUE_OFF_CPU ? "# off-CPU time: " : "# wall-clock time: ",
+		      out);
+		rpt_value__put(out, s->value, (double)s->samples);
+		if (s->total) {
+			fputs(" of ", out);
+			rpt_value__put(out, s->value, (double)s->total);
+		}
+	} else {
+		fprintf(out, "# samples: %llu", (unsigned long long)s->samples);
+		if (s->total)
+			fprintf(out, " of %llu", (unsigned long long)s->total);
+	}
 	fprintf(out, ", lost: %llu", (unsigned long long)s->lost);
 	if (s->lost_detail && s->lost_detail[0]) {
 		fputs(" (", out);
@@ -227,6 +237,8 @@ int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_
 {
 	struct top_sort_ctx ctx = {.p = p, .by_total = o && o->sort_total};
 	double total = p->total ? (double)p->total : 1;
+	bool time = rpt_value__is_time(p->meta.value);
+	double unit = time ? 1e3 : 1;
 	struct rpt_functab t;
 	size_t rows;
 	int err;
@@ -241,12 +253,17 @@ int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_
 	err = put_roots(out, p, total);
 	if (err)
 		goto cleanup;
-	fprintf(out, "%12s %7s %12s %7s  %s\n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FUNCTION");
+	/* --off-cpu, --wall: counts are microseconds, shown as milliseconds */
+	fprintf(out, "%12s %7s %12s %7s  %s\n", time ? "SELF_MS" : "SELF", "SELF%",
+		time ? "TOTAL_MS" : "TOTAL", "TOTAL%", "FUNCTION");
 	for (size_t i = 0; i < rows; i++) {
 		const struct rpt_func *r = &t.v[i];
 
-		fprintf(out, "%12.0f %6.2f%% %12.0f %6.2f%%  ", r->self[0],
-			100 * r->self[0] / total, r->total[0], 100 * r->total[0] / total);
+		fprintf(out,
+			time ? "%12.3f %6.2f%% %12.3f %6.2f%%  "
+			     : "%12.0f %6.2f%% %12.0f %6.2f%%  ",
+			r->self[0] / unit, 100 * r->self[0] / total, r->total[0] / unit,
+			100 * r->total[0] / total);
 		rpt_put_plain(out, rpt_profile__name(p, r->name));
 		putc('\n', out);
 	}

@@ -5,7 +5,7 @@
 # so it builds even while the symbolizing pipeline is being changed.
 
 RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o profile_sort.o strpool.o folded.o filter.o top.o flame.o \
-	svg.o svg_script.o diff.o)
+	svg.o svg_script.o diff.o units.o)
 
 $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps-test
 	$(call msg,LINK,$@)

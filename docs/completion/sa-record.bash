@@ -7,6 +7,7 @@ _sa_record()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
 	local opts="-a --all-cpus -p --pid -t --tid -G --cgroup -F --freq -e --event -C --cpu
 		-U --user-only -K --kernel-only --idle -g --call-graph --stack-size --whole-stack
+		--off-cpu --off-cpu-min
 		-o --output --duration --interval
 		--max-size -q --quiet --stack-map-size --counts-map-size --ringbuf-size
 		--no-embed-symbols
@@ -29,7 +30,8 @@ _sa_record()
 	-e | --event) COMPREPLY=($(compgen -W "cpu-clock cycles" -- "$cur")); return ;;
 	--call-graph) COMPREPLY=($(compgen -W "fp dwarf auto" -- "$cur")); return ;;
 	-p | --pid | -t | --tid | -F | --freq | -C | --cpu | --duration | --interval | \
-		--max-size | --stack-map-size | --counts-map-size | --ringbuf-size | --stack-size)
+		--max-size | --stack-map-size | --counts-map-size | --ringbuf-size | --stack-size | \
+		--off-cpu-min)
 		return ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts --" -- "$cur"))

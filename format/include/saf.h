@@ -20,7 +20,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     3
+#define SAF_VERSION_MINOR     4
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -63,6 +63,7 @@ enum saf_rec_kind {
 	SAF_REC_END = 14,
 	SAF_REC_USTACK = 15,	    /* 1.1: registers and a raw user stack copy */
 	SAF_REC_USTACK_SPARSE = 16, /* 1.2: the words of the copy an unwind reads */
+	SAF_REC_OFFCPU = 17,	    /* 1.4: time off the CPU by stacks (--off-cpu) */
 };
 
 /* "Stack kinds" */
@@ -93,13 +94,31 @@ enum saf_counter {
 	SAF_CTR_LOST_USERSPACE = 11,	/* dropped by sa-record itself */
 	SAF_CTR_MAPFULL_RECOVERED = 12, /* kept samples recovered after a full map */
 	SAF_CTR_SIDEBAND_LOST = 13,	/* side-band records (mappings) the kernel dropped */
-	SAF_CTR__MAX_KNOWN = 13,
+	/*
+	 * 1.4, --off-cpu: off-CPU periods of target threads. Every period
+	 * that ends (or fails at its start) is one OFF_RUNS and exactly one
+	 * of OFF_KEPT, OFF_SHORT or an OFF_LOST_* cause. Named "off_..." so
+	 * that readers summing "lost..." counters keep counting samples.
+	 */
+	SAF_CTR_OFF_RUNS = 14,
+	SAF_CTR_OFF_KEPT = 15,
+	SAF_CTR_OFF_SHORT = 16,		 /* shorter than --off-cpu-min, skipped */
+	SAF_CTR_OFF_LOST_USTACK = 17,	 /* user stack unreadable at switch-out */
+	SAF_CTR_OFF_LOST_KSTACK = 18,	 /* kernel stack unreadable at switch-out */
+	SAF_CTR_OFF_LOST_COLLISION = 19, /* stack-map bucket held another stack */
+	SAF_CTR_OFF_LOST_MAPFULL = 20,	 /* stack, start or off-CPU counts map full */
+	SAF_CTR_OFF_LOST_OTHER = 21,
+	SAF_CTR_OFF_LOST_USERSPACE = 22, /* dropped by sa-record itself */
+	SAF_CTR_OFF_LOST_RINGBUF = 23,	 /* recovery ring buffer full */
+	SAF_CTR_OFF_RECOVERED = 24,	 /* of OFF_KEPT: stacks recovered through the ring buffer */
+	SAF_CTR__MAX_KNOWN = 24,
 };
 
 /* Metadata flags (saf_meta.flags) */
 #define SAF_META_USER_ONLY   (1u << 0)
 #define SAF_META_KERNEL_ONLY (1u << 1)
 #define SAF_META_IDLE	     (1u << 2)
+#define SAF_META_OFF_CPU     (1u << 3) /* 1.4: OFFCPU records were recorded */
 
 /* Mapping flags (saf_map.flags) */
 #define SAF_MAP_EXEC	(1u << 0)
@@ -137,6 +156,7 @@ struct saf_meta {
 	uint64_t start_mono_ns;	    /* CLOCK_MONOTONIC at start; sample times use it */
 	uint64_t flags;		    /* SAF_META_* */
 	uint64_t page_size;
+	uint64_t off_cpu_min_ns; /* 1.4: --off-cpu-min; written only with SAF_META_OFF_CPU */
 };
 
 /* "PROC record": a process image begins (first sighting or exec). */
@@ -207,6 +227,26 @@ struct saf_count {
 	uint64_t count;
 	struct saf_str comm; /* thread name */
 };
+
+/*
+ * "OFFCPU record" (1.4): @count off-CPU periods of one thread, @time_ns
+ * long in all, that began at one pair of stacks (those at switch-out)
+ * and ended in the open interval.
+ */
+struct saf_offcpu {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t gen;
+	uint32_t ustack; /* file stack id, 0 = none */
+	uint32_t kstack; /* file stack id, 0 = none */
+	uint64_t count;	 /* off-CPU periods */
+	uint64_t time_ns;
+	struct saf_str comm;
+	uint32_t flags; /* SAF_OFFCPU_* */
+};
+
+/* "OFFCPU record", field flags */
+#define SAF_OFFCPU_PREEMPTED (1u << 0) /* runnable at switch-out (preempted or yielded) */
 
 /*
  * "USTACK record" (1.1): one user stack captured raw, to be unwound offline
@@ -339,6 +379,7 @@ struct saf_record {
 		struct saf_jitsym jitsym;
 		struct saf_end end;
 		struct saf_ustack ustack;
+		struct saf_offcpu offcpu;
 	};
 };
 

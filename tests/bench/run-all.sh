@@ -231,8 +231,23 @@ part_images() {
 	md ""
 }
 
-# PARTS picks what to measure (default all): record file scale images
-PARTS=" ${PARTS:-record file scale images} "
+part_offcpu() {
+	say "## 6. Off-CPU recording on a context-switch-heavy load"
+	md ""
+	md "Command: \`tests/bench/bench-offcpu.sh $RROUNDS\` (perf bench sched pipe -T pinned to"
+	md "one CPU: no tool, sa-record -a, sa-record --off-cpu -a, an equivalent bpftrace"
+	md "program; per-switch cost from bpf_stats; docs/off-cpu.md)."
+	md ""
+	if ! command -v bpftrace >/dev/null; then
+		say "Skipped: bpftrace not installed (make deps installs it)."
+		return
+	fi
+	SA_BUILD=$B "$D/bench-offcpu.sh" "$RROUNDS" 2>/dev/null | tee -a "$T/md"
+	md ""
+}
+
+# PARTS picks what to measure (default all): record file scale images offcpu
+PARTS=" ${PARTS:-record file scale images offcpu} "
 machine
 if can_perf; then
 	case $PARTS in *" record "*) part_record ;; esac
@@ -242,6 +257,7 @@ else
 fi
 case $PARTS in *" scale "*) part_scale ;; esac
 case $PARTS in *" images "*) part_images ;; esac
+can_perf && case $PARTS in *" offcpu "*) part_offcpu ;; esac
 [ -f "$D/performance-notes.md" ] && cat "$D/performance-notes.md" >>"$T/md"
 mkdir -p "$(dirname "$OUT")"
 cp "$T/md" "$OUT"

@@ -41,7 +41,8 @@ static void touch(const struct saf_record *r)
 		touch_str(r->meta.arch), touch_str(r->meta.cmdline);
 		touch_str(r->meta.target), touch_str(r->meta.event);
 		sink += r->meta.freq_hz + r->meta.ncpus + r->meta.start_realtime_ns +
-			r->meta.start_mono_ns + r->meta.flags + r->meta.page_size;
+			r->meta.start_mono_ns + r->meta.flags + r->meta.page_size +
+			r->meta.off_cpu_min_ns;
 		break;
 	case SAF_REC_PROC:
 		touch_str(r->proc.comm), touch_str(r->proc.exe);
@@ -70,6 +71,11 @@ static void touch(const struct saf_record *r)
 		touch_str(r->count.comm);
 		sink += r->count.pid + r->count.tid + r->count.gen + r->count.ustack +
 			r->count.kstack + r->count.count;
+		break;
+	case SAF_REC_OFFCPU:
+		touch_str(r->offcpu.comm);
+		sink += r->offcpu.pid + r->offcpu.tid + r->offcpu.gen + r->offcpu.ustack +
+			r->offcpu.kstack + r->offcpu.count + r->offcpu.time_ns + r->offcpu.flags;
 		break;
 	case SAF_REC_LOSS:
 		assert(r->loss.ncounters <= SAF_MAX_COUNTERS);

@@ -25,6 +25,7 @@
 #define SEED_USTACK (1u << 0)	     /* 1.1: the whole copy */
 #define SEED_USTACK_SPARSE (1u << 1) /* 1.2: the runs an unwind reads */
 #define SEED_WALKED (1u << 2)	     /* 1.3: with the frames sa-record's walk found */
+#define SEED_OFFCPU (1u << 3)	     /* 1.4: an OFFCPU record */
 
 struct seed {
 	const char *name;
@@ -71,6 +72,9 @@ static int write_interval(struct saf_writer *w, const struct seed *seed)
 	struct saf_record c = { .kind = SAF_REC_COUNT,
 				.count = { 42, 43, 1, 1, 0, 5, saf_str__from("t") } };
 	struct saf_loss loss = { .ncounters = 2, .ids = { 1, 2 }, .values = { 5, 5 } };
+	struct saf_record off = { .kind = SAF_REC_OFFCPU,
+				  .offcpu = { 42, 43, 1, 1, 0, 2, 1500000, saf_str__from("t"),
+					      SAF_OFFCPU_PREEMPTED } };
 	struct saf_record u[2];
 	uint8_t runs[2 * (16 + 20)];
 	size_t i, nu = ustack_recs(seed, u, runs);
@@ -80,6 +84,8 @@ static int write_interval(struct saf_writer *w, const struct seed *seed)
 		err = saf_writer__add(w, &c);
 	for (i = 0; !err && i < nu; i++)
 		err = saf_writer__add(w, &u[i]);
+	if (!err && (seed->ustacks & SEED_OFFCPU))
+		err = saf_writer__add(w, &off);
 	if (!err)
 		err = saf_writer__interval_end(w, &loss);
 	return err;
@@ -140,18 +146,18 @@ static int write_rec(const char *dir, const struct seed *seed)
 static int check_kinds(const char *path)
 {
 	struct saf_reader *rd = saf_reader__open(path, NULL);
-	bool seen[SAF_REC_USTACK_SPARSE + 1] = { false };
+	bool seen[SAF_REC_OFFCPU + 1] = { false };
 	struct saf_record rec;
 	int err = 0, ret;
 
 	if (!rd)
 		return -errno;
 	while ((ret = saf_reader__next(rd, &rec)) > 0)
-		if (rec.kind > 0 && rec.kind <= SAF_REC_USTACK_SPARSE)
+		if (rec.kind > 0 && rec.kind <= SAF_REC_OFFCPU)
 			seen[rec.kind] = true;
 	if (ret < 0 || saf_reader__info(rd)->version_minor < 2)
 		err = ret < 0 ? ret : -EPROTO;
-	for (int k = SAF_REC_META; k <= SAF_REC_USTACK_SPARSE; k++) {
+	for (int k = SAF_REC_META; k <= SAF_REC_OFFCPU; k++) {
 		if (!seen[k]) {
 			fprintf(stderr, "gen_seeds: %s: no record of kind %d\n", path, k);
 			err = -ENOENT;
@@ -184,7 +190,7 @@ int main(void)
 		{ "ustack.sa", 0, 1, 3, SEED_USTACK },
 		{ "ustack_sparse.sa", 0, 1, 3, SEED_USTACK_SPARSE },
 		{ "ustack_sparse_split.sa", 24, 0, 1, SEED_USTACK_SPARSE },
-		{ "all_kinds.sa", 0, 1, 3, SEED_USTACK | SEED_USTACK_SPARSE },
+		{ "all_kinds.sa", 0, 1, 3, SEED_USTACK | SEED_USTACK_SPARSE | SEED_OFFCPU },
 		{ "ustack_walked.sa", 0, 1, 3, SEED_USTACK | SEED_USTACK_SPARSE | SEED_WALKED },
 	};
 	static const size_t lens[] = { 1, 16, 64, 200, 600, 2000 };

@@ -73,6 +73,13 @@ static void print_rec(const struct saf_record *r)
 		       r->count.pid, r->count.tid, r->count.gen, r->count.ustack, r->count.kstack,
 		       r->count.count, r->count.comm.str);
 		break;
+	case SAF_REC_OFFCPU:
+		printf("OFFCPU pid=%u tid=%u gen=%u ustack=%u kstack=%u count=%" PRIu64
+		       " time_ns=%" PRIu64 " comm=%s flags=%u\n",
+		       r->offcpu.pid, r->offcpu.tid, r->offcpu.gen, r->offcpu.ustack,
+		       r->offcpu.kstack, r->offcpu.count, r->offcpu.time_ns, r->offcpu.comm.str,
+		       r->offcpu.flags);
+		break;
 	case SAF_REC_LOSS:
 		print_loss(&r->loss);
 		break;

@@ -284,7 +284,7 @@ static __attribute__((unused)) int tst_meta_eq(const struct saf_meta *a, const s
 	       tst_str_eq(a->event, b->event) && a->freq_hz == b->freq_hz &&
 	       a->ncpus == b->ncpus && a->start_realtime_ns == b->start_realtime_ns &&
 	       a->start_mono_ns == b->start_mono_ns && a->flags == b->flags &&
-	       a->page_size == b->page_size;
+	       a->page_size == b->page_size && a->off_cpu_min_ns == b->off_cpu_min_ns;
 }
 
 static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const struct saf_record *b)
@@ -322,6 +322,12 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 		       a->count.gen == b->count.gen && a->count.ustack == b->count.ustack &&
 		       a->count.kstack == b->count.kstack && a->count.count == b->count.count &&
 		       tst_str_eq(a->count.comm, b->count.comm);
+	case SAF_REC_OFFCPU:
+		return a->offcpu.pid == b->offcpu.pid && a->offcpu.tid == b->offcpu.tid &&
+		       a->offcpu.gen == b->offcpu.gen && a->offcpu.ustack == b->offcpu.ustack &&
+		       a->offcpu.kstack == b->offcpu.kstack && a->offcpu.count == b->offcpu.count &&
+		       a->offcpu.time_ns == b->offcpu.time_ns && a->offcpu.flags == b->offcpu.flags &&
+		       tst_str_eq(a->offcpu.comm, b->offcpu.comm);
 	case SAF_REC_LOSS:
 		return a->loss.seq == b->loss.seq && a->loss.ncounters == b->loss.ncounters &&
 		       !memcmp(a->loss.ids, b->loss.ids, a->loss.ncounters * sizeof(uint32_t)) &&

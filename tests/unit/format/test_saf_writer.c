@@ -484,6 +484,73 @@ static void test_ustack_too_many_regs(void **state)
 	assert_int_equal(saf_rec_decode(body, sizeof(body), &rec, &a), -EOVERFLOW);
 }
 
+/*
+ * "OFFCPU record" (1.4) and META's off_cpu_min_ns come back as written; a
+ * META without SAF_META_OFF_CPU stays a 1.3 body (no trailing field), and
+ * an OFFCPU body cut after time_ns reads comm "" and flags 0.
+ */
+static void test_offcpu_roundtrip(void **state)
+{
+	struct saf_record o = { .kind = SAF_REC_OFFCPU }, rec;
+	struct saf_meta m = { .writer = saf_str__from("t"), .flags = SAF_META_OFF_CPU,
+			      .off_cpu_min_ns = 250000 };
+	uint8_t body[] = { SAF_REC_OFFCPU, 1, 2, 0, 3, 4, 5, 0x80, 0x01 };
+	struct saf_interval iv = { 0, 10, 20 };
+	struct saf_end end = { 20, 0, 0, 1, 0 };
+	struct saf_arena a = { 0 };
+	struct saf_writer *w;
+	struct saf_reader *r;
+	int fd = memfd_create("offcpu", 0), ret, seen = 0;
+	size_t len;
+	uint8_t *buf;
+
+	(void)state;
+	o.offcpu = (struct saf_offcpu){ .pid = 42, .tid = 43, .gen = 1, .ustack = 7, .kstack = 8,
+					.count = 3, .time_ns = 5000000000ull,
+					.comm = saf_str__from("w"), .flags = SAF_OFFCPU_PREEMPTED };
+	assert_true(fd >= 0);
+	w = saf_writer__open_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(saf_writer__meta(w, &m), 0);
+	assert_int_equal(saf_writer__add(w, &o), -EINVAL); /* no interval open */
+	assert_int_equal(saf_writer__interval(w, &iv), 0);
+	assert_int_equal(saf_writer__add(w, &o), 0);
+	assert_int_equal(saf_writer__interval_end(w, NULL), 0);
+	assert_int_equal(saf_writer__finish(w, &end), 0);
+	saf_writer__free(w);
+	buf = tst_slurp(fd, &len);
+	close(fd);
+	r = saf_reader__open_mem(buf, len, NULL);
+	assert_non_null(r);
+	while ((ret = saf_reader__next(r, &rec)) == 1) {
+		if (rec.kind == SAF_REC_META) {
+			assert_int_equal(rec.meta.flags, SAF_META_OFF_CPU);
+			assert_int_equal(rec.meta.off_cpu_min_ns, 250000);
+		}
+		if (rec.kind != SAF_REC_OFFCPU)
+			continue;
+		seen++;
+		assert_int_equal(rec.offcpu.pid, 42);
+		assert_int_equal(rec.offcpu.tid, 43);
+		assert_int_equal(rec.offcpu.ustack, 7);
+		assert_int_equal(rec.offcpu.kstack, 8);
+		assert_int_equal(rec.offcpu.count, 3);
+		assert_int_equal(rec.offcpu.time_ns, 5000000000ull);
+		assert_string_equal(rec.offcpu.comm.str, "w");
+		assert_int_equal(rec.offcpu.flags, SAF_OFFCPU_PREEMPTED);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(seen, 1);
+	assert_int_equal(saf_reader__info(r)->skipped_records, 0);
+	saf_reader__free(r);
+	free(buf);
+	assert_int_equal(saf_rec_decode(body, sizeof(body), &rec, &a), 1);
+	assert_int_equal(rec.offcpu.time_ns, 128);
+	assert_int_equal(rec.offcpu.comm.len, 0);
+	assert_int_equal(rec.offcpu.flags, 0);
+	free(a.ips);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_ustack_too_many_regs),
 		cmocka_unit_test(test_ustack_sparse),
 		cmocka_unit_test(test_ustack_walked),
+		cmocka_unit_test(test_offcpu_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

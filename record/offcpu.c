@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: MIT
+/*
+ * offcpu.c - the off-CPU half of an interval's drain (--off-cpu): takes the
+ * set's off-CPU counts out of the kernel, reads the stacks that threads
+ * still off the CPU will need before their map is cleared, and writes
+ * OFFCPU records
+ * (docs/format.md "OFFCPU", docs/off-cpu.md), and matches the stacks and
+ * times the recovery ring buffer carries for switch-outs that missed the
+ * stack map.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "htab.h"
+#include "record.h"
+#include "selfcontained.h"
+
+struct off_agg_key {
+	__u32 tgid, tid, gen, ufid, kfid, flags;
+};
+
+struct off_agg_val {
+	__u64 count, ns;
+	char comm[SA_COMM_LEN];
+};
+
+/* A stack id of interval @epoch's stack map, read before the map was cleared. */
+struct pin_key {
+	__u32 epoch;
+	__s32 id;
+	__u32 kind;
+};
+
+/* A switch-out whose stacks came through offrb, until its end comes. */
+struct pending_key {
+	__u32 tid, pad;
+	__u64 ts;
+};
+
+struct pending_val {
+	__u32 ufid, kfid;
+	bool done;
+};
+
+struct rec_offcpu {
+	struct rec_session *s;
+	rec_intern_fn intern;
+	void *ictx;
+	struct rec_htab *pending;	/* pending_key -> pending_val */
+	size_t ndone;			/* of them, ended */
+	struct rec_htab *agg[SA_NSETS]; /* off_agg_key -> off_agg_val, per set */
+	__u64 lost_us[SA_NSETS];	/* periods sa-record itself dropped */
+	__u32 batch;
+	struct sa_off_key *keys;
+	struct sa_off_val *vals;
+	__u32 *tids;
+	struct sa_off_start *starts;
+	struct rec_htab *pinned; /* pin_key -> file stack id, of stays still open */
+};
+
+/**
+ * rec_offcpu__new() - off-CPU drain state for session @s (borrowed),
+ * interning recovered stacks with @intern(@ctx, ...).
+ * @return an object released with rec_offcpu__free(), or NULL with errno.
+ */
+struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, void *ctx)
+{
+	struct rec_offcpu *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->s = s;
+	o->intern = intern;
+	o->ictx = ctx;
+	o->pending = rec_htab__new(sizeof(struct pending_key), sizeof(struct pending_val));
+	o->pinned = rec_htab__new(sizeof(struct pin_key), sizeof(__u32));
+	o->batch = rec_session__counts_size(s) < 4096 ? rec_session__counts_size(s) : 4096;
+	o->keys = calloc(o->batch, sizeof(*o->keys));
+	o->vals = calloc(o->batch, sizeof(*o->vals));
+	o->tids = calloc(o->batch, sizeof(*o->tids));
+	o->starts = calloc(o->batch, sizeof(*o->starts));
+	for (int i = 0; i < SA_NSETS; i++)
+		o->agg[i] = rec_htab__new(sizeof(struct off_agg_key), sizeof(struct off_agg_val));
+	if (!o->keys || !o->vals || !o->tids || !o->starts || !o->agg[0] || !o->agg[1] ||
+	    !o->pending || !o->pinned) {
+		rec_offcpu__free(o);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * The file id of stack @id of interval @sepoch's map: from the map itself
+ * when it is not cleared yet (the interval being drained, @epoch, or the
+ * one after, for a switch-out that read the new epoch while its switch-in
+ * read the old), else as pinned when its interval was drained.
+ */
+static __u32 stack_fid(struct rec_offcpu *o, __u32 epoch, __u32 sepoch, __s32 id, __u32 kind,
+		       rec_resolve_fn resolve, void *ctx, int *err)
+{
+	struct pin_key pk = {sepoch, id, kind};
+	__u32 *fid;
+
+	*err = 0;
+	if (id < 0)
+		return 0;
+	if (sepoch == epoch || sepoch == epoch + 1)
+		return resolve(ctx, sepoch & 1, id, kind, err);
+	fid = rec_htab__get(o->pinned, &pk);
+	if (!fid)
+		*err = -ENOENT;
+	return fid ? *fid : 0;
+}
+
+static int add_one(struct rec_offcpu *o, __u32 epoch, const struct sa_off_key *ck,
+		   const struct sa_off_val *cv, rec_resolve_fn resolve, void *ctx)
+{
+	__u32 set = epoch & 1;
+	struct off_agg_key k = {.tgid = ck->tgid,
+				.tid = ck->tid,
+				.gen = ck->gen,
+				.flags = ck->flags & SA_OFF_PREEMPTED ? SAF_OFFCPU_PREEMPTED : 0};
+	struct off_agg_val *v;
+	int err;
+
+	k.ufid = stack_fid(o, epoch, ck->sepoch, ck->ustack, SAF_STACK_USER, resolve, ctx, &err);
+	if (!err)
+		k.kfid = stack_fid(o, epoch, ck->sepoch, ck->kstack, SAF_STACK_KERNEL, resolve, ctx,
+				   &err);
+	if (!err) {
+		v = rec_htab__put(o->agg[set], &k, NULL);
+		if (!v)
+			err = -ENOMEM;
+	}
+	if (err == -ENOENT || err == -ENOMEM) {
+		o->lost_us[set] += cv->count;
+		return 0;
+	}
+	if (err)
+		return err;
+	if (!v->count)
+		memcpy(v->comm, cv->comm, SA_COMM_LEN);
+	v->count += cv->count;
+	v->ns += cv->ns;
+	return 0;
+}
+
+static int on_start(struct rec_offcpu *o, const struct sa_rb_offstart *r)
+{
+	struct pending_key k = {.tid = r->tid, .ts = r->ts};
+	struct pending_val *v;
+	int err = 0;
+	__u32 u, kf = 0;
+
+	u = o->intern(o->ictx, SAF_STACK_USER, r->ips, r->ubytes / 8, &err);
+	if (!err)
+		kf = o->intern(o->ictx, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH], r->kbytes / 8,
+			       &err);
+	if (err)
+		return err;
+	v = rec_htab__put(o->pending, &k, NULL);
+	if (!v)
+		return -ENOMEM;
+	*v = (struct pending_val){u, kf, false};
+	return 0;
+}
+
+static int on_end(struct rec_offcpu *o, const struct sa_rb_offend *e)
+{
+	struct pending_key k = {.tid = e->tid, .ts = e->ts};
+	struct pending_val *p = rec_htab__get(o->pending, &k);
+	__u32 set = e->epoch & 1;
+	struct off_agg_key ak;
+	struct off_agg_val *v;
+
+	if (!p || p->done) {
+		o->lost_us[set]++; /* its start was not read: cannot happen in one ring */
+		return 0;
+	}
+	p->done = true;
+	o->ndone++;
+	ak = (struct off_agg_key){e->tgid, e->tid,
+				  e->gen,  p->ufid,
+				  p->kfid, e->flags & SA_OFF_PREEMPTED ? SAF_OFFCPU_PREEMPTED : 0};
+	v = rec_htab__put(o->agg[set], &ak, NULL);
+	if (!v)
+		return -ENOMEM;
+	if (!v->count)
+		memcpy(v->comm, e->comm, SA_COMM_LEN);
+	v->count++;
+	v->ns += e->ns;
+	return 0;
+}
+
+/**
+ * rec_offcpu__on_rb() - ring_buffer callback for offrb (@ctx: the
+ * rec_offcpu): interns an OFF_START's stacks, adds an OFF_END's time to
+ * its interval. Out of memory, the period is counted lost; another error
+ * stops the ring buffer's consumption with it.
+ */
+int rec_offcpu__on_rb(void *ctx, void *data, size_t len)
+{
+	struct rec_offcpu *o = ctx;
+	const __u32 *kind = data;
+	int err = 0;
+
+	if (len >= sizeof(struct sa_rb_offstart) && *kind == SA_RB_OFF_START) {
+		err = on_start(o, data);
+		if (err == -ENOMEM)
+			err = 0; /* its end, unmatched, counts the loss */
+	} else if (len >= sizeof(struct sa_rb_offend) && *kind == SA_RB_OFF_END) {
+		err = on_end(o, data);
+		if (err == -ENOMEM) {
+			o->lost_us[((const struct sa_rb_offend *)data)->epoch & 1]++;
+			err = 0;
+		}
+	}
+	return err;
+}
+
+/* Forget the recovered periods that ended: copy the open ones to a new table. */
+static int compact_pending(struct rec_offcpu *o)
+{
+	struct rec_htab *n;
+	const struct pending_key *k;
+	struct pending_val *v, *nv;
+	size_t it = 0;
+
+	if (o->ndone < 1024 || o->ndone < rec_htab__len(o->pending) / 2)
+		return 0;
+	n = rec_htab__new(sizeof(struct pending_key), sizeof(struct pending_val));
+	if (!n)
+		return -ENOMEM;
+	while ((k = rec_htab__next(o->pending, &it, (void **)&v))) {
+		if (v->done)
+			continue;
+		nv = rec_htab__put(n, k, NULL);
+		if (!nv) {
+			rec_htab__free(n);
+			return -ENOMEM;
+		}
+		*nv = *v;
+	}
+	rec_htab__free(o->pending);
+	o->pending = n;
+	o->ndone = 0;
+	return 0;
+}
+
+/**
+ * rec_offcpu__drain() - take the off-CPU counts of interval @epoch (its
+ * set's map) out of the kernel (lookup_and_delete_batch, or one by one
+ * where that is missing) and aggregate them by file stack ids, found with
+ * @resolve(@ctx, ...) or pinned. Call after the grace period, before the
+ * set's stack map is cleared.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
+{
+	__u32 set = epoch & 1;
+	int fd = rec_session__offcounts_fd(o->s, set);
+	__u64 in = 0, out = 0;
+	__u32 i, n;
+	int err, err2;
+
+	for (bool first = true;; first = false) {
+		n = o->batch;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, o->keys,
+						      o->vals, &n, NULL);
+		if (err && err != -ENOENT) {
+			if (first &&
+			    (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */))
+				break;
+			return err;
+		}
+		for (i = 0; i < n; i++) {
+			err2 = add_one(o, epoch, &o->keys[i], &o->vals[i], resolve, ctx);
+			if (err2)
+				return err2;
+		}
+		if (err == -ENOENT)
+			return 0;
+		in = out;
+	}
+	while (!bpf_map_get_next_key(fd, NULL, &o->keys[0])) {
+		if (bpf_map_lookup_and_delete_elem(fd, &o->keys[0], &o->vals[0]))
+			return -errno;
+		err = add_one(o, epoch, &o->keys[0], &o->vals[0], resolve, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct pin_ctx {
+	struct rec_offcpu *o;
+	__u32 epoch;
+	__u32 oldest; /* the oldest switch-out interval still needed */
+	rec_resolve_fn resolve;
+	void *ctx;
+};
+
+/* Pin stacks @uid and @kid of interval @sepoch when it is the one ending. */
+static int pin_pair(struct pin_ctx *c, __u32 sepoch, __s32 uid, __s32 kid)
+{
+	__s32 ids[2] = {uid, kid};
+	struct pin_key pk = {.epoch = sepoch};
+	__u32 *fid;
+	int err = 0;
+
+	if ((__s32)(sepoch - c->oldest) < 0)
+		c->oldest = sepoch;
+	if (sepoch != c->epoch)
+		return 0;
+	for (int i = 0; i < 2 && !err; i++) {
+		if (ids[i] < 0)
+			continue;
+		pk.id = ids[i];
+		pk.kind = i ? SAF_STACK_KERNEL : SAF_STACK_USER;
+		fid = rec_htab__put(c->o->pinned, &pk, NULL);
+		if (!fid)
+			return -ENOMEM;
+		*fid = c->resolve(c->ctx, sepoch & 1, ids[i], pk.kind, &err);
+	}
+	return err == -ENOENT ? 0 : err; /* unresolved: counted lost when drained */
+}
+
+/* Threads still off the CPU. */
+static int pin_starts(struct pin_ctx *c)
+{
+	struct rec_offcpu *o = c->o;
+	int fd = rec_session__offstart_fd(o->s);
+	__u32 in = 0, out = 0, i, n;
+	int err = 0;
+
+	for (bool first = true; err != -ENOENT; first = false) {
+		n = o->batch;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, o->tids, o->starts, &n,
+					   NULL);
+		if (err && err != -ENOENT)
+			return err;
+		for (i = 0; i < n; i++) {
+			int e = pin_pair(c, o->starts[i].epoch, o->starts[i].ustack,
+					 o->starts[i].kstack);
+
+			if (e)
+				return e;
+		}
+		in = out;
+	}
+	return 0;
+}
+
+/* Stays counted in the next interval's map since the flip, not drained yet. */
+static int pin_counted(struct pin_ctx *c)
+{
+	struct rec_offcpu *o = c->o;
+	int fd = rec_session__offcounts_fd(o->s, !(c->epoch & 1));
+	__u64 in = 0, out = 0;
+	__u32 i, n;
+	int err = 0;
+
+	for (bool first = true; err != -ENOENT; first = false) {
+		n = o->batch;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, o->keys, o->vals, &n,
+					   NULL);
+		if (err && err != -ENOENT)
+			return err;
+		for (i = 0; i < n; i++) {
+			int e = pin_pair(c, o->keys[i].sepoch, o->keys[i].ustack,
+					 o->keys[i].kstack);
+
+			if (e)
+				return e;
+		}
+		in = out;
+	}
+	return 0;
+}
+
+/* Forget the pins of intervals older than any stay still open or counted. */
+static int unpin_old(struct rec_offcpu *o, __u32 oldest)
+{
+	struct rec_htab *n = rec_htab__new(sizeof(struct pin_key), sizeof(__u32));
+	const struct pin_key *k;
+	__u32 *v, *nv;
+	size_t it = 0;
+
+	if (!n)
+		return -ENOMEM;
+	while ((k = rec_htab__next(o->pinned, &it, (void **)&v))) {
+		if ((__s32)(k->epoch - oldest) < 0)
+			continue;
+		nv = rec_htab__put(n, k, NULL);
+		if (!nv) {
+			rec_htab__free(n);
+			return -ENOMEM;
+		}
+		*nv = *v;
+	}
+	rec_htab__free(o->pinned);
+	o->pinned = n;
+	return 0;
+}
+
+/**
+ * rec_offcpu__pin() - before interval @epoch's stack map is cleared, read
+ * the stacks of its ids that stays still need: those of threads that left
+ * the CPU in @epoch and have not come back, and those of stays counted in
+ * the next interval's map since the flip. BPF adds a stay to the counts
+ * before it deletes the thread's start, and the starts are read first, so
+ * an id moving from one to the other is seen in either. Pins of intervals
+ * no open or counted stay began in are dropped.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
+{
+	struct pin_ctx c = {o, epoch, epoch, resolve, ctx};
+	int err = pin_starts(&c);
+
+	if (!err)
+		err = pin_counted(&c);
+	if (!err && rec_htab__len(o->pinned))
+		err = unpin_old(o, c.oldest);
+	return err;
+}
+
+/**
+ * rec_offcpu__write() - write set @set's aggregated off-CPU time as OFFCPU
+ * records into the open interval of @w, noting each thread in @procs and
+ * each user stack in @sc (NULL: none), then forget it.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
+		      struct rec_procs *procs, struct rec_sc *sc)
+{
+	struct saf_record rec = {.kind = SAF_REC_OFFCPU};
+	const struct off_agg_key *k;
+	struct off_agg_val *v;
+	size_t it = 0;
+	int err = 0;
+
+	while (!err && (k = rec_htab__next(o->agg[set], &it, (void **)&v))) {
+		err = rec_procs__note(procs, k->tgid, k->gen, k->tid, v->comm);
+		if (!err && sc)
+			err = rec_sc__count(sc, k->tgid, k->gen, k->ufid);
+		if (err)
+			break;
+		rec.offcpu = (struct saf_offcpu){.pid = k->tgid,
+						 .tid = k->tid,
+						 .gen = k->gen,
+						 .ustack = k->ufid,
+						 .kstack = k->kfid,
+						 .count = v->count,
+						 .time_ns = v->ns,
+						 .flags = k->flags};
+		rec.offcpu.comm.str = v->comm;
+		rec.offcpu.comm.len = strnlen(v->comm, SA_COMM_LEN);
+		err = saf_writer__add(w, &rec);
+	}
+	rec_htab__clear(o->agg[set]);
+	return err ? err : compact_pending(o);
+}
+
+/**
+ * rec_offcpu__fill_loss() - append the off-CPU counters of @c to @l, with
+ * the periods of set @set sa-record dropped moved from off_kept to
+ * off_lost_userspace (and forgotten).
+ */
+void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
+			   const struct rec_ctrs *c)
+{
+	__u64 kept = c->v[SA_CTR_OFF_KEPT], lost = o->lost_us[set];
+	__u32 i;
+
+	/* enum sa_ctr_idx and enum saf_counter list the off-CPU slots in one order */
+	for (i = 0; i <= SA_CTR_OFF_LOST_OTHER - SA_CTR_OFF_RUNS; i++) {
+		l->ids[l->ncounters] = SAF_CTR_OFF_RUNS + i;
+		l->values[l->ncounters] = c->v[SA_CTR_OFF_RUNS + i];
+		if (l->ids[l->ncounters] == SAF_CTR_OFF_KEPT)
+			l->values[l->ncounters] = kept - (lost < kept ? lost : kept);
+		l->ncounters++;
+	}
+	l->ids[l->ncounters] = SAF_CTR_OFF_LOST_USERSPACE;
+	l->values[l->ncounters++] = lost;
+	l->ids[l->ncounters] = SAF_CTR_OFF_LOST_RINGBUF;
+	l->values[l->ncounters++] = c->v[SA_CTR_OFF_LOST_RINGBUF];
+	l->ids[l->ncounters] = SAF_CTR_OFF_RECOVERED;
+	l->values[l->ncounters++] = c->v[SA_CTR_OFF_RECOVERED];
+	o->lost_us[set] = 0;
+}
+
+/** rec_offcpu__add_total() - add off-CPU counter @id's @v to the totals @t. */
+void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v)
+{
+	if (id == SAF_CTR_OFF_RUNS)
+		t->off_runs += v;
+	else if (id == SAF_CTR_OFF_KEPT)
+		t->off_kept += v;
+	else if (id == SAF_CTR_OFF_SHORT)
+		t->off_short += v;
+	else if (id == SAF_CTR_OFF_RECOVERED)
+		t->off_recovered += v;
+	else
+		t->off_lost += v;
+}
+
+/** rec_offcpu__free() - release it. Accepts NULL. */
+void rec_offcpu__free(struct rec_offcpu *o)
+{
+	if (!o)
+		return;
+	for (int i = 0; i < SA_NSETS; i++)
+		rec_htab__free(o->agg[i]);
+	rec_htab__free(o->pending);
+	rec_htab__free(o->pinned);
+	free(o->keys);
+	free(o->vals);
+	free(o->tids);
+	free(o->starts);
+	free(o);
+}
