@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symdisk.c - the symbolizer's use of the on-disk cache (symcache.h): a
+ * binary whose files are unchanged since a report that looked it up takes
+ * its frames from its entry and opens its ELF and DWARF only on a miss;
+ * what lookups add is written back when the symbolizer retires.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dwprefetch.h"
+#include "elfsym.h"
+#include "symbolize_int.h"
+
+#define SYM_VARIANT_LINES 1u /* names carry " file:line" */
+#define SYM_VARIANT_RAW	  2u /* --no-demangle */
+#define SYM_FACT_SYMTAB	  1u /* the symbol file has a full .symtab */
+
+struct cache_job {
+	struct rpt_symcache *disk;
+	size_t n;
+	struct rpt_symcache_ent *ents[];
+};
+
+static void cache_job_run(void *arg)
+{
+	struct cache_job *j = arg;
+	bool wrote = false;
+
+	for (size_t i = 0; i < j->n; i++) {
+		wrote |= rpt_symcache__store(j->disk, j->ents[i]) > 0;
+		rpt_symcache_ent__free(j->ents[i]);
+	}
+	if (wrote)
+		rpt_symcache__trim(j->disk);
+	free(j);
+}
+
+/*
+ * Write what the binaries' lookups added to the cache, on the prefetcher's
+ * thread when there is one: the first report of a binary pays for the
+ * writing while it writes its own output, not before.
+ */
+void rpt_symdisk__flush(struct rpt_symbolizer *s)
+{
+	struct cache_job *j;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ndsos; i++)
+		n += s->dsos[i].cent != NULL;
+	if (!n)
+		return;
+	j = malloc(sizeof(*j) + n * sizeof(j->ents[0]));
+	for (size_t i = 0, k = 0; i < s->ndsos; i++) {
+		if (j && s->dsos[i].cent)
+			j->ents[k++] = s->dsos[i].cent;
+		else
+			rpt_symcache_ent__free(s->dsos[i].cent);
+		s->dsos[i].cent = NULL;
+	}
+	if (!j)
+		return;
+	j->disk = s->disk;
+	j->n = n;
+	if (!s->prefetch || rpt_dwprefetch__drop(s->prefetch, cache_job_run, j))
+		cache_job_run(j);
+}
+
+static uint32_t variant(const struct rpt_symbolizer *s)
+{
+	return (s->o.lines ? SYM_VARIANT_LINES : 0) | (s->o.no_demangle ? SYM_VARIANT_RAW : 0);
+}
+
+/* The cache directory, opened on first use; NULL when off or not usable. */
+static struct rpt_symcache *cache_dir(struct rpt_symbolizer *s)
+{
+	if (!s->disk_tried && !s->o.no_cache)
+		s->disk = rpt_symcache__open(s->o.cache_dir, 0);
+	s->disk_tried = true;
+	return s->disk;
+}
+
+/*
+ * The cache entry of @d's files: @sym opened with @bin, as @source. When the
+ * file on disk matched, @d takes the facts its open gave then and opens
+ * nothing now (true); else *@fresh gets an empty entry for dso_open() to fill.
+ */
+bool rpt_symdisk__open(struct rpt_symbolizer *s, struct rpt_dso *d, const char *sym,
+		       const char *bin, enum rpt_dso_source source, struct rpt_symcache_ent **fresh)
+{
+	const char *hex = rpt_strpool__str(&s->pool, d->build_id);
+	struct rpt_symcache_ent *e;
+	struct rpt_symcache_id id;
+	int64_t used, bp = 0;
+	bool hit;
+
+	*fresh = NULL;
+	if (!*hex || !cache_dir(s))
+		return false;
+	rpt_symcache_id__init(&id, sym, bin, source, variant(s));
+	e = rpt_symcache__load(s->disk, hex, &id, &hit);
+	if (!e || !hit) {
+		*fresh = e;
+		return false;
+	}
+	used = intern(s, sym);
+	if (bin)
+		bp = intern(s, bin);
+	if (used < 0 || bp < 0) {
+		rpt_symcache_ent__free(e);
+		return false;
+	}
+	d->cent = e;
+	d->deferred = true;
+	d->source = source;
+	d->used_path = used;
+	d->bin_path = bp;
+	d->reason = 0;
+	if (source == RPT_SRC_BINARY && !(rpt_symcache_ent__facts(e) & SYM_FACT_SYMTAB))
+		rpt_symbolizer__set_reason(s, d, "stripped (dynamic symbols only)", NULL);
+	return true;
+}
+
+/* dso_open() opened @d: keep @e as its cache entry if it was made for that. */
+void rpt_symdisk__keep(struct rpt_symbolizer *s, struct rpt_dso *d, struct rpt_symcache_ent *e,
+		       enum rpt_dso_source source, bool have_bin, const char *bin)
+{
+	int64_t bp = have_bin ? intern(s, bin) : 0;
+
+	if (!e || !d->elf || d->source != source || bp < 0) {
+		rpt_symcache_ent__free(e);
+		return;
+	}
+	d->cent = e;
+	d->bin_path = bp;
+	rpt_symcache_ent__set_facts(e, rpt_elfsym__has_symtab(d->elf) ? SYM_FACT_SYMTAB : 0);
+}
+
+/* A cached binary missed: open its files now, as dso_open() would have. */
+void rpt_symdisk__open_deferred(struct rpt_symbolizer *s, struct rpt_dso *d)
+{
+	char sym[PATH_MAX], bin[PATH_MAX];
+	struct rpt_dwload *dw = NULL;
+
+	d->deferred = false;
+	snprintf(sym, sizeof(sym), "%s", rpt_strpool__str(&s->pool, d->used_path));
+	snprintf(bin, sizeof(bin), "%s", rpt_strpool__str(&s->pool, d->bin_path));
+	if (s->prefetch && d->source == RPT_SRC_DEBUG_FILE)
+		dw = rpt_dwprefetch__take(s->prefetch, sym);
+	d->elf = rpt_elfsym__open(sym, d->bin_path ? bin : NULL);
+	if (d->elf)
+		rpt_elfsym__set_dwarf(d->elf, dw);
+	else
+		rpt_dwload__free(dw);
+}
+
+/* s->tmp from @d's cache entry. @return its frames, -ENOENT (not there) or -ENOMEM. */
+int rpt_symdisk__get(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff)
+{
+	const struct rpt_symcache_frame *f;
+	int n = rpt_symcache_ent__get(d->cent, off, pgoff, &f);
+
+	for (int i = 0; i < n && i < SYM_MAX_FRAMES; i++) {
+		int64_t name = intern(s, rpt_symcache_ent__str(d->cent, f[i].name));
+
+		if (name < 0)
+			return -ENOMEM;
+		s->tmp[i] = (struct rpt_sym){name, f[i].kind};
+	}
+	return n < SYM_MAX_FRAMES ? n : SYM_MAX_FRAMES;
+}
+
+/* Keep the @n frames of s->tmp in @d's cache entry (a failure only loses them). */
+void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff,
+		      int n)
+{
+	const char *names[SYM_MAX_FRAMES];
+	uint32_t kinds[SYM_MAX_FRAMES];
+
+	for (int i = 0; i < n; i++) {
+		names[i] = rpt_strpool__str(&s->pool, s->tmp[i].name);
+		kinds[i] = s->tmp[i].kind;
+	}
+	rpt_symcache_ent__put(d->cent, off, pgoff, names, kinds, n);
+}
+
+bool rpt_symdisk__has(struct rpt_symbolizer *s, const char *hex)
+{
+	return cache_dir(s) && rpt_symcache__has(s->disk, hex, variant(s));
+}
