@@ -226,24 +226,39 @@ static uint8_t *put_le(uint8_t *p, uint64_t v, int bytes)
 	return p;
 }
 
-static void id_read(struct sc_cur *c, struct rpt_symcache_id *id)
+static const size_t id_words = 8; /* the u64 fields of struct rpt_symcache_id */
+
+static void id_words_of(const struct rpt_symcache_id *id, uint64_t *w)
 {
-	id->sym_ino = get_le(c, 8);
-	id->sym_size = get_le(c, 8);
-	id->sym_mtime_ns = get_le(c, 8);
-	id->bin_ino = get_le(c, 8);
-	id->bin_size = get_le(c, 8);
-	id->bin_mtime_ns = get_le(c, 8);
-	id->source = get_le(c, 4);
-	id->variant = get_le(c, 4);
+	const uint64_t v[] = {id->sym_ino, id->sym_size, id->sym_mtime_ns, id->sym_ctime_ns,
+			      id->bin_ino, id->bin_size, id->bin_mtime_ns, id->bin_ctime_ns};
+
+	memcpy(w, v, sizeof(v));
 }
 
-static bool id_equal(const struct rpt_symcache_id *a, const struct rpt_symcache_id *b)
+/* The identity in the file equals @id. */
+static bool id_check(struct sc_cur *c, const struct rpt_symcache_id *id)
 {
-	return a->sym_ino == b->sym_ino && a->sym_size == b->sym_size &&
-	       a->sym_mtime_ns == b->sym_mtime_ns && a->bin_ino == b->bin_ino &&
-	       a->bin_size == b->bin_size && a->bin_mtime_ns == b->bin_mtime_ns &&
-	       a->source == b->source && a->variant == b->variant;
+	uint64_t w[8];
+	bool same = true;
+
+	id_words_of(id, w);
+	for (size_t i = 0; i < id_words; i++)
+		same &= get_le(c, 8) == w[i];
+	same &= get_le(c, 4) == id->source;
+	same &= get_le(c, 4) == id->variant;
+	return same && !c->bad;
+}
+
+static uint8_t *id_write(uint8_t *p, const struct rpt_symcache_id *id)
+{
+	uint64_t w[8];
+
+	id_words_of(id, w);
+	for (size_t i = 0; i < id_words; i++)
+		p = put_le(p, w[i], 8);
+	p = put_le(p, id->source, 4);
+	return put_le(p, id->variant, 4);
 }
 
 /*
@@ -298,7 +313,6 @@ static int body_read(struct rpt_symcache_ent *e, struct sc_cur *c)
 static int image_read(struct rpt_symcache_ent *e, const uint8_t *buf, size_t len)
 {
 	struct sc_cur c = {buf, buf + len, false};
-	struct rpt_symcache_id id;
 	uint64_t plen, sum;
 	uint32_t hexlen;
 	const uint8_t *hex;
@@ -317,10 +331,9 @@ static int image_read(struct rpt_symcache_ent *e, const uint8_t *buf, size_t len
 	hex = take(&c, hexlen);
 	if (!hex || hexlen != strlen(e->hex) || memcmp(hex, e->hex, hexlen))
 		return -EBADMSG;
-	id_read(&c, &id);
-	e->facts = get_le(&c, 4);
-	if (c.bad || !id_equal(&id, &e->id))
+	if (!id_check(&c, &e->id))
 		return -ESTALE;
+	e->facts = get_le(&c, 4);
 	return body_read(e, &c);
 }
 
@@ -351,12 +364,11 @@ static uint8_t *image_write_body(const struct rpt_symcache_ent *e, uint8_t *p)
 static uint8_t *image_write(const struct rpt_symcache_ent *e, size_t *len)
 {
 	size_t hexlen = strlen(e->hex), nframes = 0, plen;
-	const struct rpt_symcache_id *id = &e->id;
 	uint8_t *buf, *p;
 
 	for (size_t i = 0; i < e->nrecs; i++)
 		nframes += e->recs[i].n;
-	plen = 4 + hexlen + 6 * 8 + 4 * 3 + 3 * 4 + e->nrecs * SC_REC + nframes * SC_FRAME +
+	plen = 4 + hexlen + id_words * 8 + 4 * 3 + 3 * 4 + e->nrecs * SC_REC + nframes * SC_FRAME +
 	       e->pool.len;
 	buf = malloc(SC_HDR + plen);
 	if (!buf)
@@ -364,14 +376,7 @@ static uint8_t *image_write(const struct rpt_symcache_ent *e, size_t *len)
 	p = put_le(buf + SC_HDR, hexlen, 4);
 	memcpy(p, e->hex, hexlen);
 	p += hexlen;
-	p = put_le(p, id->sym_ino, 8);
-	p = put_le(p, id->sym_size, 8);
-	p = put_le(p, id->sym_mtime_ns, 8);
-	p = put_le(p, id->bin_ino, 8);
-	p = put_le(p, id->bin_size, 8);
-	p = put_le(p, id->bin_mtime_ns, 8);
-	p = put_le(p, id->source, 4);
-	p = put_le(p, id->variant, 4);
+	p = id_write(p, &e->id);
 	p = put_le(p, e->facts, 4);
 	p = put_le(p, e->nrecs, 4);
 	p = put_le(p, nframes, 4);

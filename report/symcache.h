@@ -23,14 +23,15 @@
 
 /*
  * The files an entry was derived from, and how: an entry is used only when
- * every field equals the current one. A file is known by inode, size and
- * modification time (0s when absent).
+ * every field equals the current one. A file is known by inode, size,
+ * modification and change time (0s when absent): a file rewritten in place
+ * changes its ctime even when its mtime is set back.
  */
 struct rpt_symcache_id {
-	uint64_t sym_ino, sym_size, sym_mtime_ns; /* the file symbols came from */
-	uint64_t bin_ino, bin_size, bin_mtime_ns; /* the binary (segments), if any */
-	uint32_t source;			  /* enum rpt_dso_source */
-	uint32_t variant;			  /* symbolizer options that shape names */
+	uint64_t sym_ino, sym_size, sym_mtime_ns, sym_ctime_ns; /* the file symbols came from */
+	uint64_t bin_ino, bin_size, bin_mtime_ns, bin_ctime_ns; /* the binary (segments), if any */
+	uint32_t source;					/* enum rpt_dso_source */
+	uint32_t variant; /* symbolizer options that shape names */
 };
 
 /* One frame: @name is an offset in the entry's pool. */

@@ -168,24 +168,29 @@ int rpt_symcache_dir__trim(int dirfd, uint64_t max_bytes)
 	return err;
 }
 
-static void id_file(const char *path, uint64_t *ino, uint64_t *size, uint64_t *mtime_ns)
+static uint64_t ns(const struct timespec *t)
 {
-	struct stat st;
-
-	*ino = *size = *mtime_ns = 0;
-	if (!path || stat(path, &st))
-		return;
-	*ino = st.st_ino;
-	*size = st.st_size;
-	*mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return (uint64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
 void rpt_symcache_id__init(struct rpt_symcache_id *id, const char *sym, const char *bin,
 			   uint32_t source, uint32_t variant)
 {
+	struct stat st;
+
 	memset(id, 0, sizeof(*id));
-	id_file(sym, &id->sym_ino, &id->sym_size, &id->sym_mtime_ns);
-	id_file(bin, &id->bin_ino, &id->bin_size, &id->bin_mtime_ns);
+	if (sym && !stat(sym, &st)) {
+		id->sym_ino = st.st_ino;
+		id->sym_size = st.st_size;
+		id->sym_mtime_ns = ns(&st.st_mtim);
+		id->sym_ctime_ns = ns(&st.st_ctim);
+	}
+	if (bin && !stat(bin, &st)) {
+		id->bin_ino = st.st_ino;
+		id->bin_size = st.st_size;
+		id->bin_mtime_ns = ns(&st.st_mtim);
+		id->bin_ctime_ns = ns(&st.st_ctim);
+	}
 	id->source = source;
 	id->variant = variant;
 }

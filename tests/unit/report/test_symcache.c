@@ -43,7 +43,7 @@ static int teardown(void **state)
 
 static struct rpt_symcache_id test_id(uint32_t source)
 {
-	struct rpt_symcache_id id = {1, 2, 3, 4, 5, 6, source, 0};
+	struct rpt_symcache_id id = {1, 2, 3, 4, 5, 6, 7, 8, source, 0};
 
 	return id;
 }
