@@ -30,6 +30,8 @@ struct rpt_symbolizer {
 	struct rpt_dwprefetch *prefetch; /* NULL: one CPU, or none started */
 	struct rpt_symcache *disk;	 /* NULL: --no-cache, or not usable */
 	bool disk_tried;
+	struct rpt_hmap disk_names; /* dso << 32 | cache name id -> pool offset */
+	struct rpt_hmap disk_ids;   /* dso << 32 | pool offset -> cache name id */
 };
 
 static inline int64_t intern(struct rpt_symbolizer *s, const char *str)

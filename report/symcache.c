@@ -15,36 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symcache.h"
-
-#define SC_MAGIC   "SASYMC\r\n"
-#define SC_VERSION 1
-#define SC_HDR	   32
-#define SC_REC	   24
-#define SC_FRAME   8
-
-struct sc_rec {
-	uint64_t off, pgoff;
-	uint32_t first, n;
-};
+#include "symcache_int.h"
 
 struct rpt_symcache {
 	int dirfd;
 	uint64_t max_bytes;
 	unsigned int seq; /* temporary file names */
-};
-
-struct rpt_symcache_ent {
-	char hex[RPT_SYMCACHE_HEX_MAX + 1];
-	struct rpt_symcache_id id;
-	uint32_t facts;
-	struct rpt_strpool pool;
-	struct rpt_hmap index; /* off -> index in recs */
-	struct sc_rec *recs;
-	size_t nrecs, recs_cap;
-	struct rpt_symcache_frame *frames;
-	size_t nframes, frames_cap;
-	bool dirty;
 };
 
 /* ---- directory ---------------------------------------------------------- */
@@ -110,6 +86,8 @@ static struct rpt_symcache_ent *ent_new(const char *hex, const struct rpt_symcac
 	}
 	snprintf(e->hex, sizeof(e->hex), "%s", hex);
 	e->id = *id;
+	e->blob = "";
+	e->nblob = 1;
 	return e;
 }
 
@@ -117,6 +95,7 @@ void rpt_symcache_ent__free(struct rpt_symcache_ent *e)
 {
 	if (!e)
 		return;
+	free(e->file);
 	rpt_strpool__fini(&e->pool);
 	rpt_hmap__fini(&e->index);
 	free(e->recs);
@@ -124,27 +103,78 @@ void rpt_symcache_ent__free(struct rpt_symcache_ent *e)
 	free(e);
 }
 
-int rpt_symcache_ent__get(const struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
-			  const struct rpt_symcache_frame **frames)
+/* The file's record of @off: binary search, the records are sorted. */
+static bool file_find(const struct rpt_symcache_ent *e, uint64_t off, struct sc_rec *r)
 {
-	const struct sc_rec *r;
-	uint64_t i;
+	uint32_t lo = 0, hi = e->nfrecs;
 
-	if (!rpt_hmap__get(&e->index, off, &i))
-		return -ENOENT;
-	r = &e->recs[i];
-	if (r->pgoff != pgoff)
-		return -ENOENT;
-	*frames = e->frames + r->first;
-	return r->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t o = sc_le(e->frecs + (size_t)mid * SC_REC, 8);
+
+		if (o == off) {
+			*r = sc_file_rec(e, mid);
+			return true;
+		}
+		if (o < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
 }
 
-/* Append a record; the frames are the caller's to add at e->frames[first]. */
-static int rec_add(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff, uint32_t n)
+int rpt_symcache_ent__get(const struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
+			  struct rpt_symcache_frame *out, int cap)
+{
+	bool mem = false;
+	struct sc_rec r;
+	uint64_t i;
+	int n;
+
+	if (e->nrecs && rpt_hmap__get(&e->index, off, &i)) {
+		r = e->recs[i];
+		mem = true;
+	} else if (!file_find(e, off, &r)) {
+		return -ENOENT;
+	}
+	if (r.pgoff != pgoff)
+		return -ENOENT;
+	n = r.n < (uint32_t)cap ? (int)r.n : cap;
+	for (int k = 0; k < n; k++) {
+		const uint8_t *p = e->fframes + (size_t)(r.first + k) * SC_FRAME;
+
+		if (mem)
+			out[k] = e->frames[r.first + k];
+		else
+			out[k] = (struct rpt_symcache_frame){sc_le(p, 4), sc_le(p + 4, 4)};
+	}
+	return n;
+}
+
+int64_t rpt_symcache_ent__name(struct rpt_symcache_ent *e, const char *name)
+{
+	int64_t p = rpt_strpool__intern(&e->pool, name, strlen(name));
+
+	if (p < 0 || (uint64_t)e->nblob - 1 + p > UINT32_MAX)
+		return -ENOMEM;
+	return p ? e->nblob - 1 + p : 0;
+}
+
+const char *rpt_symcache_ent__str(const struct rpt_symcache_ent *e, uint32_t name)
+{
+	if (name < e->nblob)
+		return e->blob + name;
+	return rpt_strpool__str(&e->pool, name - e->nblob + 1);
+}
+
+int rpt_symcache_ent__put_frames(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
+				 const struct rpt_symcache_frame *f, int n)
 {
 	uint64_t i;
 
-	if (rpt_grow((void **)&e->frames, &e->frames_cap, e->nframes + n, sizeof(*e->frames), 64) ||
+	if (n < 0 || off == UINT64_MAX ||
+	    rpt_grow((void **)&e->frames, &e->frames_cap, e->nframes + n, sizeof(*e->frames), 64) ||
 	    e->nframes + n > UINT32_MAX)
 		return -ENOMEM;
 	if (!rpt_hmap__get(&e->index, off, &i)) {
@@ -154,28 +184,28 @@ static int rec_add(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff, uin
 		i = e->nrecs++;
 	}
 	e->recs[i] = (struct sc_rec){off, pgoff, e->nframes, n};
+	if (n)
+		memcpy(e->frames + e->nframes, f, n * sizeof(*f));
+	e->nframes += n;
+	e->dirty = true;
 	return 0;
 }
 
 int rpt_symcache_ent__put(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
 			  const char *const *names, const uint32_t *kinds, int n)
 {
-	if (n < 0 || off == UINT64_MAX || rec_add(e, off, pgoff, n))
-		return -ENOMEM;
+	struct rpt_symcache_frame f[64];
+
+	if (n < 0 || n > 64)
+		return -EINVAL;
 	for (int i = 0; i < n; i++) {
-		int64_t name = rpt_strpool__intern(&e->pool, names[i], strlen(names[i]));
+		int64_t name = rpt_symcache_ent__name(e, names[i]);
 
 		if (name < 0)
 			return -ENOMEM;
-		e->frames[e->nframes++] = (struct rpt_symcache_frame){name, kinds[i]};
+		f[i] = (struct rpt_symcache_frame){name, kinds[i]};
 	}
-	e->dirty = true;
-	return 0;
-}
-
-const char *rpt_symcache_ent__str(const struct rpt_symcache_ent *e, uint32_t name)
-{
-	return rpt_strpool__str(&e->pool, name);
+	return rpt_symcache_ent__put_frames(e, off, pgoff, f, n);
 }
 
 uint32_t rpt_symcache_ent__facts(const struct rpt_symcache_ent *e)
@@ -188,207 +218,6 @@ void rpt_symcache_ent__set_facts(struct rpt_symcache_ent *e, uint32_t facts)
 	if (e->facts != facts)
 		e->dirty = true;
 	e->facts = facts;
-}
-
-/* ---- the file image ------------------------------------------------------- */
-
-struct sc_cur {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static const uint8_t *take(struct sc_cur *c, size_t n)
-{
-	const uint8_t *p = c->p;
-
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		return NULL;
-	}
-	c->p += n;
-	return p;
-}
-
-static uint64_t get_le(struct sc_cur *c, int bytes)
-{
-	const uint8_t *p = take(c, bytes);
-	uint64_t v = 0;
-
-	for (int i = bytes - 1; p && i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint8_t *put_le(uint8_t *p, uint64_t v, int bytes)
-{
-	for (int i = 0; i < bytes; i++, v >>= 8)
-		*p++ = v & 0xff;
-	return p;
-}
-
-static const size_t id_words = 8; /* the u64 fields of struct rpt_symcache_id */
-
-static void id_words_of(const struct rpt_symcache_id *id, uint64_t *w)
-{
-	const uint64_t v[] = {id->sym_ino, id->sym_size, id->sym_mtime_ns, id->sym_ctime_ns,
-			      id->bin_ino, id->bin_size, id->bin_mtime_ns, id->bin_ctime_ns};
-
-	memcpy(w, v, sizeof(v));
-}
-
-/* The identity in the file equals @id. */
-static bool id_check(struct sc_cur *c, const struct rpt_symcache_id *id)
-{
-	uint64_t w[8];
-	bool same = true;
-
-	id_words_of(id, w);
-	for (size_t i = 0; i < id_words; i++)
-		same &= get_le(c, 8) == w[i];
-	same &= get_le(c, 4) == id->source;
-	same &= get_le(c, 4) == id->variant;
-	return same && !c->bad;
-}
-
-static uint8_t *id_write(uint8_t *p, const struct rpt_symcache_id *id)
-{
-	uint64_t w[8];
-
-	id_words_of(id, w);
-	for (size_t i = 0; i < id_words; i++)
-		p = put_le(p, w[i], 8);
-	p = put_le(p, id->source, 4);
-	return put_le(p, id->variant, 4);
-}
-
-/*
- * The string blob is the pool of the entry that wrote it: interning its
- * strings in order rebuilds the same offsets, unless the blob is damaged
- * (then the lengths differ, or a name does not start a string).
- */
-static int blob_read(struct rpt_symcache_ent *e, const uint8_t *blob, size_t len)
-{
-	if (!len || blob[0] || blob[len - 1])
-		return -EBADMSG;
-	for (size_t i = 1; i < len;) {
-		size_t n = strlen((const char *)blob + i);
-
-		if (rpt_strpool__intern(&e->pool, (const char *)blob + i, n) != (int64_t)i)
-			return -EBADMSG;
-		i += n + 1;
-	}
-	return e->pool.len == len ? 0 : -EBADMSG;
-}
-
-static int body_read(struct rpt_symcache_ent *e, struct sc_cur *c)
-{
-	uint32_t nrecs = get_le(c, 4), nframes = get_le(c, 4), nstr = get_le(c, 4);
-	const uint8_t *recs = take(c, (uint64_t)nrecs * SC_REC);
-	const uint8_t *frames = take(c, (uint64_t)nframes * SC_FRAME);
-	const uint8_t *blob = take(c, nstr);
-	struct sc_cur rc = {recs, frames, false}, fc = {frames, blob, false};
-
-	if (c->bad || c->p != c->end || blob_read(e, blob, nstr))
-		return -EBADMSG;
-	for (uint32_t i = 0; i < nrecs; i++) {
-		uint64_t off = get_le(&rc, 8), pgoff = get_le(&rc, 8);
-		uint32_t first = get_le(&rc, 4), n = get_le(&rc, 4);
-
-		if ((uint64_t)first + n > nframes || first != e->nframes)
-			return -EBADMSG;
-		if (rec_add(e, off, pgoff, n))
-			return -ENOMEM;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t name = get_le(&fc, 4), kind = get_le(&fc, 4);
-
-			if (name >= nstr || (name && blob[name - 1]))
-				return -EBADMSG;
-			e->frames[e->nframes++] = (struct rpt_symcache_frame){name, kind};
-		}
-	}
-	return e->nframes == nframes ? 0 : -EBADMSG;
-}
-
-/* Parse file bytes @buf[0..len) into @e, checking them against @hex and @id. */
-static int image_read(struct rpt_symcache_ent *e, const uint8_t *buf, size_t len)
-{
-	struct sc_cur c = {buf, buf + len, false};
-	uint64_t plen, sum;
-	uint32_t hexlen;
-	const uint8_t *hex;
-
-	if (len < SC_HDR || memcmp(buf, SC_MAGIC, 8))
-		return -EBADMSG;
-	take(&c, 8);
-	if (get_le(&c, 4) != SC_VERSION)
-		return -ENOTSUP;
-	get_le(&c, 4); /* reserved */
-	plen = get_le(&c, 8);
-	sum = get_le(&c, 8);
-	if (plen != len - SC_HDR || rpt_hash_bytes(c.p, plen, SC_VERSION) != sum)
-		return -EBADMSG;
-	hexlen = get_le(&c, 4);
-	hex = take(&c, hexlen);
-	if (!hex || hexlen != strlen(e->hex) || memcmp(hex, e->hex, hexlen))
-		return -EBADMSG;
-	if (!id_check(&c, &e->id))
-		return -ESTALE;
-	e->facts = get_le(&c, 4);
-	return body_read(e, &c);
-}
-
-static uint8_t *image_write_body(const struct rpt_symcache_ent *e, uint8_t *p)
-{
-	uint8_t *frames = p + e->nrecs * SC_REC;
-	uint32_t first = 0;
-
-	/* records' frames in record order: replaced frames are dropped */
-	for (size_t i = 0; i < e->nrecs; i++) {
-		const struct sc_rec *r = &e->recs[i];
-
-		p = put_le(p, r->off, 8);
-		p = put_le(p, r->pgoff, 8);
-		p = put_le(p, first, 4);
-		p = put_le(p, r->n, 4);
-		for (uint32_t j = 0; j < r->n; j++) {
-			frames = put_le(frames, e->frames[r->first + j].name, 4);
-			frames = put_le(frames, e->frames[r->first + j].kind, 4);
-		}
-		first += r->n;
-	}
-	memcpy(frames, e->pool.buf, e->pool.len);
-	return frames + e->pool.len;
-}
-
-/* The file image of @e, malloc()ed, its length in @len; NULL for ENOMEM. */
-static uint8_t *image_write(const struct rpt_symcache_ent *e, size_t *len)
-{
-	size_t hexlen = strlen(e->hex), nframes = 0, plen;
-	uint8_t *buf, *p;
-
-	for (size_t i = 0; i < e->nrecs; i++)
-		nframes += e->recs[i].n;
-	plen = 4 + hexlen + id_words * 8 + 4 * 3 + 3 * 4 + e->nrecs * SC_REC + nframes * SC_FRAME +
-	       e->pool.len;
-	buf = malloc(SC_HDR + plen);
-	if (!buf)
-		return NULL;
-	p = put_le(buf + SC_HDR, hexlen, 4);
-	memcpy(p, e->hex, hexlen);
-	p += hexlen;
-	p = id_write(p, &e->id);
-	p = put_le(p, e->facts, 4);
-	p = put_le(p, e->nrecs, 4);
-	p = put_le(p, nframes, 4);
-	p = put_le(p, e->pool.len, 4);
-	p = image_write_body(e, p);
-	memcpy(buf, SC_MAGIC, 8);
-	p = put_le(buf + 8, SC_VERSION, 4);
-	p = put_le(p, 0, 4);
-	p = put_le(p, plen, 8);
-	put_le(p, rpt_hash_bytes(buf + SC_HDR, plen, SC_VERSION), 8);
-	*len = SC_HDR + plen;
-	return buf;
 }
 
 /* ---- load and store ------------------------------------------------------- */
@@ -436,8 +265,7 @@ struct rpt_symcache_ent *rpt_symcache__load(struct rpt_symcache *c, const char *
 	buf = file_read(c, name, &len);
 	if (!buf)
 		return e;
-	err = image_read(e, buf, len);
-	free(buf);
+	err = sc_image_read(e, buf, len); /* @e owns @buf */
 	if (!err) {
 		*hit = true;
 		return e;
@@ -488,9 +316,9 @@ int rpt_symcache__store(struct rpt_symcache *c, struct rpt_symcache_ent *e)
 	size_t len;
 	int fd = -1, err;
 
-	if (!e->dirty || !e->nrecs)
+	if (!e->dirty || (!e->nrecs && !e->nfrecs))
 		return 0;
-	buf = image_write(e, &len);
+	buf = sc_image_write(e, &len);
 	if (!buf)
 		return -ENOMEM;
 	err = len > c->max_bytes ? -EFBIG : 0;

@@ -117,21 +117,35 @@ void rpt_symcache_ent__free(struct rpt_symcache_ent *e);
 
 /**
  * rpt_symcache_ent__get() - the frames stored for file offset @off of a
- * mapping at file offset @pgoff. @frames: set to a borrowed array, valid
- * until the next rpt_symcache_ent__put(); names via rpt_symcache_ent__str().
- * @return the number of frames (0 is a stored answer), or -ENOENT.
+ * mapping at file offset @pgoff, copied to @out (at most @cap); their names
+ * via rpt_symcache_ent__str(). @return the number copied (0 is a stored
+ * answer), or -ENOENT.
  */
 int rpt_symcache_ent__get(const struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
-			  const struct rpt_symcache_frame **frames);
+			  struct rpt_symcache_frame *out, int cap);
 
 /**
- * rpt_symcache_ent__put() - store @n frames of @off (@names[i] copied,
- * @kinds[i]). @return 0 or -ENOMEM.
+ * rpt_symcache_ent__name() - the name id of @name (copied) in @e, for
+ * rpt_symcache_ent__put_frames(). @return it, or -ENOMEM.
+ */
+int64_t rpt_symcache_ent__name(struct rpt_symcache_ent *e, const char *name);
+
+/**
+ * rpt_symcache_ent__put_frames() - store the @n frames @f (names from
+ * rpt_symcache_ent__name()) of @off, replacing any. @return 0 or -ENOMEM.
+ */
+int rpt_symcache_ent__put_frames(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
+				 const struct rpt_symcache_frame *f, int n);
+
+/**
+ * rpt_symcache_ent__put() - rpt_symcache_ent__put_frames() of @n (at most
+ * 64) frames named @names[i] (copied), of kinds @kinds[i].
+ * @return 0, -EINVAL or -ENOMEM.
  */
 int rpt_symcache_ent__put(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
 			  const char *const *names, const uint32_t *kinds, int n);
 
-/** rpt_symcache_ent__str() - the name at pool offset @name. Borrowed. */
+/** rpt_symcache_ent__str() - the name of id @name. Borrowed, valid until the next put. */
 const char *rpt_symcache_ent__str(const struct rpt_symcache_ent *e, uint32_t name);
 
 /** rpt_symcache_ent__facts() - the caller's flags kept with the entry. */

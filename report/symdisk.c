@@ -156,34 +156,49 @@ void rpt_symdisk__open_deferred(struct rpt_symbolizer *s, struct rpt_dso *d)
 		rpt_dwload__free(dw);
 }
 
-/* s->tmp from @d's cache entry. @return its frames, -ENOENT (not there) or -ENOMEM. */
 int rpt_symdisk__get(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff)
 {
-	const struct rpt_symcache_frame *f;
-	int n = rpt_symcache_ent__get(d->cent, off, pgoff, &f);
+	struct rpt_symcache_frame f[SYM_MAX_FRAMES];
+	int n = rpt_symcache_ent__get(d->cent, off, pgoff, f, SYM_MAX_FRAMES);
+	uint64_t dso = d - s->dsos;
 
-	for (int i = 0; i < n && i < SYM_MAX_FRAMES; i++) {
-		int64_t name = intern(s, rpt_symcache_ent__str(d->cent, f[i].name));
+	/* many addresses share a name: intern it once per binary */
+	for (int i = 0; i < n; i++) {
+		uint64_t key = dso << 32 | f[i].name, v;
+		int64_t name;
 
-		if (name < 0)
+		if (rpt_hmap__get(&s->disk_names, key, &v)) {
+			s->tmp[i] = (struct rpt_sym){v, f[i].kind};
+			continue;
+		}
+		name = intern(s, rpt_symcache_ent__str(d->cent, f[i].name));
+		if (name < 0 || rpt_hmap__put(&s->disk_names, key, name))
 			return -ENOMEM;
 		s->tmp[i] = (struct rpt_sym){name, f[i].kind};
 	}
-	return n < SYM_MAX_FRAMES ? n : SYM_MAX_FRAMES;
+	return n;
 }
 
-/* Keep the @n frames of s->tmp in @d's cache entry (a failure only loses them). */
 void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff,
 		      int n)
 {
-	const char *names[SYM_MAX_FRAMES];
-	uint32_t kinds[SYM_MAX_FRAMES];
+	struct rpt_symcache_frame f[SYM_MAX_FRAMES];
+	uint64_t dso = d - s->dsos;
 
 	for (int i = 0; i < n; i++) {
-		names[i] = rpt_strpool__str(&s->pool, s->tmp[i].name);
-		kinds[i] = s->tmp[i].kind;
+		uint64_t key = dso << 32 | s->tmp[i].name, v;
+		int64_t id;
+
+		if (!rpt_hmap__get(&s->disk_ids, key, &v)) {
+			id = rpt_symcache_ent__name(d->cent,
+						    rpt_strpool__str(&s->pool, s->tmp[i].name));
+			if (id < 0 || rpt_hmap__put(&s->disk_ids, key, id))
+				return; /* a lookup not kept: the cache is an optimisation */
+			v = id;
+		}
+		f[i] = (struct rpt_symcache_frame){v, s->tmp[i].kind};
 	}
-	rpt_symcache_ent__put(d->cent, off, pgoff, names, kinds, n);
+	rpt_symcache_ent__put_frames(d->cent, off, pgoff, f, n);
 }
 
 bool rpt_symdisk__has(struct rpt_symbolizer *s, const char *hex)

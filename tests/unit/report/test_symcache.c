@@ -73,12 +73,12 @@ static struct rpt_symcache_ent *filled(struct rpt_symcache *c, const char *hex, 
 /* @e holds the frames filled() gave offset @i with @tag. */
 static void check_frames(const struct rpt_symcache_ent *e, int i, const char *tag)
 {
-	const struct rpt_symcache_frame *f;
+	struct rpt_symcache_frame f[4];
 	char a[64], b[64];
 
 	snprintf(a, sizeof(a), "inl_%s_%d", tag, i);
 	snprintf(b, sizeof(b), "fn_%s_%d", tag, i / 2);
-	assert_int_equal(rpt_symcache_ent__get(e, 0x1000 + 16 * i, 0, &f), 2);
+	assert_int_equal(rpt_symcache_ent__get(e, 0x1000 + 16 * i, 0, f, 4), 2);
 	assert_string_equal(rpt_symcache_ent__str(e, f[0].name), a);
 	assert_string_equal(rpt_symcache_ent__str(e, f[1].name), b);
 	assert_int_equal(f[0].kind, 3);
@@ -95,7 +95,7 @@ static void test_roundtrip(void **state)
 	struct rpt_symcache *c = rpt_symcache__open(dir, 0);
 	struct rpt_symcache_id id = test_id(1), other = test_id(2);
 	struct rpt_symcache_ent *e;
-	const struct rpt_symcache_frame *f;
+	struct rpt_symcache_frame f[4];
 	bool hit;
 
 	(void)state;
@@ -110,14 +110,57 @@ static void test_roundtrip(void **state)
 	assert_true(hit);
 	for (int i = 0; i < 100; i++)
 		check_frames(e, i, "a");
-	assert_int_equal(rpt_symcache_ent__get(e, 0x1000 + 8, 0, &f), -ENOENT);
-	assert_int_equal(rpt_symcache_ent__get(e, 0x1000, 4096, &f), -ENOENT); /* other pgoff */
+	assert_int_equal(rpt_symcache_ent__get(e, 0x1000 + 8, 0, f, 4), -ENOENT);
+	assert_int_equal(rpt_symcache_ent__get(e, 0x1000, 4096, f, 4), -ENOENT); /* other pgoff */
 	assert_int_equal(rpt_symcache_ent__facts(e), 5);
 	rpt_symcache_ent__free(e);
 	/* made from other files: not used */
 	e = rpt_symcache__load(c, HEX, &other, &hit);
 	assert_false(hit);
-	assert_int_equal(rpt_symcache_ent__get(e, 0x1000, 0, &f), -ENOENT);
+	assert_int_equal(rpt_symcache_ent__get(e, 0x1000, 0, f, 4), -ENOENT);
+	rpt_symcache_ent__free(e);
+	rpt_symcache__free(c);
+}
+
+/*
+ * A loaded entry given new offsets (in descending order) and a replaced
+ * one is written merged: the file's records, then this run's, by offset.
+ */
+static void test_merge(void **state)
+{
+	struct rpt_symcache *c = rpt_symcache__open(dir, 0);
+	struct rpt_symcache_id id = test_id(1);
+	struct rpt_symcache_ent *e;
+	bool hit;
+
+	(void)state;
+	assert_non_null(c);
+	e = filled(c, HEX, 100, "a");
+	assert_int_equal(rpt_symcache__store(c, e), 1);
+	rpt_symcache_ent__free(e);
+	e = rpt_symcache__load(c, HEX, &id, &hit);
+	assert_true(hit);
+	for (int i = 149; i >= 100; i--) {
+		char a[64], b[64];
+		const char *names[2] = {a, b};
+		uint32_t kinds[2] = {3, 0};
+
+		snprintf(a, sizeof(a), "inl_m_%d", i);
+		snprintf(b, sizeof(b), "fn_m_%d", i / 2);
+		assert_int_equal(rpt_symcache_ent__put(e, 0x1000 + 16 * i, 0, names, kinds, 2), 0);
+	}
+	assert_int_equal(rpt_symcache_ent__put(e, 0x1000, 0, (const char *[]){"inl_z_0", "fn_z_0"},
+					       (const uint32_t[]){3, 0}, 2),
+			 0);
+	check_frames(e, 0, "z");
+	check_frames(e, 1, "a");
+	assert_int_equal(rpt_symcache__store(c, e), 1);
+	rpt_symcache_ent__free(e);
+	e = rpt_symcache__load(c, HEX, &id, &hit);
+	assert_true(hit);
+	check_frames(e, 0, "z");
+	for (int i = 1; i < 150; i++)
+		check_frames(e, i, i < 100 ? "a" : "m");
 	rpt_symcache_ent__free(e);
 	rpt_symcache__free(c);
 }
@@ -222,14 +265,14 @@ static void test_concurrent(void **state)
 	}
 	for (int i = 0; i < 400; i++) {
 		struct rpt_symcache_ent *e;
-		const struct rpt_symcache_frame *f;
+		struct rpt_symcache_frame f[4];
 		bool hit;
 		int w;
 
 		e = rpt_symcache__load(c, HEX, &id, &hit);
 		assert_true(hit);
 		/* writer x stores 3000 offsets, y 4000 */
-		w = rpt_symcache_ent__get(e, 0x1000 + 16 * 3500, 0, &f) == 2;
+		w = rpt_symcache_ent__get(e, 0x1000 + 16 * 3500, 0, f, 4) == 2;
 
 		seen[w]++;
 		check_frames(e, 0, tags[w]);
@@ -343,6 +386,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symcache_img.c - the file image of a symbol cache entry (docs/symcache.md):
+ * checked once when loaded (checksum, then every bound a lookup relies on)
+ * and read in place after that; written with the records of the file and
+ * of this run merged by offset and every name once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symcache_int.h"
+
+#define SC_MAGIC   "SASYMC\r\n"
+#define SC_VERSION 1
+#define SC_HDR	   32
+#define SC_IDW	   8 /* the u64 fields of struct rpt_symcache_id */
+
+struct sc_cur {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static const uint8_t *take(struct sc_cur *c, size_t n)
+{
+	const uint8_t *p = c->p;
+
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+static uint64_t get_le(struct sc_cur *c, int bytes)
+{
+	const uint8_t *p = take(c, bytes);
+
+	return p ? sc_le(p, bytes) : 0;
+}
+
+static uint8_t *put_le(uint8_t *p, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++, v >>= 8)
+		*p++ = v & 0xff;
+	return p;
+}
+
+static void id_words(const struct rpt_symcache_id *id, uint64_t w[SC_IDW])
+{
+	const uint64_t v[SC_IDW] = {id->sym_ino, id->sym_size, id->sym_mtime_ns, id->sym_ctime_ns,
+				    id->bin_ino, id->bin_size, id->bin_mtime_ns, id->bin_ctime_ns};
+
+	memcpy(w, v, sizeof(v));
+}
+
+/* The identity in the file equals @id. */
+static bool id_check(struct sc_cur *c, const struct rpt_symcache_id *id)
+{
+	uint64_t w[SC_IDW];
+	bool same = true;
+
+	id_words(id, w);
+	for (int i = 0; i < SC_IDW; i++)
+		same &= get_le(c, 8) == w[i];
+	same &= get_le(c, 4) == id->source;
+	same &= get_le(c, 4) == id->variant;
+	return same && !c->bad;
+}
+
+static uint8_t *id_write(uint8_t *p, const struct rpt_symcache_id *id)
+{
+	uint64_t w[SC_IDW];
+
+	id_words(id, w);
+	for (int i = 0; i < SC_IDW; i++)
+		p = put_le(p, w[i], 8);
+	p = put_le(p, id->source, 4);
+	return put_le(p, id->variant, 4);
+}
+
+/*
+ * Every bound a lookup relies on: records sorted by offset with their
+ * frames inside the frame array, names starting a string of the blob.
+ */
+static int body_check(struct rpt_symcache_ent *e, struct sc_cur *c)
+{
+	uint32_t nrecs = get_le(c, 4), nframes = get_le(c, 4), nstr = get_le(c, 4);
+	const uint8_t *recs = take(c, (uint64_t)nrecs * SC_REC);
+	const uint8_t *frames = take(c, (uint64_t)nframes * SC_FRAME);
+	const char *blob = (const char *)take(c, nstr);
+
+	if (c->bad || c->p != c->end || !nstr || blob[0] || blob[nstr - 1])
+		return -EBADMSG;
+	e->frecs = recs;
+	e->nfrecs = nrecs;
+	for (uint32_t i = 0; i < nrecs; i++) {
+		struct sc_rec r = sc_file_rec(e, i);
+
+		if ((uint64_t)r.first + r.n > nframes ||
+		    (i && r.off <= sc_le(recs + (size_t)(i - 1) * SC_REC, 8)))
+			return -EBADMSG;
+	}
+	for (uint32_t i = 0; i < nframes; i++) {
+		uint32_t name = sc_le(frames + (size_t)i * SC_FRAME, 4);
+
+		if (name >= nstr || (name && blob[name - 1]))
+			return -EBADMSG;
+	}
+	e->fframes = frames;
+	e->nfframes = nframes;
+	e->blob = blob;
+	e->nblob = nstr;
+	return 0;
+}
+
+int sc_image_read(struct rpt_symcache_ent *e, uint8_t *buf, size_t len)
+{
+	struct sc_cur c = {buf, buf + len, false};
+	uint64_t plen, sum;
+	uint32_t hexlen;
+	const uint8_t *hex;
+	int err;
+
+	e->file = buf;
+	if (len < SC_HDR || memcmp(buf, SC_MAGIC, 8))
+		return -EBADMSG;
+	take(&c, 8);
+	if (get_le(&c, 4) != SC_VERSION)
+		return -ENOTSUP;
+	get_le(&c, 4); /* reserved */
+	plen = get_le(&c, 8);
+	sum = get_le(&c, 8);
+	if (plen != len - SC_HDR || rpt_hash_bytes(c.p, plen, SC_VERSION) != sum)
+		return -EBADMSG;
+	hexlen = get_le(&c, 4);
+	hex = take(&c, hexlen);
+	if (!hex || hexlen != strlen(e->hex) || memcmp(hex, e->hex, hexlen))
+		return -EBADMSG;
+	if (!id_check(&c, &e->id))
+		return -ESTALE;
+	e->facts = get_le(&c, 4);
+	err = body_check(e, &c);
+	if (err) { /* nothing of the file is used */
+		e->nfrecs = e->nfframes = 0;
+		e->facts = 0;
+	}
+	return err;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+/* A record to write: this run's (mem) or the file's, by index. */
+struct sc_out {
+	uint64_t off;
+	uint32_t idx;
+	bool mem;
+};
+
+static int out_cmp(const void *a, const void *b)
+{
+	const struct sc_out *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The records to write, sorted by offset; their frame count in @nframes. */
+static struct sc_out *out_list(const struct rpt_symcache_ent *e, size_t *n, size_t *nframes)
+{
+	struct sc_out *v = malloc((e->nfrecs + e->nrecs + 1) * sizeof(*v));
+	uint64_t unused;
+
+	*n = *nframes = 0;
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < e->nfrecs; i++) {
+		struct sc_rec r = sc_file_rec(e, i);
+
+		if (rpt_hmap__get(&e->index, r.off, &unused))
+			continue; /* replaced by this run's */
+		v[(*n)++] = (struct sc_out){r.off, i, false};
+		*nframes += r.n;
+	}
+	for (size_t i = 0; i < e->nrecs; i++) {
+		v[(*n)++] = (struct sc_out){e->recs[i].off, i, true};
+		*nframes += e->recs[i].n;
+	}
+	qsort(v, *n, sizeof(*v), out_cmp);
+	return v;
+}
+
+static const char *name_str(const struct rpt_symcache_ent *e, uint32_t name)
+{
+	return rpt_symcache_ent__str(e, name);
+}
+
+/* Frame @j of output record @o, its name re-interned in @names. */
+static int out_frame(const struct rpt_symcache_ent *e, const struct sc_out *o, uint32_t j,
+		     struct rpt_strpool *names, struct rpt_hmap *memo, struct rpt_symcache_frame *f)
+{
+	uint64_t v;
+	int64_t n;
+
+	if (o->mem) {
+		*f = e->frames[e->recs[o->idx].first + j];
+	} else {
+		const uint8_t *p =
+			e->fframes + (size_t)(sc_file_rec(e, o->idx).first + j) * SC_FRAME;
+
+		*f = (struct rpt_symcache_frame){sc_le(p, 4), sc_le(p + 4, 4)};
+	}
+	if (rpt_hmap__get(memo, f->name, &v)) {
+		f->name = v;
+		return 0;
+	}
+	n = rpt_strpool__intern(names, name_str(e, f->name), strlen(name_str(e, f->name)));
+	if (n < 0 || rpt_hmap__put(memo, f->name, n))
+		return -ENOMEM;
+	f->name = n;
+	return 0;
+}
+
+/* Records and frames of @v into @p (records) and @p + nrecs * SC_REC (frames). */
+static int body_write(const struct rpt_symcache_ent *e, const struct sc_out *v, size_t n,
+		      uint8_t *p, struct rpt_strpool *names)
+{
+	uint8_t *fp = p + n * SC_REC;
+	struct rpt_hmap memo = {0};
+	uint32_t first = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		struct sc_rec r = v[i].mem ? e->recs[v[i].idx] : sc_file_rec(e, v[i].idx);
+
+		p = put_le(p, r.off, 8);
+		p = put_le(p, r.pgoff, 8);
+		p = put_le(p, first, 4);
+		p = put_le(p, r.n, 4);
+		for (uint32_t j = 0; j < r.n && !err; j++) {
+			struct rpt_symcache_frame f;
+
+			err = out_frame(e, &v[i], j, names, &memo, &f);
+			fp = put_le(fp, f.name, 4);
+			fp = put_le(fp, f.kind, 4);
+		}
+		first += r.n;
+	}
+	rpt_hmap__fini(&memo);
+	return err;
+}
+
+static uint8_t *image_build(const struct rpt_symcache_ent *e, const struct sc_out *v, size_t n,
+			    size_t nframes, size_t *len)
+{
+	size_t hexlen = strlen(e->hex), body = n * SC_REC + nframes * SC_FRAME;
+	size_t head = 4 + hexlen + SC_IDW * 8 + 4 * 2 + 4 + 3 * 4, plen;
+	struct rpt_strpool names;
+	uint8_t *buf = NULL, *p;
+
+	if (rpt_strpool__init(&names))
+		return NULL;
+	buf = malloc(SC_HDR + head + body);
+	if (!buf || body_write(e, v, n, buf + SC_HDR + head, &names) ||
+	    !(p = realloc(buf, SC_HDR + head + body + names.len))) {
+		free(buf);
+		rpt_strpool__fini(&names);
+		return NULL;
+	}
+	buf = p;
+	plen = head + body + names.len;
+	p = put_le(buf + SC_HDR, hexlen, 4);
+	memcpy(p, e->hex, hexlen);
+	p = id_write(p + hexlen, &e->id);
+	p = put_le(p, e->facts, 4);
+	p = put_le(p, n, 4);
+	p = put_le(p, nframes, 4);
+	p = put_le(p, names.len, 4);
+	memcpy(p + body, names.buf, names.len);
+	rpt_strpool__fini(&names);
+	memcpy(buf, SC_MAGIC, 8);
+	p = put_le(buf + 8, SC_VERSION, 4);
+	p = put_le(p, 0, 4);
+	p = put_le(p, plen, 8);
+	put_le(p, rpt_hash_bytes(buf + SC_HDR, plen, SC_VERSION), 8);
+	*len = SC_HDR + plen;
+	return buf;
+}
+
+uint8_t *sc_image_write(const struct rpt_symcache_ent *e, size_t *len)
+{
+	size_t n, nframes;
+	struct sc_out *v = out_list(e, &n, &nframes);
+	uint8_t *buf;
+
+	if (!v || nframes > UINT32_MAX) {
+		free(v);
+		return NULL;
+	}
+	buf = image_build(e, v, n, nframes, len);
+	free(v);
+	return buf;
+}
