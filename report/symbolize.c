@@ -55,7 +55,6 @@ void rpt_symbolizer__free(struct rpt_symbolizer *s)
 	rpt_hmap__fini(&s->cache);
 	rpt_hmap__fini(&s->names);
 	rpt_hmap__fini(&s->disk_names);
-	rpt_hmap__fini(&s->disk_ids);
 	rpt_symtab__fini(&s->usyms);
 	rpt_strpool__fini(&s->pool);
 	free(s);

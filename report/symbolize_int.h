@@ -15,6 +15,13 @@
 
 #define SYM_MAX_FRAMES 64
 
+/* A lookup to add to its binary's cache entry (symdisk.c). */
+struct rpt_symdisk_pend {
+	uint32_t dso, n;
+	size_t first; /* in psyms */
+	uint64_t off, pgoff;
+};
+
 struct rpt_symbolizer {
 	struct rpt_symbolizer_opts o;
 	struct rpt_strpool pool;
@@ -30,8 +37,11 @@ struct rpt_symbolizer {
 	struct rpt_dwprefetch *prefetch; /* NULL: one CPU, or none started */
 	struct rpt_symcache *disk;	 /* NULL: --no-cache, or not usable */
 	bool disk_tried;
-	struct rpt_hmap disk_names; /* dso << 32 | cache name id -> pool offset */
-	struct rpt_hmap disk_ids;   /* dso << 32 | pool offset -> cache name id */
+	struct rpt_hmap disk_names;    /* dso << 32 | cache name id -> pool offset */
+	struct rpt_symdisk_pend *pend; /* lookups for the cache, in order */
+	size_t npend, pend_cap;
+	struct rpt_sym *psyms; /* their frames */
+	size_t npsyms, psyms_cap;
 };
 
 static inline int64_t intern(struct rpt_symbolizer *s, const char *str)
@@ -76,13 +86,17 @@ void rpt_symdisk__open_deferred(struct rpt_symbolizer *s, struct rpt_dso *d);
  */
 int rpt_symdisk__get(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff);
 
-/** rpt_symdisk__put() - keep the @n frames of s->tmp in @d's entry (a failure loses them). */
+/**
+ * rpt_symdisk__put() - keep the @n frames of s->tmp for @d's entry (added
+ * to it by rpt_symdisk__flush(); a failure only loses them).
+ */
 void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff,
 		      int n);
 
 /**
- * rpt_symdisk__flush() - write and release every binary's entry, on the
- * prefetcher's thread when there is one (done before its join).
+ * rpt_symdisk__flush() - add the kept lookups to the binaries' entries,
+ * write and release them, on the prefetcher's thread when there is one
+ * (done before its join); the pool is copied for it.
  */
 void rpt_symdisk__flush(struct rpt_symbolizer *s);
 

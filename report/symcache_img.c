@@ -195,7 +195,7 @@ static const char *name_str(const struct rpt_symcache_ent *e, uint32_t name)
 	return rpt_symcache_ent__str(e, name);
 }
 
-/* Frame @j of output record @o, its name re-interned in @names. */
+/* Frame @j of output record @o, its name re-interned in @names (if not NULL). */
 static int out_frame(const struct rpt_symcache_ent *e, const struct sc_out *o, uint32_t j,
 		     struct rpt_strpool *names, struct rpt_hmap *memo, struct rpt_symcache_frame *f)
 {
@@ -210,6 +210,8 @@ static int out_frame(const struct rpt_symcache_ent *e, const struct sc_out *o, u
 
 		*f = (struct rpt_symcache_frame){sc_le(p, 4), sc_le(p + 4, 4)};
 	}
+	if (!names) /* no file: this run's pool is written as it is */
+		return 0;
 	if (rpt_hmap__get(memo, f->name, &v)) {
 		f->name = v;
 		return 0;
@@ -255,16 +257,21 @@ static uint8_t *image_build(const struct rpt_symcache_ent *e, const struct sc_ou
 {
 	size_t hexlen = strlen(e->hex), body = n * SC_REC + nframes * SC_FRAME;
 	size_t head = 4 + hexlen + SC_IDW * 8 + 4 * 2 + 4 + 3 * 4, plen;
+	/* with a file, names of both are deduplicated into a new pool */
+	bool fresh = e->nblob == 1;
 	struct rpt_strpool names;
 	uint8_t *buf = NULL, *p;
 
-	if (rpt_strpool__init(&names))
+	if (fresh)
+		names = e->pool; /* borrowed: ids are offsets in it */
+	else if (rpt_strpool__init(&names))
 		return NULL;
 	buf = malloc(SC_HDR + head + body);
-	if (!buf || body_write(e, v, n, buf + SC_HDR + head, &names) ||
+	if (!buf || body_write(e, v, n, buf + SC_HDR + head, fresh ? NULL : &names) ||
 	    !(p = realloc(buf, SC_HDR + head + body + names.len))) {
 		free(buf);
-		rpt_strpool__fini(&names);
+		if (!fresh)
+			rpt_strpool__fini(&names);
 		return NULL;
 	}
 	buf = p;
@@ -277,7 +284,8 @@ static uint8_t *image_build(const struct rpt_symcache_ent *e, const struct sc_ou
 	p = put_le(p, nframes, 4);
 	p = put_le(p, names.len, 4);
 	memcpy(p + body, names.buf, names.len);
-	rpt_strpool__fini(&names);
+	if (!fresh)
+		rpt_strpool__fini(&names);
 	memcpy(buf, SC_MAGIC, 8);
 	p = put_le(buf + 8, SC_VERSION, 4);
 	p = put_le(p, 0, 4);

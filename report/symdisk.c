@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dwprefetch.h"
 #include "elfsym.h"
@@ -18,31 +19,70 @@
 #define SYM_VARIANT_RAW	  2u /* --no-demangle */
 #define SYM_FACT_SYMTAB	  1u /* the symbol file has a full .symtab */
 
+/*
+ * The frames this run's lookups found, kept as they are (pool offsets) and
+ * turned into cache entries on the worker thread: the first report of a
+ * binary pays for the cache while it writes its own output, not before.
+ */
 struct cache_job {
 	struct rpt_symcache *disk;
-	size_t n;
-	struct rpt_symcache_ent *ents[];
+	char *names; /* a copy of the symbolizer's pool */
+	struct rpt_symdisk_pend *pend;
+	size_t npend;
+	struct rpt_sym *psyms;
+	size_t n;			 /* binaries */
+	struct rpt_symcache_ent *ents[]; /* by binary index, NULL = none */
 };
+
+/* Add the pending lookups to their binaries' entries. */
+static void job_put(struct cache_job *j)
+{
+	struct rpt_hmap ids = {0}; /* dso << 32 | pool offset -> name id */
+	struct rpt_symcache_frame f[SYM_MAX_FRAMES];
+
+	for (size_t i = 0; i < j->npend; i++) {
+		const struct rpt_symdisk_pend *p = &j->pend[i];
+		struct rpt_symcache_ent *e = j->ents[p->dso];
+		bool ok = true;
+
+		for (uint32_t k = 0; k < p->n && ok; k++) {
+			const struct rpt_sym *y = &j->psyms[p->first + k];
+			uint64_t key = (uint64_t)p->dso << 32 | y->name, v;
+			int64_t id;
+
+			if (!rpt_hmap__get(&ids, key, &v)) {
+				id = rpt_symcache_ent__name(e, j->names + y->name);
+				ok = id >= 0 && !rpt_hmap__put(&ids, key, id);
+				v = id;
+			}
+			f[k] = (struct rpt_symcache_frame){v, y->kind};
+		}
+		if (ok) /* a lookup not kept is only a later miss */
+			rpt_symcache_ent__put_frames(e, p->off, p->pgoff, f, p->n);
+	}
+	rpt_hmap__fini(&ids);
+}
 
 static void cache_job_run(void *arg)
 {
 	struct cache_job *j = arg;
 	bool wrote = false;
 
+	if (j->names)
+		job_put(j);
 	for (size_t i = 0; i < j->n; i++) {
-		wrote |= rpt_symcache__store(j->disk, j->ents[i]) > 0;
+		if (j->ents[i] && j->names)
+			wrote |= rpt_symcache__store(j->disk, j->ents[i]) > 0;
 		rpt_symcache_ent__free(j->ents[i]);
 	}
 	if (wrote)
 		rpt_symcache__trim(j->disk);
+	free(j->names);
+	free(j->pend);
+	free(j->psyms);
 	free(j);
 }
 
-/*
- * Write what the binaries' lookups added to the cache, on the prefetcher's
- * thread when there is one: the first report of a binary pays for the
- * writing while it writes its own output, not before.
- */
 void rpt_symdisk__flush(struct rpt_symbolizer *s)
 {
 	struct cache_job *j;
@@ -50,21 +90,31 @@ void rpt_symdisk__flush(struct rpt_symbolizer *s)
 
 	for (size_t i = 0; i < s->ndsos; i++)
 		n += s->dsos[i].cent != NULL;
-	if (!n)
-		return;
-	j = malloc(sizeof(*j) + n * sizeof(j->ents[0]));
-	for (size_t i = 0, k = 0; i < s->ndsos; i++) {
-		if (j && s->dsos[i].cent)
-			j->ents[k++] = s->dsos[i].cent;
+	j = n ? calloc(1, sizeof(*j) + s->ndsos * sizeof(j->ents[0])) : NULL;
+	for (size_t i = 0; i < s->ndsos; i++) {
+		if (j)
+			j->ents[i] = s->dsos[i].cent;
 		else
 			rpt_symcache_ent__free(s->dsos[i].cent);
 		s->dsos[i].cent = NULL;
 	}
-	if (!j)
-		return;
-	j->disk = s->disk;
-	j->n = n;
-	if (!s->prefetch || rpt_dwprefetch__drop(s->prefetch, cache_job_run, j))
+	if (j) {
+		j->disk = s->disk;
+		j->n = s->ndsos;
+		j->names = malloc(s->pool.len);
+		if (j->names) /* else only release the entries */
+			memcpy(j->names, s->pool.buf, s->pool.len);
+		j->pend = s->pend;
+		j->npend = s->npend;
+		j->psyms = s->psyms;
+	} else {
+		free(s->pend);
+		free(s->psyms);
+	}
+	s->pend = NULL;
+	s->psyms = NULL;
+	s->npend = s->pend_cap = s->npsyms = s->psyms_cap = 0;
+	if (j && (!s->prefetch || rpt_dwprefetch__drop(s->prefetch, cache_job_run, j)))
 		cache_job_run(j);
 }
 
@@ -182,23 +232,12 @@ int rpt_symdisk__get(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, 
 void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff,
 		      int n)
 {
-	struct rpt_symcache_frame f[SYM_MAX_FRAMES];
-	uint64_t dso = d - s->dsos;
-
-	for (int i = 0; i < n; i++) {
-		uint64_t key = dso << 32 | s->tmp[i].name, v;
-		int64_t id;
-
-		if (!rpt_hmap__get(&s->disk_ids, key, &v)) {
-			id = rpt_symcache_ent__name(d->cent,
-						    rpt_strpool__str(&s->pool, s->tmp[i].name));
-			if (id < 0 || rpt_hmap__put(&s->disk_ids, key, id))
-				return; /* a lookup not kept: the cache is an optimisation */
-			v = id;
-		}
-		f[i] = (struct rpt_symcache_frame){v, s->tmp[i].kind};
-	}
-	rpt_symcache_ent__put_frames(d->cent, off, pgoff, f, n);
+	if (rpt_grow((void **)&s->pend, &s->pend_cap, s->npend + 1, sizeof(*s->pend), 256) ||
+	    rpt_grow((void **)&s->psyms, &s->psyms_cap, s->npsyms + n, sizeof(*s->psyms), 1024))
+		return; /* not kept: a later miss */
+	s->pend[s->npend++] = (struct rpt_symdisk_pend){d - s->dsos, n, s->npsyms, off, pgoff};
+	memcpy(s->psyms + s->npsyms, s->tmp, n * sizeof(*s->tmp));
+	s->npsyms += n;
 }
 
 bool rpt_symdisk__has(struct rpt_symbolizer *s, const char *hex)
