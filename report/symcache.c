@@ -169,7 +169,7 @@ const char *rpt_symcache_ent__str(const struct rpt_symcache_ent *e, uint32_t nam
 }
 
 int rpt_symcache_ent__put_frames(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
-				 const struct rpt_symcache_frame *f, int n)
+				 const struct rpt_symcache_frame *f, int n, bool last)
 {
 	uint64_t i;
 
@@ -177,7 +177,11 @@ int rpt_symcache_ent__put_frames(struct rpt_symcache_ent *e, uint64_t off, uint6
 	    rpt_grow((void **)&e->frames, &e->frames_cap, e->nframes + n, sizeof(*e->frames), 64) ||
 	    e->nframes + n > UINT32_MAX)
 		return -ENOMEM;
-	if (!rpt_hmap__get(&e->index, off, &i)) {
+	if (last) { /* no lookup follows: no index; the last of an offset is written */
+		if (rpt_grow((void **)&e->recs, &e->recs_cap, e->nrecs + 1, sizeof(*e->recs), 64))
+			return -ENOMEM;
+		i = e->nrecs++;
+	} else if (!rpt_hmap__get(&e->index, off, &i)) {
 		if (rpt_grow((void **)&e->recs, &e->recs_cap, e->nrecs + 1, sizeof(*e->recs), 64) ||
 		    rpt_hmap__put(&e->index, off, e->nrecs))
 			return -ENOMEM;
@@ -205,7 +209,7 @@ int rpt_symcache_ent__put(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgo
 			return -ENOMEM;
 		f[i] = (struct rpt_symcache_frame){name, kinds[i]};
 	}
-	return rpt_symcache_ent__put_frames(e, off, pgoff, f, n);
+	return rpt_symcache_ent__put_frames(e, off, pgoff, f, n, false);
 }
 
 uint32_t rpt_symcache_ent__facts(const struct rpt_symcache_ent *e)

@@ -132,10 +132,12 @@ int64_t rpt_symcache_ent__name(struct rpt_symcache_ent *e, const char *name);
 
 /**
  * rpt_symcache_ent__put_frames() - store the @n frames @f (names from
- * rpt_symcache_ent__name()) of @off, replacing any. @return 0 or -ENOMEM.
+ * rpt_symcache_ent__name()) of @off, replacing any. @last: no
+ * rpt_symcache_ent__get() of @e will follow, only rpt_symcache__store()
+ * (cheaper: no index is kept). @return 0 or -ENOMEM.
  */
 int rpt_symcache_ent__put_frames(struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,
-				 const struct rpt_symcache_frame *f, int n);
+				 const struct rpt_symcache_frame *f, int n, bool last);
 
 /**
  * rpt_symcache_ent__put() - rpt_symcache_ent__put_frames() of @n (at most

@@ -158,35 +158,66 @@ struct sc_out {
 	bool mem;
 };
 
-static int out_cmp(const void *a, const void *b)
+/*
+ * Sort @v by offset, keeping the order of equal ones (LSD radix sort, 8
+ * bits a pass, passes where every key has the same byte skipped): a
+ * first report writes tens of thousands of records, and qsort's calls of
+ * a comparison cost more than the rest of the writing.
+ */
+static int out_sort(struct sc_out *v, size_t n)
 {
-	const struct sc_out *x = a, *y = b;
+	struct sc_out *tmp = malloc((n + 1) * sizeof(*tmp)), *src = v, *dst = tmp;
 
-	return x->off < y->off ? -1 : x->off > y->off;
+	if (!tmp)
+		return -ENOMEM;
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = {0};
+
+		for (size_t i = 0; i < n; i++)
+			count[(src[i].off >> shift & 0xff) + 1]++;
+		if (n && count[(src[0].off >> shift & 0xff) + 1] == n)
+			continue;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			dst[count[src[i].off >> shift & 0xff]++] = src[i];
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return 0;
 }
 
-/* The records to write, sorted by offset; their frame count in @nframes. */
+/*
+ * The records to write, sorted by offset; their frame count in @nframes.
+ * Of records with the same offset the last added is kept: this run's
+ * replace the file's.
+ */
 static struct sc_out *out_list(const struct rpt_symcache_ent *e, size_t *n, size_t *nframes)
 {
 	struct sc_out *v = malloc((e->nfrecs + e->nrecs + 1) * sizeof(*v));
-	uint64_t unused;
+	size_t k = 0;
 
 	*n = *nframes = 0;
 	if (!v)
 		return NULL;
-	for (uint32_t i = 0; i < e->nfrecs; i++) {
-		struct sc_rec r = sc_file_rec(e, i);
-
-		if (rpt_hmap__get(&e->index, r.off, &unused))
-			continue; /* replaced by this run's */
-		v[(*n)++] = (struct sc_out){r.off, i, false};
-		*nframes += r.n;
+	for (uint32_t i = 0; i < e->nfrecs; i++)
+		v[k++] = (struct sc_out){sc_file_rec(e, i).off, i, false};
+	for (size_t i = 0; i < e->nrecs; i++)
+		v[k++] = (struct sc_out){e->recs[i].off, i, true};
+	if (out_sort(v, k)) {
+		free(v);
+		return NULL;
 	}
-	for (size_t i = 0; i < e->nrecs; i++) {
-		v[(*n)++] = (struct sc_out){e->recs[i].off, i, true};
-		*nframes += e->recs[i].n;
+	for (size_t i = 0; i < k; i++) {
+		if (i + 1 < k && v[i + 1].off == v[i].off)
+			continue;
+		v[*n] = v[i];
+		*nframes += v[i].mem ? e->recs[v[i].idx].n : sc_file_rec(e, v[i].idx).n;
+		(*n)++;
 	}
-	qsort(v, *n, sizeof(*v), out_cmp);
 	return v;
 }
 

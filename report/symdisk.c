@@ -58,7 +58,7 @@ static void job_put(struct cache_job *j)
 			f[k] = (struct rpt_symcache_frame){v, y->kind};
 		}
 		if (ok) /* a lookup not kept is only a later miss */
-			rpt_symcache_ent__put_frames(e, p->off, p->pgoff, f, p->n);
+			rpt_symcache_ent__put_frames(e, p->off, p->pgoff, f, p->n, true);
 	}
 	rpt_hmap__fini(&ids);
 }

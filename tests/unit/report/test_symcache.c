@@ -161,6 +161,22 @@ static void test_merge(void **state)
 	check_frames(e, 0, "z");
 	for (int i = 1; i < 150; i++)
 		check_frames(e, i, i < 100 ? "a" : "m");
+	/* added for the store only (no index): of one offset, the last counts */
+	for (int k = 0; k < 2; k++) {
+		struct rpt_symcache_frame f[2] = {
+			{rpt_symcache_ent__name(e, k ? "inl_w_5" : "inl_v_5"), 3},
+			{rpt_symcache_ent__name(e, k ? "fn_w_2" : "fn_v_2"), 0}};
+
+		assert_int_equal(rpt_symcache_ent__put_frames(e, 0x1000 + 16 * 5, 0, f, 2, true),
+				 0);
+	}
+	assert_int_equal(rpt_symcache__store(c, e), 1);
+	rpt_symcache_ent__free(e);
+	e = rpt_symcache__load(c, HEX, &id, &hit);
+	assert_true(hit);
+	check_frames(e, 5, "w");
+	check_frames(e, 4, "a");
+	check_frames(e, 6, "a");
 	rpt_symcache_ent__free(e);
 	rpt_symcache__free(c);
 }
