@@ -3,7 +3,7 @@
  * symcache_img.c - the file image of a symbol cache entry (docs/symcache.md):
  * checked once when loaded (checksum, then every bound a lookup relies on)
  * and read in place after that; written with the records of the file and
- * of this run merged by offset and every name once.
+ * of this run merged by offset, names as they are numbered.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +15,26 @@
 #define SC_VERSION 1
 #define SC_HDR	   32
 #define SC_IDW	   8 /* the u64 fields of struct rpt_symcache_id */
+
+/*
+ * The payload's checksum: FNV-1a's multiply on 8-byte little-endian words
+ * (a shift folds the high bits back after each), the tail by bytes, then
+ * rpt_hash64(). It finds damage, not tampering (the directory is the
+ * user's own), at a fifth of the cost of a byte-wise hash.
+ */
+static uint64_t sc_sum(const uint8_t *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ len;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		h = (h ^ sc_le(p + i, 8)) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return rpt_hash64(h);
+}
 
 struct sc_cur {
 	const uint8_t *p, *end;
@@ -132,7 +152,7 @@ int sc_image_read(struct rpt_symcache_ent *e, uint8_t *buf, size_t len)
 	get_le(&c, 4); /* reserved */
 	plen = get_le(&c, 8);
 	sum = get_le(&c, 8);
-	if (plen != len - SC_HDR || rpt_hash_bytes(c.p, plen, SC_VERSION) != sum)
+	if (plen != len - SC_HDR || sc_sum(c.p, plen) != sum)
 		return -EBADMSG;
 	hexlen = get_le(&c, 4);
 	hex = take(&c, hexlen);
@@ -221,107 +241,77 @@ static struct sc_out *out_list(const struct rpt_symcache_ent *e, size_t *n, size
 	return v;
 }
 
-static const char *name_str(const struct rpt_symcache_ent *e, uint32_t name)
+/* Frame @j of output record @o. */
+static struct rpt_symcache_frame out_frame(const struct rpt_symcache_ent *e, const struct sc_out *o,
+					   uint32_t j)
 {
-	return rpt_symcache_ent__str(e, name);
-}
+	const uint8_t *p;
 
-/* Frame @j of output record @o, its name re-interned in @names (if not NULL). */
-static int out_frame(const struct rpt_symcache_ent *e, const struct sc_out *o, uint32_t j,
-		     struct rpt_strpool *names, struct rpt_hmap *memo, struct rpt_symcache_frame *f)
-{
-	uint64_t v;
-	int64_t n;
-
-	if (o->mem) {
-		*f = e->frames[e->recs[o->idx].first + j];
-	} else {
-		const uint8_t *p =
-			e->fframes + (size_t)(sc_file_rec(e, o->idx).first + j) * SC_FRAME;
-
-		*f = (struct rpt_symcache_frame){sc_le(p, 4), sc_le(p + 4, 4)};
-	}
-	if (!names) /* no file: this run's pool is written as it is */
-		return 0;
-	if (rpt_hmap__get(memo, f->name, &v)) {
-		f->name = v;
-		return 0;
-	}
-	n = rpt_strpool__intern(names, name_str(e, f->name), strlen(name_str(e, f->name)));
-	if (n < 0 || rpt_hmap__put(memo, f->name, n))
-		return -ENOMEM;
-	f->name = n;
-	return 0;
+	if (o->mem)
+		return e->frames[e->recs[o->idx].first + j];
+	p = e->fframes + (size_t)(sc_file_rec(e, o->idx).first + j) * SC_FRAME;
+	return (struct rpt_symcache_frame){sc_le(p, 4), sc_le(p + 4, 4)};
 }
 
 /* Records and frames of @v into @p (records) and @p + nrecs * SC_REC (frames). */
-static int body_write(const struct rpt_symcache_ent *e, const struct sc_out *v, size_t n,
-		      uint8_t *p, struct rpt_strpool *names)
+static void body_write(const struct rpt_symcache_ent *e, const struct sc_out *v, size_t n,
+		       uint8_t *p)
 {
 	uint8_t *fp = p + n * SC_REC;
-	struct rpt_hmap memo = {0};
 	uint32_t first = 0;
-	int err = 0;
 
-	for (size_t i = 0; i < n && !err; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct sc_rec r = v[i].mem ? e->recs[v[i].idx] : sc_file_rec(e, v[i].idx);
 
 		p = put_le(p, r.off, 8);
 		p = put_le(p, r.pgoff, 8);
 		p = put_le(p, first, 4);
 		p = put_le(p, r.n, 4);
-		for (uint32_t j = 0; j < r.n && !err; j++) {
-			struct rpt_symcache_frame f;
+		for (uint32_t j = 0; j < r.n; j++) {
+			struct rpt_symcache_frame f = out_frame(e, &v[i], j);
 
-			err = out_frame(e, &v[i], j, names, &memo, &f);
 			fp = put_le(fp, f.name, 4);
 			fp = put_le(fp, f.kind, 4);
 		}
 		first += r.n;
 	}
-	rpt_hmap__fini(&memo);
-	return err;
 }
 
+/*
+ * The name blob is the file's followed by this run's pool past its empty
+ * name: every name id is its offset in it, so nothing is renumbered (a
+ * name both hold is kept twice; a later report of the same binaries adds
+ * few).
+ */
 static uint8_t *image_build(const struct rpt_symcache_ent *e, const struct sc_out *v, size_t n,
 			    size_t nframes, size_t *len)
 {
 	size_t hexlen = strlen(e->hex), body = n * SC_REC + nframes * SC_FRAME;
 	size_t head = 4 + hexlen + SC_IDW * 8 + 4 * 2 + 4 + 3 * 4, plen;
-	/* with a file, names of both are deduplicated into a new pool */
-	bool fresh = e->nblob == 1;
-	struct rpt_strpool names;
-	uint8_t *buf = NULL, *p;
+	size_t nstr = e->nblob + e->pool.len - 1;
+	uint8_t *buf, *p;
 
-	if (fresh)
-		names = e->pool; /* borrowed: ids are offsets in it */
-	else if (rpt_strpool__init(&names))
+	if (nstr > UINT32_MAX)
 		return NULL;
-	buf = malloc(SC_HDR + head + body);
-	if (!buf || body_write(e, v, n, buf + SC_HDR + head, fresh ? NULL : &names) ||
-	    !(p = realloc(buf, SC_HDR + head + body + names.len))) {
-		free(buf);
-		if (!fresh)
-			rpt_strpool__fini(&names);
+	plen = head + body + nstr;
+	buf = malloc(SC_HDR + plen);
+	if (!buf)
 		return NULL;
-	}
-	buf = p;
-	plen = head + body + names.len;
 	p = put_le(buf + SC_HDR, hexlen, 4);
 	memcpy(p, e->hex, hexlen);
 	p = id_write(p + hexlen, &e->id);
 	p = put_le(p, e->facts, 4);
 	p = put_le(p, n, 4);
 	p = put_le(p, nframes, 4);
-	p = put_le(p, names.len, 4);
-	memcpy(p + body, names.buf, names.len);
-	if (!fresh)
-		rpt_strpool__fini(&names);
+	p = put_le(p, nstr, 4);
+	body_write(e, v, n, p);
+	memcpy(p + body, e->blob, e->nblob);
+	memcpy(p + body + e->nblob, e->pool.buf + 1, e->pool.len - 1);
 	memcpy(buf, SC_MAGIC, 8);
 	p = put_le(buf + 8, SC_VERSION, 4);
 	p = put_le(p, 0, 4);
 	p = put_le(p, plen, 8);
-	put_le(p, rpt_hash_bytes(buf + SC_HDR, plen, SC_VERSION), 8);
+	put_le(p, sc_sum(buf + SC_HDR, plen), 8);
 	*len = SC_HDR + plen;
 	return buf;
 }

@@ -81,9 +81,13 @@ def mix(x):
     x ^= x >> 33; x = (x * 0xff51afd7ed558ccd) & M
     x ^= x >> 33; x = (x * 0xc4ceb9fe1a85ec53) & M
     return x ^ (x >> 33)
-def fnv(b, seed):
-    h = 0xcbf29ce484222325 ^ seed
-    for c in b:
+def fnv(b):
+    h = 0xcbf29ce484222325 ^ len(b)
+    n = len(b) // 8 * 8
+    for i in range(0, n, 8):
+        h = ((h ^ int.from_bytes(b[i:i + 8], "little")) * 0x100000001b3) & M
+        h ^= h >> 29
+    for c in b[n:]:
         h = ((h ^ c) * 0x100000001b3) & M
     return mix(h)
 n = 0
@@ -93,7 +97,7 @@ for f in glob.glob(d + "/*-0.sac"):
         continue
     b = b.replace(b"\0" + old + b"\0", b"\0" + new + b"\0")
     if fix:
-        b[24:32] = struct.pack("<Q", fnv(bytes(b[32:]), 1))
+        b[24:32] = struct.pack("<Q", fnv(bytes(b[32:])))
     open(f, "wb").write(b)
     n += 1
 print(n)
