@@ -27,6 +27,7 @@ for f in "$REC" "$REP" "$WORK"; do [ -x "$f" ] || { echo "bench-warm: $f not bui
 # script 6.1 fails on the KSYMBOL records of a BPF program loaded while
 # perf records (2 s more samples in the .sa file, which counts against sa)
 capture() {
+	export PERF_BUILDID_DIR=$T/perf-buildid.$RANDOM # empty each time
 	"$WORK" -d $((SECS + 3)) -t 2 >/dev/null 2>&1 &
 	"$REC" -q -F 999 -a --duration $((SECS + 2)) -o "$T/cap.sa" &
 	sleep 1
@@ -37,8 +38,14 @@ capture() {
 	perf script -i "$T/perf.data" >/dev/null 2>&1
 }
 # perf record sometimes aborts ("stack smashing detected") while it writes
-# build ids: capture again, then without them
-capture "" || capture "" || capture --no-buildid || { echo "bench-warm: no readable perf.data" >&2; exit 1; }
+# build ids, and perf script fails on the KSYMBOL record of a BPF program
+# another process loaded meanwhile: capture again, then without build ids
+ok=
+for opt in "" "" --no-buildid --no-buildid --no-buildid --no-buildid; do
+	capture "$opt" && ok=1 && break
+	echo "bench-warm: perf.data unreadable; capturing again${opt:+ with $opt}" >&2
+done
+[ -n "$ok" ] || { echo "bench-warm: no readable perf.data" >&2; exit 1; }
 
 # timed TAG CMD...: "TAG wall_ms cpu_ms" appended to $T/times
 timed() {
