@@ -145,10 +145,8 @@ static void prefetch(struct rpt_symbolizer *s, struct rpt_dso *d, const char *he
 
 	if (!s->prefetch || strlen(hex) < 4)
 		return;
-	if (rpt_symdisk__has(s, hex)) {
-		s->disk_deferred = true; /* seen before: likely answered from disk */
-		return;
-	}
+	if (rpt_symdisk__has(s, hex))
+		return; /* seen before: its lookups are likely answered from disk */
 	for (size_t i = 0; i < ndirs; i++) {
 		const char *dir = i < s->o.ndebug_dirs ? s->o.debug_dirs[i] : "/usr/lib/debug";
 
@@ -388,8 +386,7 @@ static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 
 bool rpt_symbolizer__async(const struct rpt_symbolizer *s)
 {
-	/* a cached binary's misses are inflated ahead by rpt_symbolizer__warm() */
-	return s->prefetch && (s->disk_deferred || rpt_dwprefetch__busy(s->prefetch));
+	return s->prefetch && rpt_dwprefetch__busy(s->prefetch);
 }
 
 static int req_cmp(const void *a, const void *b)
@@ -417,13 +414,9 @@ int rpt_symbolizer__warm(struct rpt_symbolizer *s, struct rpt_sym_req *v, size_t
 			dso_open(s, d);
 		if (d && d->elf && !rpt_elfsym__vaddr(d->elf, v[i].off, v[i].map_pgoff, &vaddr))
 			v[i].rank = rpt_elfsym__rank(d->elf, vaddr);
-		else if (d && d->deferred && rpt_symdisk__misses(s, d, v[i].off, v[i].map_pgoff))
-			v[i].rank =
-				UINT64_MAX; /* after the rest: its DWARF is inflated meanwhile */
 	}
 	if (s->prefetch) /* every binary these need is open */
 		rpt_dwprefetch__hold(s->prefetch);
-	rpt_symdisk__prefetch_misses(s);
 	qsort(v, n, sizeof(*v), req_cmp);
 	for (size_t i = 0; i < n; i++) {
 		int ret = rpt_symbolizer__lookup(s, v[i].dso, v[i].off, v[i].map_pgoff, &f);

@@ -48,7 +48,6 @@ struct rpt_dso {
 	struct rpt_symcache_ent *cent; /* its on-disk cache entry, or NULL */
 	uint32_t bin_path;	       /* the binary opened with used_path, 0 = none */
 	bool deferred;		       /* cached: used_path opened on the first miss */
-	bool misses;		       /* cached, and some address will miss */
 };
 
 /* One resolved frame. */

@@ -37,7 +37,6 @@ struct rpt_symbolizer {
 	struct rpt_dwprefetch *prefetch; /* NULL: one CPU, or none started */
 	struct rpt_symcache *disk;	 /* NULL: --no-cache, or not usable */
 	bool disk_tried;
-	bool disk_deferred;	       /* a debug file was not inflated ahead: cached */
 	struct rpt_hmap disk_names;    /* dso << 32 | cache name id -> pool offset */
 	struct rpt_symdisk_pend *pend; /* lookups for the cache, in order */
 	size_t npend, pend_cap;
@@ -93,20 +92,6 @@ int rpt_symdisk__get(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, 
  */
 void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff,
 		      int n);
-
-/**
- * rpt_symdisk__misses() - cached binary @d (not opened yet) has no answer
- * for @off in a mapping at @pgoff: its files must be opened; a debug file
- * is then marked for rpt_symdisk__prefetch_misses().
- */
-bool rpt_symdisk__misses(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff);
-
-/**
- * rpt_symdisk__prefetch_misses() - queue the debug files marked by
- * rpt_symdisk__misses() on the prefetcher, so that they are inflated on
- * two threads while the answered lookups go first.
- */
-void rpt_symdisk__prefetch_misses(struct rpt_symbolizer *s);
 
 /**
  * rpt_symdisk__flush() - add the kept lookups to the binaries' entries,

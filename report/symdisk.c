@@ -240,30 +240,6 @@ void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off,
 	s->npsyms += n;
 }
 
-bool rpt_symdisk__misses(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff)
-{
-	struct rpt_symcache_frame f[1];
-
-	(void)s;
-	if (!d->cent || rpt_symcache_ent__get(d->cent, off, pgoff, f, 1) != -ENOENT)
-		return false;
-	d->misses = true;
-	return true;
-}
-
-void rpt_symdisk__prefetch_misses(struct rpt_symbolizer *s)
-{
-	for (size_t i = 0; i < s->ndsos && s->prefetch; i++) {
-		struct rpt_dso *d = &s->dsos[i];
-
-		if (d->misses && d->deferred && d->source == RPT_SRC_DEBUG_FILE && d->prefetch < 0)
-			d->prefetch = rpt_dwprefetch__want(s->prefetch,
-							   rpt_strpool__str(&s->pool, d->used_path),
-							   rpt_strpool__str(&s->pool, d->build_id));
-		d->misses = false;
-	}
-}
-
 bool rpt_symdisk__has(struct rpt_symbolizer *s, const char *hex)
 {
 	return cache_dir(s) && rpt_symcache__has(s->disk, hex, variant(s));
