@@ -127,6 +127,7 @@ static int files_list(int dirfd, struct sc_file **v, size_t *n, uint64_t *total)
 	while (!err && (de = readdir(d))) {
 		struct stat st;
 		int64_t mt;
+		size_t len;
 
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
@@ -134,15 +135,15 @@ static int files_list(int dirfd, struct sc_file **v, size_t *n, uint64_t *total)
 		if (!strncmp(de->d_name, RPT_SYMCACHE_TMP, strlen(RPT_SYMCACHE_TMP)) &&
 		    st.st_mtim.tv_sec + TMP_AGE_S < time(NULL))
 			unlinkat(dirfd, de->d_name, 0);
-		if (!ends_with(de->d_name, RPT_SYMCACHE_SUFFIX) ||
-		    strlen(de->d_name) > RPT_SYMCACHE_HEX_MAX + 16)
+		len = strlen(de->d_name);
+		if (!ends_with(de->d_name, RPT_SYMCACHE_SUFFIX) || len >= sizeof((*v)->name))
 			continue;
 		err = rpt_grow((void **)v, &cap, *n + 1, sizeof(**v), 64);
 		if (err)
 			break;
 		(*v)[*n].mtime_ns = mt;
 		(*v)[*n].size = st.st_size;
-		snprintf((*v)[*n].name, sizeof((*v)[*n].name), "%s", de->d_name);
+		memcpy((*v)[*n].name, de->d_name, len + 1);
 		*total += st.st_size;
 		(*n)++;
 	}
