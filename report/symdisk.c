@@ -236,7 +236,8 @@ void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off,
 	    rpt_grow((void **)&s->psyms, &s->psyms_cap, s->npsyms + n, sizeof(*s->psyms), 1024))
 		return; /* not kept: a later miss */
 	s->pend[s->npend++] = (struct rpt_symdisk_pend){d - s->dsos, n, s->npsyms, off, pgoff};
-	memcpy(s->psyms + s->npsyms, s->tmp, n * sizeof(*s->tmp));
+	if (n) /* s->psyms is still NULL while only empty answers were kept */
+		memcpy(s->psyms + s->npsyms, s->tmp, n * sizeof(*s->tmp));
 	s->npsyms += n;
 }
 
