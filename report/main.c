@@ -66,6 +66,7 @@ enum {
 	O_OFFCPU,
 	O_WALL,
 	O_STATE,
+	O_NOCACHE,
 };
 
 static const struct option long_opts[] = {
@@ -98,6 +99,7 @@ static const struct option long_opts[] = {
 	{"no-demangle", 0, NULL, O_NODEM},
 	{"debug-dir", 1, NULL, O_DEBUGDIR},
 	{"symfs", 1, NULL, O_SYMFS},
+	{"no-cache", 0, NULL, O_NOCACHE},
 	{"sort", 1, NULL, O_SORT},
 	{"rows", 1, NULL, O_ROWS},
 	{"title", 1, NULL, O_TITLE},
@@ -131,6 +133,8 @@ static void usage(FILE *f)
 	      "  --focus RE --ignore RE --min-percent P (--percent-limit P)\n"
 	      "  --show-pid --show-tid --annotate-frames --addrs --lines --no-demangle\n"
 	      "  --debug-dir DIR (repeatable)  --symfs DIR\n"
+	      "  --no-cache            neither read nor write the symbol cache\n"
+	      "                        ($XDG_CACHE_HOME/sa, else ~/.cache/sa)\n"
 	      "  --sort self|total --rows N      (--top)\n"
 	      "  --title T --width PX --min-width PX --inverted (--svg)\n"
 	      "  --no-normalize --negate         (--diff)\n"
@@ -255,6 +259,9 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 		return 0;
 	case O_NODEM:
 		c->so.sym.no_demangle = true;
+		return 0;
+	case O_NOCACHE:
+		c->so.sym.no_cache = true;
 		return 0;
 	case O_DEBUGDIR:
 		if (c->so.sym.ndebug_dirs == MAX_DEBUG_DIRS)

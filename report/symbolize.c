@@ -18,26 +18,9 @@
 #include "dwprefetch.h"
 #include "elfsym.h"
 #include "profile.h"
-#include "symbolize.h"
-#include "symtab.h"
+#include "symbolize_int.h"
 
-#define SYM_MAX_FRAMES	   64
 #define SYM_CACHE_OFF_BITS 44
-
-struct rpt_symbolizer {
-	struct rpt_symbolizer_opts o;
-	struct rpt_strpool pool;
-	struct rpt_dso *dsos;
-	size_t ndsos, dsos_cap;
-	struct rpt_hmap dso_index; /* pool offset of the key string -> index */
-	struct rpt_symtab usyms;   /* key: dso index */
-	struct rpt_hmap cache;	   /* dso << 44 | offset -> first << 8 | n */
-	struct rpt_hmap names;	   /* ELF name pointer -> pool offset (no --lines) */
-	struct rpt_sym *syms;
-	size_t nsyms, syms_cap;
-	struct rpt_sym tmp[SYM_MAX_FRAMES];
-	struct rpt_dwprefetch *prefetch; /* NULL: one CPU, or none started */
-};
 
 struct rpt_symbolizer *rpt_symbolizer__new(const struct rpt_symbolizer_opts *o)
 {
@@ -61,7 +44,9 @@ void rpt_symbolizer__free(struct rpt_symbolizer *s)
 {
 	if (!s)
 		return;
+	rpt_symdisk__flush(s);
 	rpt_dwprefetch__free(s->prefetch);
+	rpt_symcache__free(s->disk);
 	for (size_t i = 0; i < s->ndsos; i++)
 		rpt_elfsym__free(s->dsos[i].elf);
 	free(s->dsos);
@@ -69,6 +54,7 @@ void rpt_symbolizer__free(struct rpt_symbolizer *s)
 	rpt_hmap__fini(&s->dso_index);
 	rpt_hmap__fini(&s->cache);
 	rpt_hmap__fini(&s->names);
+	rpt_hmap__fini(&s->disk_names);
 	rpt_symtab__fini(&s->usyms);
 	rpt_strpool__fini(&s->pool);
 	free(s);
@@ -81,6 +67,7 @@ static void elfsym_free(void *e)
 
 void rpt_symbolizer__retire(struct rpt_symbolizer *s)
 {
+	rpt_symdisk__flush(s);
 	for (size_t i = 0; i < s->ndsos; i++) {
 		struct rpt_elfsym *e = s->dsos[i].elf;
 
@@ -103,11 +90,6 @@ struct rpt_dso *rpt_symbolizer__get(struct rpt_symbolizer *s, uint32_t idx)
 size_t rpt_symbolizer__ndsos(const struct rpt_symbolizer *s)
 {
 	return s->ndsos;
-}
-
-static int64_t intern(struct rpt_symbolizer *s, const char *str)
-{
-	return rpt_strpool__intern(&s->pool, str, strlen(str));
 }
 
 static void to_hex(const uint8_t *b, size_t n, char *out)
@@ -163,6 +145,8 @@ static void prefetch(struct rpt_symbolizer *s, struct rpt_dso *d, const char *he
 
 	if (!s->prefetch || strlen(hex) < 4)
 		return;
+	if (rpt_symdisk__has(s, hex))
+		return; /* seen before: its lookups are likely answered from disk */
 	for (size_t i = 0; i < ndirs; i++) {
 		const char *dir = i < s->o.ndebug_dirs ? s->o.debug_dirs[i] : "/usr/lib/debug";
 
@@ -252,8 +236,8 @@ static bool find_debug_file(struct rpt_symbolizer *s, const struct rpt_dso *d, c
 	return false;
 }
 
-static void set_reason(struct rpt_symbolizer *s, struct rpt_dso *d, const char *why,
-		       const char *path)
+void rpt_symbolizer__set_reason(struct rpt_symbolizer *s, struct rpt_dso *d, const char *why,
+				const char *path)
 {
 	char buf[PATH_MAX + 64];
 	int64_t r;
@@ -270,7 +254,7 @@ static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, 
 	bool mismatch = false;
 
 	if (path[0] != '/') { /* [vdso], anon, memfd: nothing on disk */
-		set_reason(s, d, "no file", NULL);
+		rpt_symbolizer__set_reason(s, d, "no file", NULL);
 		return false;
 	}
 	for (int pass = s->o.symfs ? 0 : 1; pass < 2; pass++) {
@@ -283,16 +267,16 @@ static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, 
 		if (!err)
 			return true;
 		if (err == -ESTALE || err == -EPERM || err == -EFBIG) {
-			set_reason(s, d,
-				   err == -ESTALE  ? "build id mismatch"
-				   : err == -EPERM ? "not a regular file"
-						   : "too large",
-				   out);
+			rpt_symbolizer__set_reason(s, d,
+						   err == -ESTALE  ? "build id mismatch"
+						   : err == -EPERM ? "not a regular file"
+								   : "too large",
+						   out);
 			mismatch = true;
 		}
 	}
 	if (!mismatch)
-		set_reason(s, d, "not found", NULL);
+		rpt_symbolizer__set_reason(s, d, "not found", NULL);
 	return false;
 }
 
@@ -352,12 +336,18 @@ static bool fetch_debuginfod(struct rpt_symbolizer *s, const struct rpt_dso *d, 
 static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 {
 	char bin[PATH_MAX], dbg[PATH_MAX];
+	enum rpt_dso_source want;
+	struct rpt_symcache_ent *fresh = NULL;
 	bool have_dbg, have_bin;
 	int64_t used = 0;
 
 	d->opened = true;
 	have_dbg = find_debug_file(s, d, dbg, sizeof(dbg));
 	have_bin = find_binary(s, d, bin, sizeof(bin));
+	want = have_dbg ? RPT_SRC_DEBUG_FILE : RPT_SRC_BINARY;
+	if ((have_dbg || have_bin) &&
+	    rpt_symdisk__open(s, d, have_dbg ? dbg : bin, have_bin ? bin : NULL, want, &fresh))
+		return;
 	if (have_dbg) {
 		struct rpt_dwload *dw = s->prefetch ? rpt_dwprefetch__take(s->prefetch, dbg) : NULL;
 
@@ -374,7 +364,7 @@ static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 		d->source = RPT_SRC_BINARY;
 		used = intern(s, bin);
 		if (d->elf && !rpt_elfsym__has_symtab(d->elf))
-			set_reason(s, d, "stripped (dynamic symbols only)", NULL);
+			rpt_symbolizer__set_reason(s, d, "stripped (dynamic symbols only)", NULL);
 		else if (d->elf)
 			d->reason = 0;
 	}
@@ -393,6 +383,7 @@ static void dso_open(struct rpt_symbolizer *s, struct rpt_dso *d)
 	if (d->source == RPT_SRC_DEBUG_FILE && d->elf)
 		d->reason = 0;
 	d->used_path = used > 0 ? used : 0;
+	rpt_symdisk__keep(s, d, fresh, want, have_bin, bin);
 }
 
 bool rpt_symbolizer__async(const struct rpt_symbolizer *s)
@@ -473,15 +464,22 @@ static int64_t elf_frame_name(struct rpt_symbolizer *s, const struct rpt_elfsym_
 	return name;
 }
 
-/* Resolve uncached: fill s->tmp. @return number of frames or -ENOMEM. */
-static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, uint64_t off,
-		   uint64_t map_pgoff)
+/* The frames of @d's own files: fill s->tmp. @return their number or -ENOMEM. */
+static int elf_resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off,
+		       uint64_t map_pgoff)
 {
 	struct rpt_elfsym_frame fr[SYM_MAX_FRAMES];
-	const struct rpt_symtab_ent *u;
 	uint64_t vaddr;
 	int n = 0;
 
+	if (d->cent) {
+		n = rpt_symdisk__get(s, d, off, map_pgoff);
+		if (n != -ENOENT)
+			return n;
+		n = 0;
+	}
+	if (d->deferred)
+		rpt_symdisk__open_deferred(s, d);
 	if (d->elf && !rpt_elfsym__vaddr(d->elf, off, map_pgoff, &vaddr))
 		n = rpt_elfsym__frames(d->elf, vaddr, s->o.lines, fr, SYM_MAX_FRAMES);
 	for (int i = 0; i < n; i++) {
@@ -492,6 +490,20 @@ static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, ui
 		s->tmp[i].name = name;
 		s->tmp[i].kind = fr[i].inlined ? RPT_FRAME_INLINE : RPT_FRAME_USER;
 	}
+	if (d->cent && d->elf)
+		rpt_symdisk__put(s, d, off, map_pgoff, n);
+	return n;
+}
+
+/* Resolve uncached: fill s->tmp. @return number of frames or -ENOMEM. */
+static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, uint64_t off,
+		   uint64_t map_pgoff)
+{
+	const struct rpt_symtab_ent *u;
+	int n = elf_resolve(s, d, off, map_pgoff);
+
+	if (n < 0)
+		return n;
 	if (n || !d->has_usyms)
 		return n;
 	u = rpt_symtab__lookup(&s->usyms, dso, off);

@@ -6,6 +6,7 @@
  * binary at its recorded path (or under --symfs) when its build id matches,
  * and symbols embedded in the recording (USYM). Each binary keeps the source
  * it was symbolized from and the reason anything better could not be used.
+ * What a binary's files gave is kept on disk per build id (symcache.h).
  */
 #ifndef SA_REPORT_SYMBOLIZE_H
 #define SA_REPORT_SYMBOLIZE_H
@@ -43,7 +44,10 @@ struct rpt_dso {
 	/* private */
 	struct rpt_elfsym *elf;
 	bool has_usyms;
-	int prefetch; /* its debug file's prefetch job, -1 = none */
+	int prefetch;		       /* its debug file's prefetch job, -1 = none */
+	struct rpt_symcache_ent *cent; /* its on-disk cache entry, or NULL */
+	uint32_t bin_path;	       /* the binary opened with used_path, 0 = none */
+	bool deferred;		       /* cached: used_path opened on the first miss */
 };
 
 /* One resolved frame. */
@@ -58,8 +62,10 @@ struct rpt_symbolizer_opts {
 	const char *symfs; /* --symfs: binaries are looked up under it first */
 	bool no_demangle;
 	bool lines;
-	bool no_system_debug; /* skip /usr/lib/debug (tests) */
-	bool no_prefetch;     /* no second thread: no user frame will be looked up (-K) */
+	bool no_system_debug;  /* skip /usr/lib/debug (tests) */
+	bool no_prefetch;      /* no second thread: no user frame will be looked up (-K) */
+	bool no_cache;	       /* --no-cache: no symcache.h cache on disk */
+	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/sa or ~/.cache/sa */
 };
 
 struct rpt_symbolizer;

@@ -9,7 +9,7 @@ _sa_report()
 		-o --output -i --input
 		--comm --pid --tid -U --user-only -K --kernel-only --time --focus --ignore
 		--min-percent --percent-limit --show-pid --show-tid --annotate-frames --addrs
-		--lines --no-demangle --debug-dir --symfs --sort --rows --title --width
+		--lines --no-demangle --debug-dir --symfs --no-cache --sort --rows --title --width
 		--min-width --inverted --no-normalize --negate -v --verbose -q --quiet
 		--version -h --help"
 

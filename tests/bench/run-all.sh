@@ -26,6 +26,8 @@ T=$(mktemp -d /tmp/sa-bench-all.XXXXXX)
 # perf 6.1 aborts ("stack smashing detected", util/build-id.c:1010) while it
 # uses a shared ~/.debug build-id cache on this kernel; give it an empty one.
 export PERF_BUILDID_DIR=$T/perf-buildid
+# sa-report's symbol cache: never the user's; part 3 measures without it
+export XDG_CACHE_HOME=$T/xdg
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
 for f in "$REP" "$GEN"; do [ -x "$f" ] || { echo "run-all: $f not built" >&2; exit 1; }; done
 : >"$T/md"
@@ -141,21 +143,35 @@ part_answer() {
 	say "## 3. Time to answer, on the capture of part 2"
 	md ""
 	for r in $(seq "$ART"); do
-		timed sa_folded "$REP" -q -o "$T/a.folded" "$T/cap.sa"
+		timed sa_folded "$REP" -q --no-cache -o "$T/a.folded" "$T/cap.sa"
 		timed perf_script perf script -i "$T/perf.data"
-		timed sa_svg "$REP" -q --svg -o "$T/a.svg" "$T/cap.sa"
+		timed sa_svg "$REP" -q --no-cache --svg -o "$T/a.svg" "$T/cap.sa"
 		timed perf_report perf report --stdio -i "$T/perf.data"
 	done
 	ps=$(col perf_script 2 | median) ss=$(col sa_folded 2 | median)
 	md "| command | wall s | RSS KB | perf script / it |"
 	md "|---|---|---|---:|"
-	md "| \`sa-report FILE.sa\` (folded) | $(cell sa_folded) | $(cell sa_folded 3) | $(ratio "$ps" "$ss") |"
-	md "| \`sa-report --svg FILE.sa\` | $(cell sa_svg) | $(cell sa_svg 3) | $(ratio "$ps" "$(col sa_svg 2 | median)") |"
+	md "| \`sa-report --no-cache FILE.sa\` (folded) | $(cell sa_folded) | $(cell sa_folded 3) | $(ratio "$ps" "$ss") |"
+	md "| \`sa-report --no-cache --svg FILE.sa\` | $(cell sa_svg) | $(cell sa_svg 3) | $(ratio "$ps" "$(col sa_svg 2 | median)") |"
 	md "| \`perf script -i perf.data\` | $(cell perf_script) | $(cell perf_script 3) | 1.0 |"
 	md "| \`perf report --stdio -i perf.data\` | $(cell perf_report) | $(cell perf_report 3) | $(ratio "$ps" "$(col perf_report 2 | median)") |"
 	md ""
 	echo "file -> folded: sa $ss s, perf script $ps s: $(ratio "$ps" "$ss")x (target >= 20x)"
 	md "Target: file to folded at least 20x faster than perf script alone: $(ratio "$ps" "$ss")x$(awk -v r="$(ratio "$ps" "$ss")" 'BEGIN { print (r >= 20) ? " (met)" : " (MISSED)" }')."
+	md ""
+}
+
+# part_warm: a capture of its own (20 s, the issue's size), then perf script
+# against sa-report --svg warm, cold and --no-cache (bench-warm.sh)
+part_warm() {
+	local secs=20
+	[ -n "${BENCH_QUICK:-}" ] && secs=5
+	say "## 3b. Time to answer with a warm symbol cache (${secs} s whole-system capture)"
+	md ""
+	md "Command: \`tests/bench/bench-warm.sh $B $secs $ART\` (docs/symcache.md): sa-record and"
+	md "perf record -e cpu-clock -a -g of the same run, then alternating runs of each command."
+	md ""
+	BENCH_MD=$T/md "$D/bench-warm.sh" "$B" "$secs" "$ART" | tail -2
 	md ""
 }
 
@@ -246,12 +262,13 @@ part_offcpu() {
 	md ""
 }
 
-# PARTS picks what to measure (default all): record file scale images offcpu
-PARTS=" ${PARTS:-record file scale images offcpu} "
+# PARTS picks what to measure (default all): record file warm scale images offcpu
+PARTS=" ${PARTS:-record file warm scale images offcpu} "
 machine
 if can_perf; then
 	case $PARTS in *" record "*) part_record ;; esac
 	case $PARTS in *" file "*) [ -x "$WORK" ] && part_file && part_answer ;; esac
+	case $PARTS in *" warm "*) [ -x "$WORK" ] && part_warm ;; esac
 else
 	say "Parts 1-3 skipped: they need root, perf and $REC."
 fi

@@ -9,6 +9,9 @@ SA_RECORD=$SA_BUILD/bin/sa-record
 SA_REPORT=$SA_BUILD/bin/sa-report
 SA_SAMPLES=$SA_BUILD/samples
 SA_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# sa-report's symbol cache (docs/symcache.md): one for the test run, beside
+# the build, never the user's own (a script that tests the cache sets its own)
+export XDG_CACHE_HOME=${SA_TEST_CACHE:-$SA_BUILD/test-cache}
 
 tap_n=0
 tap_failed=0

@@ -94,8 +94,11 @@ static void sym_off(const char *path, const char *name, uint64_t delta, uint64_t
 static struct rpt_symbolizer *new_sym(const char *debug_dir, bool demangle, bool lines)
 {
 	static const char *dirs[1];
-	struct rpt_symbolizer_opts o = {
-		.no_system_debug = true, .no_demangle = !demangle, .lines = lines};
+	/* no_cache: the fixtures are rebuilt in place; test_symcache.c tests the cache */
+	struct rpt_symbolizer_opts o = {.no_system_debug = true,
+					.no_demangle = !demangle,
+					.lines = lines,
+					.no_cache = true};
 	struct rpt_symbolizer *s;
 
 	dirs[0] = debug_dir;

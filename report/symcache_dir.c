@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symcache_dir.c - the cache directory of symcache.c: where it is, made and
+ * checked to be the user's own, entry file identities, and the size bound
+ * (least recently used entry files removed first; a use touches a file).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "symcache.h"
+
+#define TMP_AGE_S 3600 /* a temporary file this old was left by a crash */
+
+/* mkdir -p of @path's parents, then @path itself; all mode 0700. */
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			*p = '/';
+			return -errno;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0700) && errno != EEXIST ? -errno : 0;
+}
+
+static int default_dir(char *buf, size_t cap)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	/* the XDG spec: a relative XDG_CACHE_HOME is invalid, ignore it */
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, cap, "%s/sa", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, cap, "%s/.cache/sa", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * sa-report may run as root: the directory is used only if it is not a
+ * symlink and belongs to the effective user alone, so that nobody can
+ * point root's writes elsewhere or feed it names.
+ */
+static int open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int rpt_symcache_dir__open(const char *dir)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (dir)
+		err = snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path) ? -ENAMETOOLONG
+										   : 0;
+	else
+		err = default_dir(path, sizeof(path));
+	if (!err)
+		err = mkdirs(path);
+	return err ? err : open_dir(path);
+}
+
+struct sc_file {
+	int64_t mtime_ns;
+	uint64_t size;
+	char name[RPT_SYMCACHE_HEX_MAX + 32];
+};
+
+static int file_cmp(const void *a, const void *b)
+{
+	const struct sc_file *x = a, *y = b;
+
+	if (x->mtime_ns != y->mtime_ns)
+		return x->mtime_ns < y->mtime_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/*
+ * Collect the entry files of the directory in *@v (malloc()ed) and their
+ * total size in @total; remove temporary files a crash left behind.
+ */
+static int files_list(int dirfd, struct sc_file **v, size_t *n, uint64_t *total)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	size_t cap = 0;
+	struct dirent *de;
+	int err = 0;
+
+	if (!d) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	while (!err && (de = readdir(d))) {
+		struct stat st;
+		int64_t mt;
+		size_t len;
+
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		if (!strncmp(de->d_name, RPT_SYMCACHE_TMP, strlen(RPT_SYMCACHE_TMP)) &&
+		    st.st_mtim.tv_sec + TMP_AGE_S < time(NULL))
+			unlinkat(dirfd, de->d_name, 0);
+		len = strlen(de->d_name);
+		if (!ends_with(de->d_name, RPT_SYMCACHE_SUFFIX) || len >= sizeof((*v)->name))
+			continue;
+		err = rpt_grow((void **)v, &cap, *n + 1, sizeof(**v), 64);
+		if (err)
+			break;
+		(*v)[*n].mtime_ns = mt;
+		(*v)[*n].size = st.st_size;
+		memcpy((*v)[*n].name, de->d_name, len + 1);
+		*total += st.st_size;
+		(*n)++;
+	}
+	closedir(d);
+	return err;
+}
+
+int rpt_symcache_dir__trim(int dirfd, uint64_t max_bytes)
+{
+	struct sc_file *v = NULL;
+	uint64_t total = 0;
+	size_t n = 0;
+	int err = files_list(dirfd, &v, &n, &total);
+
+	if (!err && total > max_bytes) {
+		qsort(v, n, sizeof(*v), file_cmp);
+		for (size_t i = 0; i < n && total > max_bytes; i++) {
+			if (!unlinkat(dirfd, v[i].name, 0) || errno == ENOENT)
+				total -= v[i].size;
+		}
+	}
+	free(v);
+	return err;
+}
+
+static uint64_t ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+void rpt_symcache_id__init(struct rpt_symcache_id *id, const char *sym, const char *bin,
+			   uint32_t source, uint32_t variant)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (sym && !stat(sym, &st)) {
+		id->sym_ino = st.st_ino;
+		id->sym_size = st.st_size;
+		id->sym_mtime_ns = ns(&st.st_mtim);
+		id->sym_ctime_ns = ns(&st.st_ctim);
+	}
+	if (bin && !stat(bin, &st)) {
+		id->bin_ino = st.st_ino;
+		id->bin_size = st.st_size;
+		id->bin_mtime_ns = ns(&st.st_mtim);
+		id->bin_ctime_ns = ns(&st.st_ctim);
+	}
+	id->source = source;
+	id->variant = variant;
+}
