@@ -4,7 +4,7 @@
 # SVG benchmark and the browser test. It links only the writers' objects,
 # so it builds even while the symbolizing pipeline is being changed.
 
-RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o profile_sort.o strpool.o folded.o filter.o top.o flame.o \
+RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o profile_sort.o strpool.o folded.o in_folded.o input.o shortname.o filter.o top.o flame.o \
 	svg.o svg_script.o diff.o)
 
 $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps
