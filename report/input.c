@@ -273,13 +273,27 @@ static int copy_meta(struct rpt_profile *q, const struct rpt_profile *p)
 	return 0;
 }
 
-int rpt_input__drop_modules(struct rpt_profile **pp)
+/* Per pool offset, the kind other than user code some frame of that name
+ * has (0 = none): a name known as kernel, JIT or inline elsewhere. */
+static uint8_t *known_kinds(const struct rpt_profile *p)
+{
+	uint8_t *k = calloc(p->pool_len + 1, 1);
+
+	for (size_t i = 0; k && i < p->nframes; i++)
+		if (p->frames[i].kind >= RPT_FRAME_KERNEL &&
+		    p->frames[i].kind <= RPT_FRAME_INLINE && !k[p->frames[i].name])
+			k[p->frames[i].name] = (uint8_t)p->frames[i].kind;
+	return k;
+}
+
+int rpt_input__unify(struct rpt_profile **pp)
 {
 	const struct rpt_profile *p = *pp;
 	struct rpt_profile *q = rpt_profile__new();
+	uint8_t *kinds = known_kinds(p);
 	struct rpt_frame *buf = NULL;
 	size_t cap = 0;
-	int err = q ? copy_meta(q, p) : -ENOMEM;
+	int err = q && kinds ? copy_meta(q, p) : -ENOMEM;
 
 	for (size_t i = 0; !err && i < p->nstacks; i++) {
 		const struct rpt_stack *s = &p->stacks[i];
@@ -295,14 +309,18 @@ int rpt_input__drop_modules(struct rpt_profile **pp)
 		for (uint32_t j = 0; !err && j < s->nframes; j++) {
 			const char *name = rpt_profile__name(p, f[j].name);
 			int64_t off = rpt_profile__intern(q, name, strlen(name));
+			uint32_t kind = f[j].kind;
 
+			if (kind == RPT_FRAME_USER && kinds[f[j].name])
+				kind = kinds[f[j].name];
 			err = off < 0 ? (int)off : 0;
-			buf[j] = (struct rpt_frame){.name = (uint32_t)off, .kind = f[j].kind};
+			buf[j] = (struct rpt_frame){.name = (uint32_t)off, .kind = kind};
 		}
 		if (!err)
 			err = rpt_profile__add(q, buf, s->nframes, s->count);
 	}
 	free(buf);
+	free(kinds);
 	if (err) {
 		rpt_profile__free(q);
 		return err;

@@ -111,11 +111,13 @@ void rpt_input__warn_perfscript(FILE *out, const char *path, const struct rpt_pe
 				bool quiet);
 
 /**
- * rpt_input__drop_modules() - replace *@p by a copy whose frames name no
- * binary, so that frames of folded text (which name none) merge with the
- * same frames of a recording or perf script text.
+ * rpt_input__unify() - replace *@p by a copy in which frames of folded text
+ * merge with the same frames of other inputs: no frame names a binary
+ * (folded text names none), and a name that some frame marks as kernel, JIT
+ * or inline has that kind wherever it is plain user code (folded text
+ * without _[k] annotations).
  * @return 0 (*@p freed and replaced) or -ENOMEM (*@p unchanged).
  */
-int rpt_input__drop_modules(struct rpt_profile **p);
+int rpt_input__unify(struct rpt_profile **p);
 
 #endif /* SA_REPORT_INPUT_H */

@@ -374,6 +374,7 @@ static int add_input(struct cli *c, struct rpt_session *s, const char *path, str
 static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char **in, int n)
 {
 	struct rpt_profile *p = rpt_profile__new();
+	int nfolded = c->nfolded;
 	char errbuf[256] = "";
 
 	for (int i = 0; p && i < n; i++) {
@@ -382,9 +383,13 @@ static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char
 			return NULL;
 		}
 	}
-	/* folded text names no binary: frames merge by name and kind alone */
-	if (p && c->nfolded && p->nmodules && rpt_input__drop_modules(&p))
+	/* folded text with other inputs: its frames name no binary, nor always a kind */
+	nfolded = c->nfolded - nfolded;
+	if (p && nfolded && nfolded < n && rpt_input__unify(&p)) {
 		fprintf(stderr, "sa-report: %s\n", strerror(ENOMEM));
+		rpt_profile__free(p);
+		return NULL;
+	}
 	if (p &&
 	    rpt_profile__filter(p, c->focus, c->ignore, c->min_percent, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "sa-report: %s\n", errbuf);
