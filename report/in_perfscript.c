@@ -23,7 +23,9 @@ struct ps {
 	size_t n, cap;
 	bool in_sample, java;
 	uint32_t root;
-	char pc[32]; /* the previous frame line's address: perf's inline chains */
+	char pc[32];	    /* the previous frame line's address: perf's inline chains */
+	int64_t mod_off;    /* the module of the previous frame line, and its path: */
+	char mod[MAX_NAME]; /* consecutive frames mostly share one */
 	char name[MAX_NAME];
 };
 
@@ -294,9 +296,12 @@ static int frame(struct ps *x, const char *s, size_t len)
 		x->fr[x->n].kind = RPT_FRAME_INLINE;
 	snprintf(x->pc, sizeof(x->pc), "%.*s", (int)pclen, pc);
 	if (mlen && mod[0] == '/' && mlen < MAX_NAME) {
-		memcpy(x->name, mod, mlen);
-		x->name[mlen] = '\0';
-		module = rpt_profile__add_module(x->p, x->name, NULL);
+		if (memcmp(x->mod, mod, mlen) || x->mod[mlen]) {
+			memcpy(x->mod, mod, mlen);
+			x->mod[mlen] = '\0';
+			x->mod_off = rpt_profile__add_module(x->p, x->mod, NULL);
+		}
+		module = x->mod_off;
 		if (module < 0)
 			return (int)module;
 	}

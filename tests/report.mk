@@ -15,3 +15,9 @@ $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) |
 .PHONY: folded-driver
 folded-driver: $(B)/tests/bench/folded-driver
 CHECK_EXTRA_DEPS += $(B)/tests/bench/folded-driver
+
+# Other tools' stack text (folded, perf script) for tests/bench/bench-input.sh.
+$(B)/tests/bench/gen-text: tests/bench/gen_text.c | deps
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -o $@ $<

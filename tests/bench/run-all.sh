@@ -211,8 +211,21 @@ part_scale() {
 	md ""
 }
 
-# PARTS picks what to measure (default all): record file scale
-PARTS=" ${PARTS:-record file scale} "
+part_input() {
+	local fn=1000000 pn=10000000
+	[ -n "${BENCH_QUICK:-}" ] && fn=100000 pn=1000000
+	say "## 5. Other tools' stacks to an SVG: sa-report against FlameGraph"
+	md ""
+	md "Command: \`FOLDED_N=$fn PERF_N=$pn tests/bench/bench-input.sh $B\`."
+	md ""
+	FOLDED_N=$fn PERF_N=$pn bash "$D/bench-input.sh" "$B" >"$T/input.md" 2>&1
+	cat "$T/input.md" >>"$T/md"
+	cat "$T/input.md"
+	md ""
+}
+
+# PARTS picks what to measure (default all): record file scale input
+PARTS=" ${PARTS:-record file scale input} "
 machine
 if can_perf; then
 	case $PARTS in *" record "*) part_record ;; esac
@@ -221,6 +234,7 @@ else
 	say "Parts 1-3 skipped: they need root, perf and $REC."
 fi
 case $PARTS in *" scale "*) part_scale ;; esac
+case $PARTS in *" input "*) part_input ;; esac
 [ -f "$D/performance-notes.md" ] && cat "$D/performance-notes.md" >>"$T/md"
 mkdir -p "$(dirname "$OUT")"
 cp "$T/md" "$OUT"
