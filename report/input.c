@@ -69,6 +69,11 @@ static size_t line_at(const char *s, const char *e, const char **next)
 	return len;
 }
 
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
 /* "... 123": what ends every folded line. */
 static bool ends_in_count(const char *s, size_t len)
 {
@@ -77,6 +82,28 @@ static bool ends_in_count(const char *s, size_t len)
 	while (d < len && s[len - 1 - d] >= '0' && s[len - 1 - d] <= '9')
 		d++;
 	return d && d < len && s[len - 1 - d] == ' ';
+}
+
+/* " 123.456789:" in the line: perf script's time field. */
+static bool has_time(const char *s, size_t len)
+{
+	for (size_t i = 1; i + 8 < len; i++) {
+		size_t j = i;
+
+		if (s[i - 1] != ' ' || !is_digit(s[i]))
+			continue;
+		while (j < len && is_digit(s[j]))
+			j++;
+		if (j + 7 < len && s[j] == '.' && is_digit(s[j + 1])) {
+			size_t k = j + 1;
+
+			while (k < len && is_digit(s[k]))
+				k++;
+			if (k < len && s[k] == ':')
+				return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -110,8 +137,10 @@ enum rpt_input_kind rpt_input__sniff(const char *buf, size_t n)
 		return RPT_INPUT_PERFSCRIPT;
 	if (ends_in_count(s, len))
 		return RPT_INPUT_FOLDED;
-	/* a sample without frames: "comm pid ... event: " */
-	return len && s[len - 1] == ':' ? RPT_INPUT_PERFSCRIPT : RPT_INPUT_UNKNOWN;
+	/* a sample without frames ("comm pid ... event: "), or without call
+	 * chains ("comm pid 12.345678: event: addr sym (dso)") */
+	return (len && s[len - 1] == ':') || has_time(s, len) ? RPT_INPUT_PERFSCRIPT
+							      : RPT_INPUT_UNKNOWN;
 }
 
 static ssize_t peek_read(void *cookie, char *buf, size_t size)
