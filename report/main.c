@@ -330,6 +330,13 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+static bool record_filters(const struct cli *c)
+{
+	const struct rpt_filter *f = &c->so.filter;
+
+	return f->comm || f->pid || f->tid || f->has_time || f->user_only || f->kernel_only;
+}
+
 /* Add input @path, of any kind, to @p; prints why not. @return 0 or -errno. */
 static int add_input(struct cli *c, struct rpt_session *s, const char *path, struct rpt_profile *p)
 {
@@ -354,13 +361,18 @@ static int add_input(struct cli *c, struct rpt_session *s, const char *path, str
 		fprintf(stderr,
 			"sa-report: %s: a perf.data file; sa-report reads its text: "
 			"perf script -i %s | sa-report [OPTIONS] -\n",
-			path, path);
+			path, strcmp(path, "-") ? path : "FILE");
 	else if (k != RPT_INPUT_SA)
 		fprintf(stderr,
 			"sa-report: %s: not an sa recording, folded stacks or perf script text\n",
 			path);
 	if (errbuf[0] && err)
 		fprintf(stderr, "sa-report: %s: %s\n", path, errbuf);
+	if (!err && k != RPT_INPUT_SA && record_filters(c) && !c->quiet)
+		fprintf(stderr,
+			"sa-report: %s: %s; --comm --pid --tid --time -U -K filter "
+			"recordings only\n",
+			path, rpt_input__kind_name(k));
 	if (!err && k != RPT_INPUT_SA)
 		c->ntext++;
 	if (!err && k == RPT_INPUT_PERFSCRIPT)
