@@ -182,11 +182,10 @@ static uint32_t frame_kind(const char *mod, size_t mlen, bool unknown)
 {
 	bool kernel =
 		mlen && (mod[0] == '[' || (mlen >= 7 && !memcmp(mod + mlen - 7, "vmlinux", 7)));
-	const char *jit = memmem(mod, mlen, "/tmp/perf-", 10);
 
 	if (kernel && !memmem(mod, mlen, "unknown", 7))
 		return RPT_FRAME_KERNEL;
-	if (jit && memmem(mod, mlen, ".map", 4))
+	if (mlen > 14 && memmem(mod, mlen, "/tmp/perf-", 10) && memmem(mod, mlen, ".map", 4))
 		return RPT_FRAME_JIT;
 	return unknown ? RPT_FRAME_UNKNOWN : RPT_FRAME_USER;
 }
@@ -229,8 +228,9 @@ static int part(struct ps *x, const char *f, size_t len, const char *mod, size_t
 		base = memrchr(mod, '/', mlen);
 		base = base ? base + 1 : mod;
 		snprintf(x->name, sizeof(x->name), "[%.*s]", (int)(mod + mlen - base), base);
-	} else {
-		snprintf(x->name, sizeof(x->name), "%.*s", (int)len, unknown ? "[unknown]" : f);
+	} else { /* len < MAX_NAME: frame() checked */
+		memcpy(x->name, f, len);
+		x->name[len] = '\0';
 	}
 	tidy(x->name, x->java);
 	if (kind != RPT_FRAME_INLINE)
@@ -294,7 +294,9 @@ static int frame(struct ps *x, const char *s, size_t len)
 	/* inline chains: perf prints each inlined frame at its caller's address */
 	if (x->n && pclen < sizeof(x->pc) && !memcmp(x->pc, pc, pclen) && !x->pc[pclen])
 		x->fr[x->n].kind = RPT_FRAME_INLINE;
-	snprintf(x->pc, sizeof(x->pc), "%.*s", (int)pclen, pc);
+	pclen = pclen < sizeof(x->pc) ? pclen : sizeof(x->pc) - 1;
+	memcpy(x->pc, pc, pclen);
+	x->pc[pclen] = '\0';
 	if (mlen && mod[0] == '/' && mlen < MAX_NAME) {
 		if (memcmp(x->mod, mod, mlen) || x->mod[mlen]) {
 			memcpy(x->mod, mod, mlen);
