@@ -89,7 +89,7 @@ static int grow(struct ps *x);
 
 static int end_sample(struct ps *x)
 {
-	struct rpt_frame *f = x->fr;
+	struct rpt_frame *f;
 	size_t n = x->n;
 	int err;
 
