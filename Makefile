@@ -346,7 +346,8 @@ install: all
 # Benchmarks against perf (tests/bench/run-all.sh, ~20 min; BENCH_QUICK=1 for
 # a few minutes): prints ratios, writes docs/performance.md. Not part of check.
 .PHONY: bench
-bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic | deps-test
+bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic \
+		$(B)/tests/bench/gen-text | deps-test
 	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
 
 # sa against perf on the same processes, function by function (dash, zstd,

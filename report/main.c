@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "input.h"
 #include "output.h"
 #include "session.h"
 
@@ -26,7 +27,9 @@ struct cli {
 	struct rpt_session_opts so;
 	const char *inputs[MAX_INPUTS], *debug_dirs[MAX_DEBUG_DIRS];
 	int ninputs, nmodes, mode;
-	bool diff, verbose, quiet, annotate, sort_total, inverted, no_normalize, negate;
+	int ntext, nfolded; /* inputs of text, of folded text read */
+	bool diff, verbose, quiet, annotate, sort_total, inverted, no_normalize, negate,
+		short_names;
 	const char *out, *focus, *ignore, *title;
 	double min_percent, min_width;
 	unsigned rows, width;
@@ -67,6 +70,7 @@ enum {
 	O_WALL,
 	O_STATE,
 	O_NOCACHE,
+	O_SHORT,
 };
 
 static const struct option long_opts[] = {
@@ -107,6 +111,7 @@ static const struct option long_opts[] = {
 	{"min-width", 1, NULL, O_MINW},
 	{"minwidth", 1, NULL, O_MINW},
 	{"inverted", 0, NULL, O_INV},
+	{"short-names", 0, NULL, O_SHORT},
 	{"no-normalize", 0, NULL, O_NONORM},
 	{"negate", 0, NULL, O_NEGATE},
 	{"verbose", 0, NULL, 'v'},
@@ -118,9 +123,10 @@ static const struct option long_opts[] = {
 
 static void usage(FILE *f)
 {
-	fputs("usage: sa-report [MODE] [OPTIONS] FILE...\n"
+	fputs("usage: sa-report [MODE] [OPTIONS] FILE... (- reads standard input)\n"
 	      "modes: (default) folded stacks | --top | --info | --svg | --pprof | --speedscope\n"
-	      "       --diff [--top|--svg] BEFORE AFTER (each .sa or folded text)\n"
+	      "       --diff [--top|--svg] BEFORE AFTER\n"
+	      "inputs: sa recordings, folded stacks, perf script text (found by content)\n"
 	      "  --off-cpu             time off the CPU by stack (sa-record --off-cpu), in us\n"
 	      "  --wall                on-CPU samples as time plus off-CPU time, per thread\n"
 	      "  --state blocked|runnable  only waits that blocked, or were preempted\n"
@@ -136,7 +142,7 @@ static void usage(FILE *f)
 	      "  --no-cache            neither read nor write the symbol cache\n"
 	      "                        ($XDG_CACHE_HOME/sa, else ~/.cache/sa)\n"
 	      "  --sort self|total --rows N      (--top)\n"
-	      "  --title T --width PX --min-width PX --inverted (--svg)\n"
+	      "  --title T --width PX --min-width PX --inverted --short-names (--svg)\n"
 	      "  --no-normalize --negate         (--diff)\n"
 	      "  -v, --verbose  -q, --quiet  --version  -h, --help\n"
 	      "Stacks recorded with --call-graph fp are frame-pointer walks: code built\n"
@@ -292,6 +298,9 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 	case O_INV:
 		c->inverted = true;
 		return 0;
+	case O_SHORT:
+		c->short_names = true;
+		return 0;
 	case O_NONORM:
 		c->no_normalize = true;
 		return 0;
@@ -349,16 +358,56 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-static bool is_recording(const char *path)
+static bool record_filters(const struct cli *c)
 {
-	char magic[SAF_MAGIC_LEN];
-	FILE *f = fopen(path, "rb");
-	bool yes = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-		   !memcmp(magic, SAF_MAGIC, SAF_MAGIC_LEN);
+	const struct rpt_filter *f = &c->so.filter;
 
-	if (f)
-		fclose(f);
-	return yes;
+	return f->comm || f->pid || f->tid || f->has_time || f->user_only || f->kernel_only;
+}
+
+/* Add input @path, of any kind, to @p; prints why not. @return 0 or -errno. */
+static int add_input(struct cli *c, struct rpt_session *s, const char *path, struct rpt_profile *p)
+{
+	struct rpt_perfscript_opts po = {.show_pid = c->so.show_pid, .show_tid = c->so.show_tid};
+	struct rpt_input *in = rpt_input__open(path);
+	struct rpt_perfscript_stats st;
+	enum rpt_input_kind k = in ? rpt_input__kind(in) : RPT_INPUT_UNKNOWN;
+	const char *sa = k == RPT_INPUT_SA ? rpt_input__path(in) : NULL;
+	char errbuf[256] = "";
+	int err = -EBADMSG;
+
+	if (!in || (k == RPT_INPUT_SA && !sa))
+		fprintf(stderr, "sa-report: %s: %s\n", path, strerror(errno));
+	else if (k == RPT_INPUT_SA && (err = rpt_session__add_file(s, sa, p)))
+		fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
+	else if (k == RPT_INPUT_FOLDED)
+		err = rpt_folded__read(p, rpt_input__stream(in), errbuf, sizeof(errbuf));
+	else if (k == RPT_INPUT_PERFSCRIPT)
+		err = rpt_perfscript__read(p, rpt_input__stream(in), &po, &st, errbuf,
+					   sizeof(errbuf));
+	else if (k == RPT_INPUT_PERFDATA)
+		fprintf(stderr,
+			"sa-report: %s: a perf.data file; sa-report reads its text: "
+			"perf script -i %s | sa-report [OPTIONS] -\n",
+			path, strcmp(path, "-") ? path : "FILE");
+	else if (k != RPT_INPUT_SA)
+		fprintf(stderr,
+			"sa-report: %s: not an sa recording, folded stacks or perf script text\n",
+			path);
+	if (errbuf[0] && err)
+		fprintf(stderr, "sa-report: %s: %s\n", path, errbuf);
+	if (!err && k != RPT_INPUT_SA && record_filters(c) && !c->quiet)
+		fprintf(stderr,
+			"sa-report: %s: %s; --comm --pid --tid --time -U -K filter "
+			"recordings only\n",
+			path, rpt_input__kind_name(k));
+	if (!err && k != RPT_INPUT_SA)
+		c->ntext++;
+	if (!err && k == RPT_INPUT_PERFSCRIPT)
+		rpt_input__warn_perfscript(stderr, path, &st, c->quiet);
+	c->nfolded += !err && k == RPT_INPUT_FOLDED;
+	rpt_input__close(in);
+	return err;
 }
 
 /* --off-cpu, --wall: true (and a message) when a recording holds no off-CPU time. */
@@ -381,29 +430,22 @@ static bool off_cpu_missing(struct rpt_session *s)
 /* Load @n inputs into one new profile (a merge when n > 1). NULL on failure. */
 static struct rpt_profile *load(struct cli *c, struct rpt_session *s, const char **in, int n)
 {
-	struct rpt_profile *p = NULL;
+	struct rpt_profile *p = rpt_profile__new();
+	int nfolded = c->nfolded;
 	char errbuf[256] = "";
-	FILE *f;
 
-	if (c->diff && !is_recording(in[0])) { /* folded text, from any tool */
-		f = fopen(in[0], "r");
-		p = f ? rpt_folded__parse(f, errbuf, sizeof(errbuf)) : NULL;
-		if (!p)
-			fprintf(stderr, "sa-report: %s: %s\n", in[0],
-				errbuf[0] ? errbuf : strerror(errno));
-		if (f)
-			fclose(f);
-		return p;
-	}
-	p = rpt_profile__new();
 	for (int i = 0; p && i < n; i++) {
-		int err = rpt_session__add_file(s, in[i], p);
-
-		if (err) {
-			fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
+		if (add_input(c, s, in[i], p)) {
 			rpt_profile__free(p);
 			return NULL;
 		}
+	}
+	/* folded text with other inputs: its frames name no binary, nor always a kind */
+	nfolded = c->nfolded - nfolded;
+	if (p && nfolded && nfolded < n && rpt_input__unify(&p)) {
+		fprintf(stderr, "sa-report: %s\n", strerror(ENOMEM));
+		rpt_profile__free(p);
+		return NULL;
 	}
 	if (p && c->so.value != RPT_VALUE_SAMPLES && off_cpu_missing(s))
 		goto fail;
@@ -506,11 +548,14 @@ static int write_out(struct cli *c, struct rpt_session *s, struct rpt_profile **
 				  .summary = &sum,
 				  .width = c->width,
 				  .min_width = c->min_width,
-				  .inverted = c->inverted};
+				  .inverted = c->inverted,
+				  .short_names = c->short_names};
 	struct rpt_diff_opts dopt = {
 		.no_normalize = c->no_normalize, .negate = c->negate, .svg = &vo, .top = &to};
 
 	rpt_session__summary(s, &sum, host, sizeof(host));
+	if (c->ntext)
+		sum.samples = p[0]->total;
 	if (c->so.value != RPT_VALUE_SAMPLES)
 		time_summary(c, s, p[0], &sum);
 	if (filtered(c) && !c->diff && c->so.value == RPT_VALUE_SAMPLES) {

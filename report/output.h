@@ -91,6 +91,7 @@ struct rpt_svg_opts {
 	uint32_t width;	  /* px, 0 = 1200 */
 	double min_width; /* px, frames narrower are merged away; < 0 = default */
 	bool inverted;	  /* icicle */
+	bool short_names; /* labels without C++ template and parameter lists */
 };
 
 /** rpt_svg__write() - an interactive, self-contained flame graph. @return 0 or -errno. */

@@ -103,6 +103,15 @@ void rpt_put_xml(FILE *out, const char *s, size_t max_cp);
 /* 0xRRGGBB for a frame of @kind named @name; the same in every file. */
 uint32_t rpt_frame_colour(const char *name, uint32_t kind);
 
+/*
+ * rpt_short_name() - @name without template arguments and parameter lists
+ * ("ns::f<int>(int) const" -> "ns::f"); operator names and "(anonymous
+ * namespace)" kept (shortname.c).
+ * @return @buf (capacity @cap, truncated to fit) holding the short name, or
+ * @name itself when there is nothing to drop. Borrowed from the caller.
+ */
+const char *rpt_short_name(const char *name, char *buf, size_t cap);
+
 /* The embedded script (svg_script.c). */
 extern const char rpt_svg_script[];
 

@@ -59,6 +59,7 @@ struct pp {
 	uint64_t *stack_locs; /* location ids of the current stack, root first */
 	size_t stack_locs_cap;
 	bool any_lines, any_inline;
+	size_t main_mod; /* module table index given mapping id 1 */
 };
 
 static int map_grow(struct u64map *m)
@@ -153,12 +154,65 @@ static int64_t func_id(struct pp *w, const char *name, long *line)
 	return id;
 }
 
-/* Mapping id of a frame's module: its 1-based index in the module table. */
-static uint64_t mapping_id(const struct rpt_profile *p, uint32_t module)
+/* Mapping id of module table entry @i: the main one is 1 (pprof's "File:"),
+ * the others follow in table order. */
+static uint64_t mapping_rank(const struct pp *w, size_t i)
 {
-	const struct rpt_module *m = module ? rpt_profile__module(p, module) : NULL;
+	return i == w->main_mod ? 1 : i < w->main_mod ? i + 2 : i + 1;
+}
 
-	return m ? (uint64_t)(m - p->modules) + 1 : 0;
+/* Mapping id of a frame's module, or 0. */
+static uint64_t mapping_id(const struct pp *w, uint32_t module)
+{
+	const struct rpt_module *m = module ? rpt_profile__module(w->p, module) : NULL;
+
+	return m ? mapping_rank(w, (size_t)(m - w->p->modules)) : 0;
+}
+
+/* A shared library's path ("libc.so.6", "libfoo.so"), not a program's. */
+static bool is_library(const char *path)
+{
+	const char *base = strrchr(path, '/'), *so;
+
+	base = base ? base + 1 : path;
+	so = strstr(base, ".so");
+	return path[0] == '[' || (so && (so[3] == '\0' || so[3] == '.'));
+}
+
+/*
+ * The sampled program: of the binaries where user code was when sampled
+ * (each stack's deepest frame in a file), programs before libraries, then
+ * the most samples. Not the first binary met: that was libc.so.6, whose
+ * __libc_start_call_main is under every stack.
+ */
+static size_t main_module(const struct rpt_profile *p)
+{
+	uint64_t *n = p->nmodules ? calloc(p->nmodules, sizeof(*n)) : NULL;
+	const struct rpt_module *m = NULL;
+	size_t best = 0;
+
+	for (size_t i = 0; n && i < p->nstacks; i++) {
+		const struct rpt_frame *f = rpt_profile__stack_frames(p, &p->stacks[i]);
+
+		for (uint32_t j = p->stacks[i].nframes; j-- > 0;) {
+			if (!f[j].module || rpt_profile__name(p, f[j].module)[0] == '[')
+				continue;
+			if (!m || m->path != f[j].module)
+				m = rpt_profile__module(p, f[j].module);
+			if (m)
+				n[m - p->modules] += p->stacks[i].count;
+			break;
+		}
+	}
+	for (size_t i = 1; n && i < p->nmodules; i++) {
+		bool lib = is_library(rpt_profile__name(p, p->modules[i].path));
+		bool best_lib = is_library(rpt_profile__name(p, p->modules[best].path));
+
+		if ((!lib && best_lib) || (lib == best_lib && n[i] > n[best]))
+			best = i;
+	}
+	free(n);
+	return best;
 }
 
 /*
@@ -168,7 +222,7 @@ static uint64_t mapping_id(const struct rpt_profile *p, uint32_t module)
  */
 static int64_t loc_id(struct pp *w, const struct rpt_frame *f, uint32_t n)
 {
-	uint64_t mapping = mapping_id(w->p, f[0].module);
+	uint64_t mapping = mapping_id(w, f[0].module);
 	uint64_t funcs[MAX_LINES], lines[MAX_LINES];
 	char key[MAX_LINES * 24 + 24];
 	size_t klen;
@@ -310,14 +364,15 @@ static int write_tail(struct pp *w, struct rpt_pb *b, uint64_t period)
 		return -ENOMEM;
 	value_type(w, b, P_SAMPLE_TYPE, samples, count);
 	value_type(w, b, P_SAMPLE_TYPE, cpu, ns);
-	for (size_t i = 0; i < p->nmodules; i++) {
+	for (size_t k = 0; k < p->nmodules; k++) {
+		size_t i = k == 0 ? w->main_mod : k <= w->main_mod ? k - 1 : k;
 		const char *path = rpt_profile__name(p, p->modules[i].path);
 		const char *bid = rpt_profile__name(p, p->modules[i].build_id);
 		int64_t ps = str_id(w, path, strlen(path)), bs = str_id(w, bid, strlen(bid));
 
 		if (ps < 0 || bs < 0)
 			return -ENOMEM;
-		rpt_pb__uint(&w->sub, M_ID, i + 1);
+		rpt_pb__uint(&w->sub, M_ID, mapping_rank(w, i));
 		rpt_pb__uint(&w->sub, M_FILENAME, (uint64_t)ps);
 		rpt_pb__uint(&w->sub, M_BUILD_ID, (uint64_t)bs);
 		rpt_pb__uint(&w->sub, M_HAS_FUNCTIONS, 1);
@@ -337,7 +392,8 @@ static int write_tail(struct pp *w, struct rpt_pb *b, uint64_t period)
 	rpt_pb__uint(b, P_DURATION, p->meta.duration_ns);
 	value_type(w, b, P_PERIOD_TYPE, cpu, ns);
 	rpt_pb__uint(b, P_PERIOD, period);
-	rpt_pb__uint(b, P_DEFAULT_SAMPLE_TYPE, (uint64_t)cpu);
+	/* text inputs give no frequency: their cpu values are all 0 */
+	rpt_pb__uint(b, P_DEFAULT_SAMPLE_TYPE, (uint64_t)(period ? cpu : samples));
 	return 0;
 }
 
@@ -377,6 +433,7 @@ int rpt_pprof__write(const struct rpt_profile *p, FILE *out, const struct rpt_pp
 	int err = -ENOMEM;
 
 	o = o ? o : &defaults;
+	w.main_mod = main_module(p);
 	w.strs = rpt_profile__new();
 	if (!w.strs)
 		goto cleanup;

@@ -117,7 +117,12 @@ static uint32_t rgb(double r, double g, double b)
 	return (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
 }
 
-/* Bands: user warm red-yellow, kernel orange, JIT green, inlined aqua, root and unknown grey. */
+/*
+ * FlameGraph's palettes for perf stacks (flamegraph.pl --colors=java): kernel
+ * orange (no blue), user code red (C) or yellow (C++ "::"), JIT green,
+ * inlined aqua, so a kernel frame never takes a user frame's colour; root
+ * and unresolved frames grey. The shade is hashed from the name.
+ */
 uint32_t rpt_frame_colour(const char *name, uint32_t kind)
 {
 	uint32_t h = name_hash(name);
@@ -125,17 +130,19 @@ uint32_t rpt_frame_colour(const char *name, uint32_t kind)
 
 	switch (kind) {
 	case RPT_FRAME_KERNEL:
-		return rgb(225 + 30 * a, 125 + 60 * b, 20 + 30 * a);
+		return rgb(190 + 65 * a, 90 + 65 * a, 0);
 	case RPT_FRAME_JIT:
-		return rgb(50 + 70 * a, 175 + 60 * b, 50 + 50 * a);
+		return rgb(50 + 60 * a, 200 + 55 * a, 50 + 60 * a);
 	case RPT_FRAME_INLINE:
-		return rgb(50 + 50 * a, 185 + 50 * b, 195 + 50 * b);
+		return rgb(50 + 60 * a, 165 + 55 * a, 165 + 55 * a);
 	case RPT_FRAME_ROOT:
 		return rgb(170 + 30 * a, 170 + 30 * a, 205 + 40 * b);
 	case RPT_FRAME_UNKNOWN:
 		return rgb(165 + 40 * a, 165 + 40 * a, 165 + 40 * a);
 	default:
-		return rgb(205 + 50 * a, 55 + 170 * b, 30 + 40 * a);
+		if (strstr(name, "::"))
+			return rgb(175 + 55 * a, 175 + 55 * a, 50 + 20 * a);
+		return rgb(200 + 55 * a, 50 + 80 * a, 50 + 80 * a);
 	}
 }
 
@@ -250,7 +257,7 @@ static uint32_t cool_fill(const struct rpt_flame *f, size_t i, void *ctx)
 struct draw_geom {
 	double scale, min_w;
 	uint32_t top, max_depth;
-	bool inverted;
+	bool inverted, short_names;
 };
 
 static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_flame *f, size_t i,
@@ -265,8 +272,16 @@ static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_f
 			: i == 0 ? 0xc8c8d0
 				 : rpt_frame_colour(name, n->kind);
 	long chars = (long)((w - 6) / CHAR_W);
+	char sbuf[1024];
+	const char *label = g->short_names ? rpt_short_name(name, sbuf, sizeof(sbuf)) : name;
 
-	fputs(i == 0 ? "<g id=\"all\"><title>" : "<g><title>", out);
+	fputs(i == 0 ? "<g id=\"all\">" : "<g>", out);
+	if (label != name) { /* the script labels zoomed frames with it */
+		fputs("<desc>", out);
+		rpt_put_xml(out, label, SIZE_MAX);
+		fputs("</desc>", out);
+	}
+	fputs("<title>", out);
 	rpt_put_xml(out, name, SIZE_MAX);
 	fputs("&#10;", out);
 	(st->detail ? st->detail : default_detail)(out, f, i, st->ctx);
@@ -275,10 +290,10 @@ static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_f
 		"fill=\"#%06x\"/>",
 		x, y, w, FRAME_H - 1, fill);
 	if (chars >= 3) {
-		size_t len = count_cp(name);
+		size_t len = count_cp(label);
 
 		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
-		rpt_put_xml(out, name, len <= (size_t)chars ? SIZE_MAX : (size_t)chars - 2);
+		rpt_put_xml(out, label, len <= (size_t)chars ? SIZE_MAX : (size_t)chars - 2);
 		fputs(len <= (size_t)chars ? "</text>" : "..</text>", out);
 	}
 	fputs("</g>\n", out);
@@ -296,7 +311,7 @@ int rpt_svg__draw(const struct rpt_profile *p, const struct rpt_flame *f, FILE *
 {
 	uint32_t w = o && o->width ? o->width : DEFAULT_W, h;
 	double total = f->len ? f->n[0].v[0] : 0;
-	struct draw_geom g = {.inverted = o && o->inverted};
+	struct draw_geom g = {.inverted = o && o->inverted, .short_names = o && o->short_names};
 
 	if (w < 2 * PAD_X + 10)
 		return -EINVAL;

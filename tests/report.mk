@@ -4,7 +4,7 @@
 # SVG benchmark and the browser test. It links only the writers' objects,
 # so it builds even while the symbolizing pipeline is being changed.
 
-RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o profile_sort.o strpool.o folded.o filter.o top.o flame.o \
+RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o profile_sort.o strpool.o folded.o in_folded.o input.o shortname.o filter.o top.o flame.o \
 	svg.o svg_script.o diff.o units.o)
 
 $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps-test
@@ -15,3 +15,9 @@ $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) |
 .PHONY: folded-driver
 folded-driver: $(B)/tests/bench/folded-driver
 CHECK_EXTRA_DEPS += $(B)/tests/bench/folded-driver
+
+# Other tools' stack text (folded, perf script) for tests/bench/bench-input.sh.
+$(B)/tests/bench/gen-text: tests/bench/gen_text.c | deps
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -o $@ $<

@@ -262,8 +262,21 @@ part_offcpu() {
 	md ""
 }
 
-# PARTS picks what to measure (default all): record file warm scale images offcpu
-PARTS=" ${PARTS:-record file warm scale images offcpu} "
+part_input() {
+	local fn=1000000 pn=10000000
+	[ -n "${BENCH_QUICK:-}" ] && fn=100000 pn=1000000
+	say "## 7. Other tools' stacks to an SVG: sa-report against FlameGraph"
+	md ""
+	md "Command: \`FOLDED_N=$fn PERF_N=$pn tests/bench/bench-input.sh $B\`."
+	md ""
+	FOLDED_N=$fn PERF_N=$pn bash "$D/bench-input.sh" "$B" >"$T/input.md" 2>&1
+	cat "$T/input.md" >>"$T/md"
+	cat "$T/input.md"
+	md ""
+}
+
+# PARTS picks what to measure (default all): record file warm scale images offcpu input
+PARTS=" ${PARTS:-record file warm scale images offcpu input} "
 machine
 if can_perf; then
 	case $PARTS in *" record "*) part_record ;; esac
@@ -275,6 +288,7 @@ fi
 case $PARTS in *" scale "*) part_scale ;; esac
 case $PARTS in *" images "*) part_images ;; esac
 can_perf && case $PARTS in *" offcpu "*) part_offcpu ;; esac
+case $PARTS in *" input "*) part_input ;; esac
 [ -f "$D/performance-notes.md" ] && cat "$D/performance-notes.md" >>"$T/md"
 mkdir -p "$(dirname "$OUT")"
 cp "$T/md" "$OUT"

@@ -6,7 +6,7 @@
 # shows sa_leaf_a/b/c within 2 points of the workload's measured split
 # (60/30/10) with exactly sa-report's own counts; on tests/data/sym_inline.c,
 # -traces and -lines show the always_inline function as an inline frame of
-# its caller. Binary output is
+# its caller, and its "File:" is the workload. Binary output is
 # refused on a terminal.
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +19,7 @@ tmpdir
 T=$tap_tmp
 INL=$SA_BUILD/tests/data/inline
 
-plan 16
+plan 17
 
 # -t 2 -c 10: two threads of 10 s of CPU each, about 20,000 samples on any
 # machine (about 10 s of wall time on an idle 2-CPU host); sized below
@@ -45,6 +45,11 @@ bid=$(readelf -n "$SA_SAMPLES/workload" 2>/dev/null | sed -n 's/.*Build ID: *//p
 go tool pprof -raw "$T/w.pb.gz" 2>/dev/null | sed -n '/^Mappings/,$p' \
 	| grep -q -- "$SA_SAMPLES/workload $bid"
 ok $? "pprof mappings name the workload binary with its build id ($bid)"
+# mapping 1 is what pprof calls the profile's file: the program, not libc
+# (whose __libc_start_call_main is the first binary under every stack)
+file=$(sed -n 's/^File: //p' "$T/top")
+[ "$file" = workload ]
+ok $? "go tool pprof says File: ${file:-?} (want workload)"
 # Each leaf's count must equal sa-report's (exact), and its share lie within
 # 2 points of the workload's own measurement of the run (which absorbs how
 # fast each leaf runs on this CPU). With -c 4, 4,037 samples of one run here

@@ -16,7 +16,6 @@
 #include "output_int.h"
 #include "rpt_test.h"
 
-
 static char *svg_str(const struct rpt_profile *p, const struct rpt_svg_opts *o)
 {
 	return RPT_TEST_CAPTURE(rpt_svg__write, p, o);
@@ -220,6 +219,59 @@ static void test_colours(void **state)
 	assert_int_not_equal(rpt_frame_colour("leaf_a", 0), rpt_frame_colour("leaf_b", 0));
 }
 
+/* flamegraph.pl's perf palettes: no kernel colour is ever a user colour */
+static void test_palettes_apart(void **state)
+{
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < 2000; i++) {
+		uint32_t k, u, x;
+
+		snprintf(name, sizeof(name), "fn_%d", i);
+		k = rpt_frame_colour(name, RPT_FRAME_KERNEL);
+		u = rpt_frame_colour(name, RPT_FRAME_USER);
+		snprintf(name, sizeof(name), "ns::fn_%d", i);
+		x = rpt_frame_colour(name, RPT_FRAME_USER);
+		assert_int_equal(k & 0xff, 0);				 /* orange: no blue */
+		assert_true((u & 0xff) >= 50);				 /* red */
+		assert_true((x & 0xff) >= 50 && (x >> 8 & 0xff) >= 175); /* C++ yellow */
+		assert_true((k >> 8 & 0xff) <= 155);
+	}
+}
+
+/* --short-names: the label is short, title (tooltip, search) stays full */
+static void test_short_names(void **state)
+{
+	struct rpt_profile *p =
+		parse_str("app;std::vector<int, std::allocator<int> >::push_back(int const&) 10\n");
+	struct rpt_svg_opts o = {.min_width = -1, .short_names = true};
+	char *svg = RPT_TEST_CAPTURE(rpt_svg__write, p, &o);
+	char buf[64];
+
+	(void)state;
+	assert_non_null(strstr(svg,
+			       "<desc>std::vector::push_back</desc><title>std::vector&lt;int, "
+			       "std::allocator&lt;int&gt; &gt;::push_back(int const&amp;)&#10;"));
+	assert_non_null(strstr(svg, ">std::vector::push_back</text>"));
+	free(svg);
+	o.short_names = false;
+	svg = RPT_TEST_CAPTURE(rpt_svg__write, p, &o);
+	assert_null(strstr(svg, "<desc>"));
+	free(svg);
+	rpt_profile__free(p);
+	assert_string_equal(rpt_short_name("ns::f<int>(int) const", buf, sizeof(buf)), "ns::f");
+	assert_string_equal(rpt_short_name("(anonymous namespace)::g(char*)", buf, sizeof(buf)),
+			    "(anonymous namespace)::g");
+	assert_string_equal(rpt_short_name("A::operator<<(std::ostream&)", buf, sizeof(buf)),
+			    "A::operator<<");
+	assert_string_equal(rpt_short_name("A::operator()() const &", buf, sizeof(buf)),
+			    "A::operator()");
+	assert_string_equal(rpt_short_name("f(int (*)(int)) [clone .cold]", buf, sizeof(buf)),
+			    "f [clone .cold]");
+	assert_string_equal(rpt_short_name("main", buf, sizeof(buf)), "main");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +281,8 @@ int main(void)
 		cmocka_unit_test(test_min_width),
 		cmocka_unit_test(test_inverted),
 		cmocka_unit_test(test_colours),
+		cmocka_unit_test(test_palettes_apart),
+		cmocka_unit_test(test_short_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
