@@ -247,6 +247,30 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Sort @n offsets in place. A walk reads upwards, frame after frame, so the
+ * log is nearly sorted already: insertion sort does it in about one pass,
+ * where qsort() cost a call per comparison on every capture. A log far from
+ * sorted (a corrupt stack's walk) goes to qsort() after 16 moves a word.
+ */
+static void sort_reads(uint32_t *a, uint32_t n)
+{
+	size_t moves = 0;
+
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t v = a[i], j = i;
+
+		for (; j && a[j - 1] > v; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+		moves += i - j;
+		if (moves > 16 * (size_t)n) {
+			qsort(a, n, sizeof(*a), cmp_u32);
+			return;
+		}
+	}
+}
+
 /* Append run [@lo, @hi) of @stack, after the one ending at *@end, to @out. */
 static bool put_run(uint8_t *out, size_t *n, size_t cap, const uint8_t *stack, uint64_t *end,
 		    uint64_t lo, uint64_t hi)
@@ -270,7 +294,7 @@ static ssize_t put_runs(struct rec_uwtrim *t, const uint8_t *stack, uint32_t len
 	uint64_t lo = 0, hi = 0, end = 0; /* the run being built (none while hi is 0) */
 	size_t n = 0;
 
-	qsort(t->reads, t->nreads, sizeof(t->reads[0]), cmp_u32);
+	sort_reads(t->reads, t->nreads);
 	for (uint32_t i = 0; i <= t->nreads; i++) {
 		bool word = i < t->nreads;
 		uint64_t a = word ? t->reads[i] : tail, b = word ? a + 8 : len;
