@@ -22,7 +22,7 @@
 #define CACHE_BITS 6	 /* a direct-mapped cache of 64 rows, by address */
 #define MAX_LOADS  8	 /* PT_LOAD segments kept for rec_cfirows__at_offset() */
 #define MAX_INSNS  65536 /* CFA instructions per evaluation; real FDEs have tens */
-#define FDE_BITS   8	 /* a direct-mapped cache of 256 FDEs' rows, by FDE */
+#define FDE_BITS   12	 /* a direct-mapped cache of 4096 FDEs' rows, by FDE */
 #define MAX_SEGS   64	 /* rows kept per FDE; an FDE with more is evaluated per address */
 
 enum { CFA_UNDEF, CFA_OFF, CFA_BAD }; /* libdw's cfa_undefined, cfa_offset, expr or invalid */
@@ -68,9 +68,11 @@ struct seg {
 
 /* An FDE's rows, evaluated once: the walk's callers hit a few thousand
  * functions at ever different addresses, so rows by address missed a third
- * of the time, and each miss ran the CIE's and FDE's programs again. */
+ * of the time, and each miss ran the CIE's and FDE's programs again. With
+ * 4096 FDEs, 88% of those misses find their FDE here on a compile loop
+ * (69% with 256). */
 struct fdeslot {
-	uint64_t off; /* the FDE's offset in .eh_frame; UINT64_MAX: empty */
+	uint64_t key; /* the FDE's offset in .eh_frame + 1; 0: empty */
 	uint64_t lo, len;
 	uint32_t nsegs; /* 0: not tabulated, evaluated at each address */
 	struct seg *segs;
@@ -393,21 +395,17 @@ static const struct fdeslot *fde_rows(struct rec_cfirows *t, uint64_t off)
 	struct rec_fde f;
 	uint32_t n;
 
-	if (!t->fdes) {
-		t->fdes = malloc(sizeof(*t->fdes) << FDE_BITS);
-		if (!t->fdes)
-			return NULL;
-		for (size_t i = 0; i < 1u << FDE_BITS; i++)
-			t->fdes[i] = (struct fdeslot){.off = UINT64_MAX};
-	}
+	/* zeroed pages: a file with few FDEs in use costs few of them */
+	if (!t->fdes && !(t->fdes = calloc(1u << FDE_BITS, sizeof(*t->fdes))))
+		return NULL;
 	sl = &t->fdes[(off * 0x9e3779b97f4a7c15ULL) >> (64 - FDE_BITS)];
-	if (sl->off == off)
+	if (sl->key == off + 1)
 		return sl;
 	if (rec_cfi_fde_at(&t->eh, off, &t->cie, &f))
 		return NULL;
 	n = tabulate(&t->cie, &f, segs);
 	free(sl->segs);
-	*sl = (struct fdeslot){.off = off, .lo = f.lo, .len = f.len};
+	*sl = (struct fdeslot){.key = off + 1, .lo = f.lo, .len = f.len};
 	if (n && (sl->segs = malloc(n * sizeof(*segs)))) {
 		memcpy(sl->segs, segs, n * sizeof(*segs));
 		sl->nsegs = n;
