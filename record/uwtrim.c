@@ -52,6 +52,11 @@ struct rec_uwtrim {
 	uint32_t nreads;
 	uint64_t pcs[UT_MAX_FRAMES]; /* the frames the last walk found */
 	uint32_t npcs, walk;	     /* and how it ended (enum saf_walk) */
+	/* the file of the last build id asked for: a walk's frames are mostly
+	 * in one or two files, and two hashes per frame were 3% of the CPU */
+	struct ut_file last;
+	uint8_t last_bid[SAF_MAX_BUILD_ID];
+	uint32_t last_len; /* 0: none */
 };
 
 /* A register of the frame being stepped from: its value, if known. */
@@ -109,7 +114,7 @@ static bool same_build(int fd, const struct saf_map *m)
  * device, inode and path): through /proc/PID/map_files while the process
  * lives, else at its path if it still has the build id the report will use.
  */
-static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
+static const struct ut_file *open_file(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
 {
 	uint64_t di[2] = {m->dev, m->inode}, s1 = 0x75747269, s2 = 0x6d6d6564;
 	struct ut_key k;
@@ -141,6 +146,23 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
 	}
 	if (fd >= 0)
 		close(fd);
+	return f;
+}
+
+/* open_file(), answered at once for the build id asked for last. */
+static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
+{
+	const struct ut_file *f;
+	uint32_t n = m->build_id.len;
+
+	if (n && n == t->last_len && !memcmp(m->build_id.data, t->last_bid, n))
+		return &t->last;
+	f = open_file(t, pid, m);
+	if (f && n && n <= sizeof(t->last_bid)) {
+		t->last = *f; /* a copy: values in t->files move when it grows */
+		memcpy(t->last_bid, m->build_id.data, n);
+		t->last_len = n;
+	}
 	return f;
 }
 
