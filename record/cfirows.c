@@ -22,8 +22,6 @@
 #define CACHE_BITS 6	 /* a direct-mapped cache of 64 rows, by address */
 #define MAX_LOADS  8	 /* PT_LOAD segments kept for rec_cfirows__at_offset() */
 #define MAX_INSNS  65536 /* CFA instructions per evaluation; real FDEs have tens */
-#define FDE_BITS   12	 /* a direct-mapped cache of 4096 FDEs' rows, by FDE */
-#define MAX_SEGS   64	 /* rows kept per FDE; an FDE with more is evaluated per address */
 
 enum { CFA_UNDEF, CFA_OFF, CFA_BAD }; /* libdw's cfa_undefined, cfa_offset, expr or invalid */
 
@@ -59,25 +57,6 @@ struct slot {
 	struct rec_cfirow row;
 };
 
-/* The row of [from, the next seg's from) of an FDE: ret and the row. */
-struct seg {
-	uint64_t from;
-	int ret;
-	struct rec_cfirow row;
-};
-
-/* An FDE's rows, evaluated once: the walk's callers hit a few thousand
- * functions at ever different addresses, so rows by address missed a third
- * of the time, and each miss ran the CIE's and FDE's programs again. With
- * 4096 FDEs, 88% of those misses find their FDE here on a compile loop
- * (69% with 256). */
-struct fdeslot {
-	uint64_t key; /* the FDE's offset in .eh_frame + 1; 0: empty */
-	uint64_t lo, len;
-	uint32_t nsegs; /* 0: not tabulated, evaluated at each address */
-	struct seg *segs;
-};
-
 struct load {
 	uint64_t off, vaddr, size; /* a PT_LOAD's file bytes and where they go */
 };
@@ -93,7 +72,6 @@ struct rec_cfirows {
 	size_t n;	    /* entries of table or ix */
 	struct rec_cie cie; /* the last one parsed */
 	struct slot cache[1 << CACHE_BITS];
-	struct fdeslot *fdes; /* 1 << FDE_BITS, allocated at the first lookup */
 };
 
 /* x86-64 ABI initial rules (elfutils backends/x86_64_cfi.c); the CFA is unset. */
@@ -319,130 +297,18 @@ static bool find_fde(const struct rec_cfirows *t, uint64_t vaddr, uint64_t *off)
 	return true;
 }
 
-static bool is_advance(uint8_t op)
-{
-	switch (op) {
-	case REC_CFA_SET_LOC:
-	case REC_CFA_ADVANCE_LOC:
-	case REC_CFA_ADVANCE_LOC1:
-	case REC_CFA_ADVANCE_LOC2:
-	case REC_CFA_ADVANCE_LOC4:
-	case REC_CFA_ADVANCE_LOC8:
-		return true;
-	}
-	return false;
-}
-
-/* Close the segment from @from with state @s into @out. @return false: too many. */
-static bool put_seg(struct seg *out, uint32_t *n, uint64_t from, const struct state *s, bool signal,
-		    bool hard)
-{
-	if (*n == MAX_SEGS)
-		return false;
-	out[*n] = (struct seg){.from = from};
-	out[*n].ret = hard ? REC_CFIROW_HARD : to_row(s, signal, &out[*n].row);
-	if (out[*n].ret != REC_CFIROW_OK)
-		memset(&out[*n].row, 0, sizeof(out[*n].row));
-	(*n)++;
-	return true;
-}
-
-/*
- * evaluate() at every address of FDE @f at once: run() stops at the first
- * advance past the address and takes the state before it, so each advance
- * closes a segment; an instruction that fails makes every address at or
- * past the last advance HARD, as run() would fail there.
- * @return the number of segments, or 0 when a location moves backwards or
- * there are more than MAX_SEGS (then evaluate() is used per address).
- */
-static uint32_t tabulate(const struct rec_cie *c, const struct rec_fde *f, struct seg *out)
-{
-	struct eval e = {.s = abi_state, .c = c};
-	struct rd r = f->insns;
-	struct rec_cfainsn in;
-	struct state cie_row;
-	uint32_t n = 0, left = MAX_INSNS;
-	uint64_t from = f->lo, to;
-	int ret;
-
-	if (!run(&e, c->init))
-		return put_seg(out, &n, from, &e.s, c->signal, true) ? n : 0;
-	cie_row = e.s;
-	e.depth = 0;
-	e.cie = &cie_row;
-	while ((ret = rec_cfi_insn(&r, c->fde_enc, &in)) > 0) {
-		if (!left--)
-			break;
-		if (is_advance(in.op)) {
-			to = in.op == REC_CFA_SET_LOC ? in.arg[0]
-						      : from + in.arg[0] * c->code_align;
-			if (to < from || !put_seg(out, &n, from, &e.s, c->signal, false))
-				return 0;
-			from = to;
-		} else if (!apply(&e, &in)) {
-			break;
-		}
-	}
-	/* the end of the program, or a failure (ret < 0, out of instructions, apply()) */
-	return put_seg(out, &n, from, &e.s, c->signal, ret != 0) ? n : 0;
-}
-
-/* The slot of the FDE at @off, filled in on a miss; NULL: use evaluate(). */
-static const struct fdeslot *fde_rows(struct rec_cfirows *t, uint64_t off)
-{
-	struct seg segs[MAX_SEGS];
-	struct fdeslot *sl;
-	struct rec_fde f;
-	uint32_t n;
-
-	/* zeroed pages: a file with few FDEs in use costs few of them */
-	if (!t->fdes && !(t->fdes = calloc(1u << FDE_BITS, sizeof(*t->fdes))))
-		return NULL;
-	sl = &t->fdes[(off * 0x9e3779b97f4a7c15ULL) >> (64 - FDE_BITS)];
-	if (sl->key == off + 1)
-		return sl;
-	if (rec_cfi_fde_at(&t->eh, off, &t->cie, &f))
-		return NULL;
-	n = tabulate(&t->cie, &f, segs);
-	free(sl->segs);
-	*sl = (struct fdeslot){.key = off + 1, .lo = f.lo, .len = f.len};
-	if (n && (sl->segs = malloc(n * sizeof(*segs)))) {
-		memcpy(sl->segs, segs, n * sizeof(*segs));
-		sl->nsegs = n;
-	}
-	return sl;
-}
-
 static int lookup(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row)
 {
-	const struct fdeslot *sl;
 	struct rec_fde f;
 	uint64_t off;
-	uint32_t lo, hi, mid;
 
 	if (!find_fde(t, vaddr, &off))
 		return REC_CFIROW_NONE;
-	sl = fde_rows(t, off);
-	if (sl && (vaddr < sl->lo || vaddr - sl->lo >= sl->len))
+	if (rec_cfi_fde_at(&t->eh, off, &t->cie, &f))
+		return REC_CFIROW_HARD;
+	if (vaddr < f.lo || vaddr - f.lo >= f.len)
 		return REC_CFIROW_NONE;
-	if (!sl || !sl->nsegs) {
-		if (rec_cfi_fde_at(&t->eh, off, &t->cie, &f))
-			return REC_CFIROW_HARD;
-		if (vaddr < f.lo || vaddr - f.lo >= f.len)
-			return REC_CFIROW_NONE;
-		return evaluate(&t->cie, &f, vaddr, row);
-	}
-	/* the last segment from at or below vaddr; the first is from lo */
-	for (lo = 0, hi = sl->nsegs; hi - lo > 1;) {
-		mid = lo + (hi - lo) / 2;
-		if (sl->segs[mid].from <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (sl->segs[lo].ret == REC_CFIROW_OK)
-		*row = sl->segs[lo].row;
-	return sl->segs[lo].ret;
+	return evaluate(&t->cie, &f, vaddr, row);
 }
 
 int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row)
@@ -583,9 +449,6 @@ void rec_cfirows__free(struct rec_cfirows *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; t->fdes && i < 1u << FDE_BITS; i++)
-		free(t->fdes[i].segs);
-	free(t->fdes);
 	free(t->ix);
 	elf_end(t->elf);
 	free(t);

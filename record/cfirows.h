@@ -58,9 +58,8 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out);
  *
  * The rules are libdw's (elfutils 0.188): the x86-64 ABI's initial rules, then
  * the CIE's instructions, then the FDE's up to @vaddr. A recent lookup is
- * answered from a small cache in @t, and so are the rows of recently used
- * FDEs (evaluated once for all their addresses), so calls on one object
- * must not run concurrently.
+ * answered from a small cache in @t, so calls on one object must not run
+ * concurrently.
  * @return REC_CFIROW_OK, REC_CFIROW_NONE, or REC_CFIROW_HARD (a rule this
  * does not evaluate for the CFA, rbp, rsp or the return address, or FDE data
  * that does not parse).
