@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "htab.h"
 #include "maptab.h"
 #include "safeopen.h"
 
@@ -49,7 +50,21 @@ struct rec_maptab {
 	size_t ndis, dis_cap;
 	rec_maptab_file_fn on_file;
 	void *on_file_arg;
+	struct rec_htab *fed; /* struct bidkey -> nothing: handed to es with an fd */
 };
+
+struct bidkey {
+	uint32_t len;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+};
+
+static struct bidkey bid_key(const struct saf_map *m)
+{
+	struct bidkey k = {.len = m->build_id.len};
+
+	memcpy(k.bid, m->build_id.data, k.len);
+	return k;
+}
 
 void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg)
 {
@@ -57,11 +72,18 @@ void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg
 	mt->on_file_arg = arg;
 }
 
+/*
+ * Mixed both ways: the product alone has the pid only in bits 32 and up,
+ * so that below 2^15 slots every image of generation 0 shared one probe
+ * chain (a tenth of the recorder's CPU on a compile loop).
+ */
 static size_t key_hash(uint32_t pid, uint32_t gen)
 {
 	uint64_t k = ((uint64_t)pid << 32 | gen) * 0x9e3779b97f4a7c15ull;
 
-	return (size_t)(k >> 17);
+	k ^= k >> 29;
+	k *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(k ^ (k >> 32));
 }
 
 static long find_img(const struct rec_maptab *mt, uint32_t pid, uint32_t gen)
@@ -139,9 +161,26 @@ struct rec_maptab *rec_maptab__new(struct rec_elfsyms *es)
 {
 	struct rec_maptab *mt = calloc(1, sizeof(*mt));
 
-	if (mt)
-		mt->es = es;
+	if (!mt)
+		return NULL;
+	mt->es = es;
+	mt->fed = rec_htab__new(sizeof(struct bidkey), 0);
+	if (!mt->fed) {
+		free(mt);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return mt;
+}
+
+bool rec_maptab__wants_fd(const struct rec_maptab *mt, const struct saf_map *m)
+{
+	struct bidkey k;
+
+	if (mt->on_file || !m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
+		return true;
+	k = bid_key(m);
+	return mt->es && !rec_htab__get(mt->fed, &k);
 }
 
 /* The entry's saf_map with its pointers set: entries move when arrays grow. */
@@ -233,6 +272,11 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 	if (mt->on_file && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
 		mt->on_file(mt->on_file_arg, fd, e->path);
 	if (mt->es && e->m.build_id.len) {
+		struct bidkey k = bid_key(&e->m);
+
+		/* out of memory: the next mapping of the file is opened too */
+		if (fd >= 0)
+			rec_htab__put(mt->fed, &k, NULL);
 		e->file = rec_elfsyms__file(mt->es, e->bid, e->m.build_id.len, e->path, fd);
 		fd = -1;
 	}
@@ -503,5 +547,6 @@ void rec_maptab__free(struct rec_maptab *mt)
 	free(mt->imgs);
 	free(mt->hash);
 	free(mt->dis);
+	rec_htab__free(mt->fed);
 	free(mt);
 }

@@ -8,6 +8,7 @@
 #ifndef REC_MAPTAB_H
 #define REC_MAPTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "elfsyms.h"
@@ -45,6 +46,15 @@ void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg
  */
 int rec_maptab__add(struct rec_maptab *mt, const struct saf_map *m, int fd,
 		    const struct rec_sink *sink);
+
+/**
+ * rec_maptab__wants_fd() - would rec_maptab__add() of @m use an open fd of
+ * the file? Not when @m has a build id whose file an earlier mapping
+ * already handed over with one (symbols are read once per build id), and
+ * no file hook is set: opening each mapped file costs a path walk per
+ * mapping, and short processes map the same dozen files again and again.
+ */
+bool rec_maptab__wants_fd(const struct rec_maptab *mt, const struct saf_map *m);
 
 /**
  * rec_maptab__fork() - process @child starts as a copy of @parent's image:

@@ -340,11 +340,11 @@ static int on_mmap2(struct rec_sideband *sb, const struct sb_mmap2 *r, uint64_t 
 		path[len - 10] = '\0';
 		m.flags |= SAF_MAP_DELETED;
 	}
+	m.path = rec_str(path);
 	if (path[0] != '/')
 		m.flags |= SAF_MAP_ANON;
-	else
+	else if (rec_maptab__wants_fd(sb->maptab, &m))
 		fd = rec_safe_open_mapped(r->pid, m.start, m.end, path, m.dev, m.inode);
-	m.path = rec_str(path);
 	return rec_maptab__add(sb->maptab, &m, fd, &sb->sink);
 }
 

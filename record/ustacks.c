@@ -12,9 +12,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "htab.h"
 #include "record.h"
 #include "uwtrim.h"
+
+#define ARENA_MIN (2u << 20) /* one huge page */
 
 /* One pending capture; its stack bytes (runs when sparse) follow it in the arena. */
 struct us_ent {
@@ -31,8 +34,9 @@ struct us_ent {
 	__u32 pad;
 };
 
+/* A capture's hash and, for captures that differ but share it, an ordinal. */
 struct us_key {
-	__u64 h1, h2;
+	__u64 h, n;
 };
 
 struct us_set {
@@ -43,8 +47,15 @@ struct us_set {
 	size_t nframes, frames_cap;
 };
 
+/* An address of a process image handed to the note callback. */
+struct us_noted {
+	__u32 tgid, gen;
+	__u64 ip;
+};
+
 struct rec_ustacks {
 	struct us_set set[SA_NSETS];
+	struct rec_htab *noted;	       /* us_noted -> nothing, during one write */
 	struct rec_uwtrim *trim;       /* NULL: whole copies */
 	__u8 runs[SA_USTACK_MAX + 64]; /* a trimmed capture */
 };
@@ -61,14 +72,50 @@ bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set)
 	return u->set[set].len != 0;
 }
 
-/* What identifies capture @e with bytes @b: everything but count and room. */
-static struct us_key ent_key(const struct us_ent *e, const void *b)
-{
-	size_t n = offsetof(struct us_ent, count);
+/* What identifies capture @e: everything before count. */
+#define ENT_ID_LEN offsetof(struct us_ent, count)
 
-	return (struct us_key){
-		rec_hash_bytes(b, e->ubytes, rec_hash_bytes(e, n, 0x5a5a)),
-		rec_hash_bytes(b, e->ubytes, rec_hash_bytes(e, n, 0x0123456789abcdefull))};
+/* The hash of capture @e with bytes @b. */
+static __u64 ent_hash(const struct us_ent *e, const void *b)
+{
+	return rec_hash_bulk(b, e->ubytes, rec_hash_bytes(e, ENT_ID_LEN, 0x5a5a));
+}
+
+/* Is the entry at @off of @s capture @e with bytes @b? */
+static bool ent_same(const struct us_set *s, size_t off, const struct us_ent *e, const void *b)
+{
+	const struct us_ent *o = (const struct us_ent *)(s->arena + off);
+
+	return !memcmp(o, e, ENT_ID_LEN) && !memcmp(o + 1, b, e->ubytes);
+}
+
+/*
+ * The pending entry identical to @e with bytes @b, or NULL after noting
+ * @off as where @e goes: the hash finds candidates, the bytes decide (a
+ * hash shared by different captures gives the next ordinal a try).
+ * @return the entry, or NULL; *@err is -ENOMEM when the index cannot grow.
+ */
+static struct us_ent *ent_find(struct us_set *s, const struct us_ent *e, const void *b, size_t off,
+			       int *err)
+{
+	struct us_key k = {ent_hash(e, b), 0};
+	size_t *at;
+	bool is_new;
+
+	*err = 0;
+	for (;; k.n++) {
+		at = rec_htab__put(s->index, &k, &is_new);
+		if (!at) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		if (is_new) {
+			*at = off;
+			return NULL;
+		}
+		if (ent_same(s, *at, e, b))
+			return (struct us_ent *)(s->arena + *at);
+	}
 }
 
 /**
@@ -82,6 +129,12 @@ struct rec_ustacks *rec_ustacks__new(void)
 
 	if (!u)
 		return NULL;
+	u->noted = rec_htab__new(sizeof(struct us_noted), 0);
+	if (!u->noted) {
+		free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
 	for (i = 0; i < SA_NSETS; i++) {
 		u->set[i].index = rec_htab__new(sizeof(struct us_key), sizeof(size_t));
 		if (!u->set[i].index) {
@@ -101,25 +154,38 @@ void rec_ustacks__free(struct rec_ustacks *u)
 	if (!u)
 		return;
 	for (i = 0; i < SA_NSETS; i++) {
-		free(u->set[i].arena);
+		if (u->set[i].arena)
+			munmap(u->set[i].arena, u->set[i].cap);
 		free(u->set[i].frames);
 		rec_htab__free(u->set[i].index);
 	}
+	rec_htab__free(u->noted);
 	free(u);
 }
 
+/*
+ * An arena holds an interval's copies, tens of MB at 999 Hz, and every
+ * page of it is new memory the kernel faults in and zeroes on first touch:
+ * 4 KiB at a time that was a twentieth of the recorder's CPU on a compile
+ * loop. Transparent huge pages (where the system allows them on request)
+ * take it 2 MiB at a time; mremap() grows it without copying.
+ */
 static int arena_reserve(struct us_set *s, size_t more)
 {
-	size_t ncap = s->cap ? s->cap : 1 << 16;
-	unsigned char *p;
+	size_t ncap = s->cap ? s->cap : ARENA_MIN;
+	void *p;
 
 	if (s->len + more <= s->cap)
 		return 0;
 	while (ncap < s->len + more)
 		ncap *= 2;
-	p = realloc(s->arena, ncap);
-	if (!p)
+	if (s->arena)
+		p = mremap(s->arena, s->cap, ncap, MREMAP_MAYMOVE);
+	else
+		p = mmap(NULL, ncap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		return -ENOMEM;
+	madvise(p, ncap, MADV_HUGEPAGE); /* a hint: EINVAL where THP is off */
 	s->arena = p;
 	s->cap = ncap;
 	return 0;
@@ -141,24 +207,21 @@ int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 
 			   .ubytes = r->ubytes,
 			   .count = 1,
 			   .room = (r->ubytes + 7) & ~7u}; /* walk: SAF_WALK_NONE */
-	struct us_key k;
-	size_t *off;
-	bool is_new;
+	struct us_ent *same;
+	int err;
 
 	memcpy(e.regs, r->regs, sizeof(e.regs));
 	memcpy(e.comm, r->comm, sizeof(e.comm));
-	k = ent_key(&e, r->stack);
 	/* room first: an index entry must never point at nothing */
 	if (arena_reserve(s, sizeof(e) + e.room))
 		return -ENOMEM;
-	off = rec_htab__put(s->index, &k, &is_new);
-	if (!off)
-		return -ENOMEM;
-	if (!is_new) {
-		((struct us_ent *)(s->arena + *off))->count++;
+	same = ent_find(s, &e, r->stack, s->len, &err);
+	if (err)
+		return err;
+	if (same) {
+		same->count++;
 		return 0;
 	}
-	*off = s->len;
 	memcpy(s->arena + s->len, &e, sizeof(e));
 	memcpy(s->arena + s->len + sizeof(e), r->stack, r->ubytes);
 	s->len += sizeof(e) + e.room;
@@ -210,9 +273,8 @@ static void trim_set(struct rec_ustacks *u, struct us_set *s)
 		__u8 *b = s->arena + off + sizeof(*e);
 		ssize_t n = rec_uwtrim__runs(u->trim, e->tgid, e->gen, e->regs[0], e->regs[1],
 					     e->regs[2], b, e->ubytes, u->runs, sizeof(u->runs));
-		struct us_key k;
-		size_t *first;
-		bool is_new;
+		struct us_ent *first;
+		int err;
 
 		keep_frames(u, s, e);
 		if (n >= 0) {
@@ -220,15 +282,29 @@ static void trim_set(struct rec_ustacks *u, struct us_set *s)
 			e->ubytes = (__u32)n;
 			e->sparse = 1;
 		}
-		k = ent_key(e, b);
-		first = rec_htab__put(s->index, &k, &is_new);
-		if (first && !is_new) {
-			((struct us_ent *)(s->arena + *first))->count += e->count;
+		first = ent_find(s, e, b, off, &err);
+		if (first) { /* else e stays on its own, also when out of memory */
+			first->count += e->count;
 			e->count = 0;
-		} else if (first) {
-			*first = off;
 		}
 	}
+}
+
+/*
+ * @note(@ctx, @tgid, @gen, @ip) unless this write already did: the frames
+ * of a process repeat from capture to capture, and what @note does (mark
+ * the symbol at @ip to be embedded) is the same the second time.
+ */
+static int note_once(struct rec_ustacks *u, rec_ustack_note_fn note, void *ctx, __u32 tgid,
+		     __u32 gen, __u64 ip)
+{
+	struct us_noted k = {tgid, gen, ip};
+	bool is_new = true;
+
+	if (!note)
+		return 0;
+	rec_htab__put(u->noted, &k, &is_new); /* out of memory: noted again */
+	return is_new ? note(ctx, tgid, gen, ip) : 0;
 }
 
 /**
@@ -254,11 +330,11 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		if (!e->count)
 			continue;
 		err = rec_procs__note(procs, e->tgid, e->gen, e->tid, e->comm);
-		if (!err && note)
-			err = note(ctx, e->tgid, e->gen, e->regs[0]);
+		if (!err)
+			err = note_once(u, note, ctx, e->tgid, e->gen, e->regs[0]);
 		/* callers' names too, at pc - 1: the call, not what follows it */
-		for (__u32 i = 1; !err && note && i < e->nfr; i++)
-			err = note(ctx, e->tgid, e->gen, s->frames[e->fr + i] - 1);
+		for (__u32 i = 1; !err && i < e->nfr; i++)
+			err = note_once(u, note, ctx, e->tgid, e->gen, s->frames[e->fr + i] - 1);
 		rec.kind = e->sparse ? SAF_REC_USTACK_SPARSE : SAF_REC_USTACK;
 		rec.ustack = (struct saf_ustack){.pid = e->tgid,
 						 .tid = e->tid,
@@ -284,5 +360,6 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 	s->len = 0;
 	s->nframes = 0;
 	rec_htab__clear(s->index);
+	rec_htab__clear(u->noted);
 	return err;
 }

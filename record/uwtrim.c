@@ -52,6 +52,11 @@ struct rec_uwtrim {
 	uint32_t nreads;
 	uint64_t pcs[UT_MAX_FRAMES]; /* the frames the last walk found */
 	uint32_t npcs, walk;	     /* and how it ended (enum saf_walk) */
+	/* the file of the last build id asked for: a walk's frames are mostly
+	 * in one or two files, and two hashes per frame were 3% of the CPU */
+	struct ut_file last;
+	uint8_t last_bid[SAF_MAX_BUILD_ID];
+	uint32_t last_len; /* 0: none */
 };
 
 /* A register of the frame being stepped from: its value, if known. */
@@ -109,7 +114,7 @@ static bool same_build(int fd, const struct saf_map *m)
  * device, inode and path): through /proc/PID/map_files while the process
  * lives, else at its path if it still has the build id the report will use.
  */
-static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
+static const struct ut_file *open_file(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
 {
 	uint64_t di[2] = {m->dev, m->inode}, s1 = 0x75747269, s2 = 0x6d6d6564;
 	struct ut_key k;
@@ -141,6 +146,23 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
 	}
 	if (fd >= 0)
 		close(fd);
+	return f;
+}
+
+/* open_file(), answered at once for the build id asked for last. */
+static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const struct saf_map *m)
+{
+	const struct ut_file *f;
+	uint32_t n = m->build_id.len;
+
+	if (n && n == t->last_len && !memcmp(m->build_id.data, t->last_bid, n))
+		return &t->last;
+	f = open_file(t, pid, m);
+	if (f && n && n <= sizeof(t->last_bid)) {
+		t->last = *f; /* a copy: values in t->files move when it grows */
+		memcpy(t->last_bid, m->build_id.data, n);
+		t->last_len = n;
+	}
 	return f;
 }
 
@@ -247,6 +269,30 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Sort @n offsets in place. A walk reads upwards, frame after frame, so the
+ * log is nearly sorted already: insertion sort does it in about one pass,
+ * where qsort() cost a call per comparison on every capture. A log far from
+ * sorted (a corrupt stack's walk) goes to qsort() after 16 moves a word.
+ */
+static void sort_reads(uint32_t *a, uint32_t n)
+{
+	size_t moves = 0;
+
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t v = a[i], j = i;
+
+		for (; j && a[j - 1] > v; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+		moves += i - j;
+		if (moves > 16 * (size_t)n) {
+			qsort(a, n, sizeof(*a), cmp_u32);
+			return;
+		}
+	}
+}
+
 /* Append run [@lo, @hi) of @stack, after the one ending at *@end, to @out. */
 static bool put_run(uint8_t *out, size_t *n, size_t cap, const uint8_t *stack, uint64_t *end,
 		    uint64_t lo, uint64_t hi)
@@ -270,7 +316,7 @@ static ssize_t put_runs(struct rec_uwtrim *t, const uint8_t *stack, uint32_t len
 	uint64_t lo = 0, hi = 0, end = 0; /* the run being built (none while hi is 0) */
 	size_t n = 0;
 
-	qsort(t->reads, t->nreads, sizeof(t->reads[0]), cmp_u32);
+	sort_reads(t->reads, t->nreads);
 	for (uint32_t i = 0; i <= t->nreads; i++) {
 		bool word = i < t->nreads;
 		uint64_t a = word ? t->reads[i] : tail, b = word ? a + 8 : len;

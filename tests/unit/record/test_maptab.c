@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_maptab.c - when the side band opens a mapped file: once a mapping
+ * has handed a build id's file over with an open fd, later mappings of
+ * that build id need none; without a build id, for another one, or with a
+ * file hook (--call-graph auto) every mapping still does. And images of
+ * many processes of one generation are all found again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "maptab.h"
+#include "rec_test_sink.h"
+
+static void no_hook(void *arg, int fd, const char *path)
+{
+	(void)arg;
+	(void)fd;
+	(void)path;
+}
+
+static void test_fd_once_per_build_id(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	uint8_t bid[SAF_MAX_BUILD_ID], other[SAF_MAX_BUILD_ID];
+	struct rec_elfsyms *es = rec_elfsyms__new(0);
+	struct rec_maptab *mt = rec_maptab__new(es);
+	char path[900];
+	struct saf_map m = {.pid = (uint32_t)getpid(),
+			    .start = 0x400000,
+			    .end = 0x401000,
+			    .flags = SAF_MAP_EXEC};
+	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	int fd, n;
+
+	(void)state;
+	assert_non_null(mt);
+	assert_true(len > 0);
+	path[len] = '\0';
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = rec_elfsyms__read_build_id(fd, bid, sizeof(bid));
+	assert_true(n >= 16);
+	m.path = saf_str__from(path);
+	m.build_id = (struct saf_bytes){bid, (uint32_t)n};
+	assert_true(rec_maptab__wants_fd(mt, &m));
+	/* handed over without an fd: the next mapping is still opened */
+	assert_int_equal(rec_maptab__add(mt, &m, -1, &sink), 0);
+	assert_true(rec_maptab__wants_fd(mt, &m));
+	assert_int_equal(rec_maptab__add(mt, &m, fd, &sink), 0);
+	assert_false(rec_maptab__wants_fd(mt, &m));
+	m.pid++; /* another process, the same file */
+	assert_false(rec_maptab__wants_fd(mt, &m));
+	memcpy(other, bid, (size_t)n);
+	other[0] ^= 1;
+	m.build_id.data = other;
+	assert_true(rec_maptab__wants_fd(mt, &m));
+	m.build_id = (struct saf_bytes){NULL, 0}; /* read from the file */
+	assert_true(rec_maptab__wants_fd(mt, &m));
+	m.build_id = (struct saf_bytes){bid, (uint32_t)n};
+	rec_maptab__on_file(mt, no_hook, NULL);
+	assert_true(rec_maptab__wants_fd(mt, &m));
+	rec_maptab__free(mt);
+	rec_elfsyms__free(es);
+	test_sink_reset(&ts);
+}
+
+static void test_many_images_of_gen_zero(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_maptab *mt = rec_maptab__new(NULL);
+	struct saf_map m = {.flags = SAF_MAP_EXEC | SAF_MAP_ANON, .path = saf_str__from("[anon]")};
+	uint32_t pid;
+
+	(void)state;
+	assert_non_null(mt);
+	for (pid = 1; pid <= 5000; pid++) {
+		m.pid = pid;
+		m.start = 0x10000 * pid;
+		m.end = m.start + 0x1000;
+		assert_int_equal(rec_maptab__add(mt, &m, -1, &sink), 0);
+	}
+	assert_int_equal(rec_maptab__images(mt), 5000);
+	for (pid = 1; pid <= 5000; pid++) {
+		struct saf_map got;
+
+		assert_int_equal(rec_maptab__find(mt, pid, 0, 0x10000 * pid + 8, &got), 0);
+		assert_int_equal(got.pid, pid);
+		assert_true(got.start == 0x10000 * (uint64_t)pid);
+		assert_int_equal(rec_maptab__find(mt, pid, 0, 0x10000 * pid + 0x1000, &got),
+				 -ENOENT);
+	}
+	rec_maptab__free(mt);
+	test_sink_reset(&ts);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fd_once_per_build_id),
+		cmocka_unit_test(test_many_images_of_gen_zero),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
