@@ -6,7 +6,7 @@ _sa_report()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local opts="--top --info --svg --pprof --speedscope --diff -o --output -i --input
-		--comm --pid --tid -U --user-only -K --kernel-only --time --focus --ignore
+		--comm --pid --tid -U --user-only -K --kernel-only --time --since --until --focus --ignore
 		--min-percent --percent-limit --show-pid --show-tid --annotate-frames --addrs
 		--lines --no-demangle --debug-dir --symfs --sort --rows --title --width
 		--min-width --inverted --no-normalize --negate -v --verbose -q --quiet
@@ -17,7 +17,7 @@ _sa_report()
 	-i | --input) COMPREPLY=($(compgen -f -X '!*.sa' -- "$cur") $(compgen -d -- "$cur")); return ;;
 	--debug-dir | --symfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
-	--comm | --pid | --tid | --time | --focus | --ignore | --min-percent | \
+	--comm | --pid | --tid | --time | --since | --until | --focus | --ignore | --min-percent | \
 		--percent-limit | --rows | --title | --width | --min-width)
 		return ;;
 	esac
