@@ -60,6 +60,7 @@ struct run {
 	struct rec_rotate *rot; /* --rotate, else NULL */
 	uint64_t file_t0;	/* the current file's start (--rotate) */
 	struct rec_totals base; /* totals when the current file began */
+	uint64_t file_ivs;	/* intervals written whole to the current file */
 };
 
 static __u32 cur_gen(void *ctx, __u32 tgid)
@@ -205,10 +206,13 @@ static int rotate(struct run *r)
 	err = saf_writer__next_file(r->w, r->fd);
 	if (!err)
 		err = rec_write_meta(r->w, r->o, real, mono, rec_session__ncpus(r->s));
-	if (err)
+	if (err) {
+		rec_rotate__discard(r->rot); /* no META (a full disk): nothing to keep */
 		return err;
+	}
 	r->base = *rec_drain__totals(r->d);
 	r->file_t0 = mono;
+	r->file_ivs = 0;
 	rec_procs__new_file(r->procs);
 	err = rec_sc__new_file(r->sc, rec_drain__new_file(r->d));
 	if (!err && (err = rec_rotate__prune(r->rot)) < 0) {
@@ -237,6 +241,7 @@ static int record_loop(struct run *r)
 		if (!last && now < r->next_iv)
 			continue;
 		err = rec_drain__interval(r->d, r->iv_start, r->grace, &r->iv_start);
+		r->file_ivs += !err;
 		if (!err)
 			err = commit(r);
 		if (!err && r->rot && !last &&
@@ -429,11 +434,14 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 	e = record_loop(&r);
 	if (!e)
 		e = finish(&r);
+	/* a rotated file that got no interval before an error holds nothing */
+	if (e && r.rot && !r.tmp && !r.file_ivs)
+		rec_rotate__discard(r.rot);
 	/* sampling worked: what was written is kept under FILE even after an error */
 	ce = commit(&r);
 	if (e)
-		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "", o->output,
-			strerror(-e));
+		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "",
+			r.rot ? rec_rotate__path(r.rot) : o->output, strerror(-e));
 	else if (!ce)
 		summary(&r);
 	e = e ? e : ce;

@@ -76,7 +76,9 @@ struct rec_rotate *rec_rotate__new(const struct rec_opts *o)
 	dot = strrchr(base, '.');
 	if (!dot || dot == base)
 		dot = base + strlen(base);
-	rt->dir = base == o->output ? strdup(".") : strndup(o->output, base - o->output);
+	rt->dir = base == o->output	  ? strdup(".")
+		  : base == o->output + 1 ? strdup("/")
+					  : strndup(o->output, base - o->output - 1);
 	rt->stem = strndup(base, dot - base);
 	rt->ext = strdup(dot);
 	if (!rt->dir || !rt->stem || !rt->ext || !rt->stem[0]) {
@@ -84,7 +86,7 @@ struct rec_rotate *rec_rotate__new(const struct rec_opts *o)
 		errno = rt->stem && !rt->stem[0] ? EINVAL : ENOMEM;
 		return NULL;
 	}
-	rt->dirfd = open(rt->dir[0] ? rt->dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rt->dirfd = open(rt->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rt->dirfd < 0) {
 		int e = errno;
 
@@ -109,7 +111,8 @@ const char *rec_rotate__name(struct rec_rotate *rt, uint64_t real_ns)
 	if (asprintf(&rt->cur, "%s-%s.%03uZ%s", rt->stem, stamp,
 		     (unsigned int)(real_ns / 1000000ull % 1000), rt->ext) < 0)
 		rt->cur = NULL;
-	if (rt->cur && asprintf(&rt->path, "%s/%s", rt->dir, rt->cur) < 0)
+	if (rt->cur &&
+	    asprintf(&rt->path, "%s%s%s", rt->dir, strcmp(rt->dir, "/") ? "/" : "", rt->cur) < 0)
 		rt->path = NULL;
 	return rt->path ? rt->path : rt->o->output;
 }
@@ -127,6 +130,12 @@ int rec_rotate__open(struct rec_rotate *rt)
 		return -ENOMEM;
 	fd = openat(rt->dirfd, rt->cur, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	return fd < 0 ? -errno : fd;
+}
+
+void rec_rotate__discard(struct rec_rotate *rt)
+{
+	if (rt->cur)
+		unlinkat(rt->dirfd, rt->cur, 0);
 }
 
 bool rec_rotate__due(const struct rec_rotate *rt, uint64_t start_ns, uint64_t now_ns,

@@ -44,6 +44,9 @@ const char *rec_rotate__path(const struct rec_rotate *rt);
  */
 int rec_rotate__open(struct rec_rotate *rt);
 
+/** rec_rotate__discard() - remove the current file (it could not get its META). */
+void rec_rotate__discard(struct rec_rotate *rt);
+
 /**
  * rec_rotate__due() - should the file begun at @start_ns (CLOCK_MONOTONIC)
  * that holds @bytes be closed at @now_ns?

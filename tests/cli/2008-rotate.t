@@ -5,10 +5,11 @@
 # and PROC records its samples name), names sort by time, --keep deletes
 # only the oldest of our own names, and no interval is lost or counted twice
 # across a rotation: the set's LOSS records add up to the recorder's totals.
+# A rotation that meets a full disk stops with exit 1 and keeps the files.
 . "$(dirname "$0")/2000-record-lib.sh"
 need_bpf
 build_busy
-echo "1..12"
+echo "1..16"
 RPT=$SA_BUILD/bin/sa-report
 NAME='host-[0-9]{8}T[0-9]{6}\.[0-9]{3}Z\.sa'
 
@@ -89,4 +90,45 @@ ok $? "the set's LOSS records ($R $K $F $L) == the recorder's totals ($r2 $k2 $f
 s=$(seqs "${files[@]}" | cut -d= -f2 | tr '\n' ' ')
 echo "$s" | awk '{ if ($1 != 0) exit 1; for (i = 2; i <= NF; i++) if ($i != $(i - 1) + 1) exit 1 }'
 ok $? "every interval from 0 in exactly one file: $s"
+
+# --call-graph dwarf: a capture's kernel stack is interned when the ring
+# buffer delivers it, which can be before the rotation its interval follows.
+mkdir "$T/d"
+"$T/busy" 2 & busy=$!
+"$REC" -q -a -F 499 --call-graph dwarf --interval 0.25 --rotate 0.25s --duration 4 \
+	-o "$T/d/host.sa" 2>"$T/d.err"
+rc=$?
+kill $busy
+mapfile -t files < <(find "$T/d" -maxdepth 1 -type f | grep -E "/$NAME\$" | sort)
+bad=$rc
+for f in "${files[@]}"; do self_contained "$f" || { bad=1; diag "refers to what it lacks: $f"; }; done
+ok $bad "dwarf: ${#files[@]} files, each holds the kernel stacks its captures name"
+
+# A full disk: a 160 KiB tmpfs fills within seconds at 999 Hz with a file
+# every 0.5 s; the guard stops a recorder that would not notice.
+mkdir "$T/full"
+if mount -t tmpfs -o size=160k,mode=0700 sa-rot-test "$T/full" 2>"$T/mount.err"; then
+	trap 'umount "$T/full" 2>/dev/null; jobs -p | xargs -r kill 2>/dev/null; rm -rf "$T"' EXIT
+	"$T/busy" 2 & busy=$!
+	timeout -s INT 60 "$REC" -F 999 --interval 0.25 --rotate 0.5s -o "$T/full/host.sa" 2>"$T/full.err"
+	rc=$?
+	kill $busy
+	[ $rc = 1 ] && grep -q "writing $T/full/host-.*: No space left on device" "$T/full.err"
+	ok $? "a full disk ends it with exit 1 ($rc) naming the file: $(tail -n 1 "$T/full.err")"
+	mapfile -t files < <(ls "$T/full"/host-*.sa)
+	bad=0 clean=0
+	for f in "${files[@]}"; do
+		i=$("$RPT" --info "$f" 2>/dev/null) || { bad=1; diag "unreadable: $f"; }
+		echo "$i" | grep -q '^  finished: *cleanly$' && clean=$((clean + 1))
+	done
+	[ $bad = 0 ] && [ $clean -ge $((${#files[@]} - 1)) ] && [ $clean -ge 1 ]
+	ok $? "every file left reads ($clean of ${#files[@]} finished cleanly, at most the last not)"
+	"$RPT" "${files[@]}" >/dev/null 2>&1
+	ok $? "sa-report reads the set"
+	umount "$T/full"
+else
+	skip "cannot mount a tmpfs: $(head -n 1 "$T/mount.err")"
+	skip "(no full disk)"
+	skip "(no full disk)"
+fi
 finish
