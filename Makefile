@@ -19,6 +19,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
 B ?= build
 CC ?= gcc
@@ -342,6 +343,10 @@ install: all
 	install -m 0644 docs/sa-record.1 docs/sa-report.1 $(DESTDIR)$(MANDIR)/man1/
 	$(Q)for c in sa-record sa-report; do install -m 0644 docs/completion/$$c.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c || exit 1; done
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|/usr/local/bin/sa-record|$(BINDIR)/sa-record|' docs/systemd/sa-record.service \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/sa-record.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/sa-record.service
 
 # Benchmarks against perf (tests/bench/run-all.sh, ~20 min; BENCH_QUICK=1 for
 # a few minutes): prints ratios, writes docs/performance.md. Not part of check.
@@ -349,6 +354,13 @@ install: all
 bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic \
 		$(B)/tests/bench/gen-text | deps-test
 	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
+
+# The always-on recorder's cost (tests/bench/always-on.sh, 25 min, root): a
+# day of -F 19 files, RSS and CPU over a -F 99 run; rewrites its section of
+# docs/deploy.md. Not part of check or bench.
+.PHONY: bench-always-on
+bench-always-on: $(B)/bin/sa-record
+	$(Q)bash tests/bench/always-on.sh $(B) docs/deploy.md
 
 # sa against perf on the same processes, function by function (dash, zstd,
 # python3, PostgreSQL, gcc, node, C++, the known-split workload; fp, dwarf,

@@ -384,6 +384,27 @@ int saf_writer__finish(struct saf_writer *w, const struct saf_end *end)
 	return err;
 }
 
+int saf_writer__next_file(struct saf_writer *w, int fd)
+{
+	int err;
+
+	if (!w->finished)
+		return -EINVAL;
+	/* finish() flushed every buffer: only the per-file state is reset */
+	w->fd = fd;
+	w->err = 0;
+	w->seq = 0;
+	w->bytes = 0;
+	w->iv_open = false;
+	w->iv_head_needed = false;
+	w->symtab.len = 0;
+	w->finished = false;
+	err = write_header(w);
+	if (err)
+		w->err = err;
+	return err;
+}
+
 uint64_t saf_writer__bytes(const struct saf_writer *w)
 {
 	return w ? w->bytes : 0;

@@ -389,6 +389,19 @@ static __u64 sideband_lost(struct rec_drain *d)
 	return n;
 }
 
+/* --rotate: a stack interned before the rotation is written again in this file. */
+static int carry(void *ctx, __u32 fid)
+{
+	struct rec_drain *d = ctx;
+	const __u64 *ips;
+	__u32 kind, n;
+	int ret = rec_stackdb__ensure(d->db, fid, d->w, &kind, &ips, &n);
+
+	if (ret <= 0 || !d->sc)
+		return ret;
+	return rec_sc__stack(d->sc, kind, fid, (const uint64_t *)ips, n);
+}
+
 static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 {
 	struct saf_record rec = {.kind = SAF_REC_COUNT};
@@ -399,7 +412,11 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 
 	*truncated = 0;
 	while ((k = rec_htab__next(d->agg[set], &it, (void **)&v))) {
-		err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);
+		err = carry(d, k->ufid);
+		if (!err)
+			err = carry(d, k->kfid);
+		if (!err)
+			err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);
 		if (!err && d->sc)
 			err = rec_sc__count(d->sc, k->tgid, k->gen, k->ufid);
 		if (err)
@@ -519,6 +536,28 @@ const struct rec_totals *rec_drain__totals(const struct rec_drain *d)
 size_t rec_drain__unique_stacks(const struct rec_drain *d)
 {
 	return rec_stackdb__count(d->db);
+}
+
+/**
+ * rec_drain__keep_frames() - --rotate: keep what rec_drain__new_file() needs
+ * to write a stack interned before a rotation again after it.
+ * @return 0 or -ENOMEM.
+ */
+int rec_drain__keep_frames(struct rec_drain *d)
+{
+	rec_ustacks__set_ensure(d->us, carry, d);
+	return rec_stackdb__keep_frames(d->db);
+}
+
+/**
+ * rec_drain__new_file() - the writer moved to a new file, after an
+ * interval's end: stacks are written there again as they are referenced.
+ * @return the first stack id of the file just closed (smaller ids are no
+ * longer referenced).
+ */
+__u32 rec_drain__new_file(struct rec_drain *d)
+{
+	return rec_stackdb__new_file(d->db);
 }
 
 /** rec_drain__free() - release the drain state. Accepts NULL. */

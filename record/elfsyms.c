@@ -322,6 +322,15 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink)
 	return total;
 }
 
+void rec_elfsyms__new_file(struct rec_elfsyms *es)
+{
+	size_t i;
+
+	for (i = 0; i < es->nfiles; i++)
+		if (es->files[i].state > 0 && !es->files[i].npending)
+			memset(es->files[i].flags, 0, es->files[i].tab.nsyms);
+}
+
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st)
 {
 	*st = es->st;

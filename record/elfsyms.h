@@ -77,6 +77,13 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off);
 int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
 
 /** rec_elfsyms__stats() - copy the counters into @st. */
+/**
+ * rec_elfsyms__new_file() - after rec_elfsyms__flush(), the writer moved to
+ * a new file (--rotate): forget which symbols were emitted, so symbols
+ * noted from now on are emitted again.
+ */
+void rec_elfsyms__new_file(struct rec_elfsyms *es);
+
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st);
 
 /**

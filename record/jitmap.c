@@ -327,6 +327,14 @@ int rec_jitmap__exit(struct rec_jitmap *jm, uint32_t pid, const struct rec_sink 
 	return ret;
 }
 
+void rec_jitmap__new_file(struct rec_jitmap *jm)
+{
+	size_t i;
+
+	for (i = 0; i < jm->n; i++)
+		jm->ps[i].off = 0;
+}
+
 uint64_t rec_jitmap__bytes(const struct rec_jitmap *jm)
 {
 	return jm->bytes;

@@ -41,6 +41,9 @@ int rec_ksyms__note(struct rec_ksyms *ks, const uint64_t *ips, size_t n,
 /** rec_ksyms__count() - symbols in the table. */
 size_t rec_ksyms__count(const struct rec_ksyms *ks);
 
+/** rec_ksyms__new_file() - forget which symbols were emitted (--rotate). */
+void rec_ksyms__new_file(struct rec_ksyms *ks);
+
 /** rec_ksyms__emitted() - symbols emitted so far. */
 size_t rec_ksyms__emitted(const struct rec_ksyms *ks);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "record.h"
+#include "rotate.h"
 #include "selfcontained.h"
 #include "uwtrim.h"
 
@@ -56,6 +57,10 @@ struct run {
 	int *child_wstatus;
 	bool child_done;
 	bool tty;
+	struct rec_rotate *rot; /* --rotate, else NULL */
+	uint64_t file_t0;	/* the current file's start (--rotate) */
+	struct rec_totals base; /* totals when the current file began */
+	uint64_t file_ivs;	/* intervals written whole to the current file */
 };
 
 static __u32 cur_gen(void *ctx, __u32 tgid)
@@ -161,15 +166,67 @@ static int commit(struct run *r)
 
 	if (!r->tmp)
 		return 0;
-	err = rec_output_commit(r->o->output, r->tmp);
+	err = rec_output_commit(r->rot ? rec_rotate__path(r->rot) : r->o->output, r->tmp);
 	if (err) {
 		fprintf(stderr, "%ssa-record: cannot rename %s to %s: %s\n", r->tty ? "\n" : "",
-			r->tmp, r->o->output, strerror(-err));
+			r->tmp, r->rot ? rec_rotate__path(r->rot) : r->o->output, strerror(-err));
 		return err;
 	}
 	free(r->tmp);
 	r->tmp = NULL;
 	return 0;
+}
+
+/* The END of the current file: its own intervals and samples. */
+static struct saf_end file_end(const struct run *r, uint64_t end_ns)
+{
+	const struct rec_totals *t = rec_drain__totals(r->d);
+
+	return (struct saf_end){.end_mono_ns = end_ns,
+				.samples = t->kept - r->base.kept,
+				.lost = t->lost - r->base.lost,
+				.intervals = t->intervals - r->base.intervals};
+}
+
+/*
+ * --rotate, after an interval's end: END this file and begin the next with
+ * the next interval; what the samples there refer to is written again as
+ * they need it. An error stops the recording; what was written stays.
+ */
+static int rotate(struct run *r)
+{
+	uint64_t mono = r->iv_start, now = rec_now_ns(CLOCK_MONOTONIC);
+	uint64_t real = rec_now_ns(CLOCK_REALTIME) - (now - mono);
+	struct saf_end end = file_end(r, mono);
+	int err = saf_writer__finish(r->w, &end);
+
+	if (err)
+		return err;
+	err = close(r->fd) ? -errno : 0;
+	r->fd = -1;
+	if (err)
+		return err;
+	rec_rotate__name(r->rot, real);
+	r->fd = rec_rotate__open(r->rot);
+	if (r->fd < 0)
+		return r->fd;
+	err = saf_writer__next_file(r->w, r->fd);
+	if (!err)
+		err = rec_write_meta(r->w, r->o, real, mono, rec_session__ncpus(r->s));
+	if (err) {
+		rec_rotate__discard(r->rot); /* no META (a full disk): nothing to keep */
+		return err;
+	}
+	r->base = *rec_drain__totals(r->d);
+	r->file_t0 = mono;
+	r->file_ivs = 0;
+	rec_procs__new_file(r->procs);
+	err = rec_sc__new_file(r->sc, rec_drain__new_file(r->d));
+	if (!err && (err = rec_rotate__prune(r->rot)) < 0) {
+		fprintf(stderr, "%ssa-record: --keep: %s\n", r->tty ? "\n" : "", strerror(-err));
+		err = 0;
+	}
+	return err < 0 ? err : 0;
 }
 
 static int record_loop(struct run *r)
@@ -191,8 +248,12 @@ static int record_loop(struct run *r)
 		if (!last && now < r->next_iv)
 			continue;
 		err = rec_drain__interval(r->d, r->iv_start, r->grace, &r->iv_start);
+		r->file_ivs += !err;
 		if (!err)
 			err = commit(r);
+		if (!err && r->rot && !last &&
+		    rec_rotate__due(r->rot, r->file_t0, r->iv_start, saf_writer__bytes(r->w)))
+			err = rotate(r);
 		if (err)
 			return err;
 		while (r->next_iv <= now)
@@ -222,8 +283,14 @@ static int capture_targets(struct run *r)
 static int start(struct run *r, int go, int status, char *err, size_t errsz)
 {
 	const struct rec_opts *o = r->o;
+	uint64_t real;
 	int e;
 
+	if ((o->rotate_secs || o->rotate_bytes) && !(r->rot = rec_rotate__new(o))) {
+		e = -errno;
+		snprintf(err, errsz, "--rotate: %s: %s", o->output, strerror(-e));
+		return e;
+	}
 	r->fd = rec_output_open(o->output, &r->tmp);
 	if (r->fd < 0) {
 		if (r->fd == -EISDIR)
@@ -269,7 +336,11 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (r->cfi && (e = rec_cfifeed__attach(r->cfi, rec_session__cfi_fd(r->s))))
 		return e;
 	r->t0 = rec_now_ns(CLOCK_MONOTONIC);
-	e = rec_write_meta(r->w, o, rec_now_ns(CLOCK_REALTIME), r->t0, rec_session__ncpus(r->s));
+	real = rec_now_ns(CLOCK_REALTIME);
+	r->file_t0 = r->t0;
+	if (r->rot)
+		rec_rotate__name(r->rot, real);
+	e = rec_write_meta(r->w, o, real, r->t0, rec_session__ncpus(r->s));
 	if (e)
 		return e;
 	r->procs = rec_procs__new(r->w, cur_gen, r->s);
@@ -277,6 +348,8 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (!r->d)
 		return -ENOMEM;
 	rec_drain__set_sc(r->d, r->sc);
+	if (r->rot && (e = rec_drain__keep_frames(r->d)))
+		return e;
 	if (o->call_graph != SA_CG_FP && !o->whole_stack) {
 		r->trim = rec_uwtrim__new(rec_sc__maptab(r->sc));
 		if (!r->trim)
@@ -297,14 +370,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 
 static int finish(struct run *r)
 {
-	const struct rec_totals *t = rec_drain__totals(r->d);
-	struct saf_end end = {
-		.end_mono_ns = rec_now_ns(CLOCK_MONOTONIC),
-		.samples = t->kept,
-		.lost = t->lost,
-		.intervals = t->intervals,
-	};
-
+	struct saf_end end = file_end(r, rec_now_ns(CLOCK_MONOTONIC));
 	int err = rec_sc__finish(r->sc);
 
 	return err ? err : saf_writer__finish(r->w, &end);
@@ -319,6 +385,7 @@ static void cleanup(struct run *r)
 	rec_procs__free(r->procs);
 	rec_session__free(r->s);
 	saf_writer__free(r->w);
+	rec_rotate__free(r->rot);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->tmp);
@@ -382,11 +449,14 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 	e = record_loop(&r);
 	if (!e)
 		e = finish(&r);
+	/* a rotated file that got no interval before an error holds nothing */
+	if (e && r.rot && !r.tmp && !r.file_ivs)
+		rec_rotate__discard(r.rot);
 	/* sampling worked: what was written is kept under FILE even after an error */
 	ce = commit(&r);
 	if (e)
-		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "", o->output,
-			strerror(-e));
+		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "",
+			r.rot ? rec_rotate__path(r.rot) : o->output, strerror(-e));
 	else if (!ce)
 		summary(&r);
 	e = e ? e : ce;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "record.h"
+#include "rotate.h"
 
 static const char usage_text[] =
 	"Usage: sa-record [OPTIONS] [-- CMD [ARGS...]]\n"
@@ -51,6 +52,12 @@ static const char usage_text[] =
 	"      --duration SECONDS   stop after this long (default: Ctrl-C or SIGTERM)\n"
 	"      --interval SECONDS   drain the kernel maps this often (default 1)\n"
 	"      --max-size SIZE      stop when the file reaches SIZE (k, M, G suffixes)\n"
+	"      --rotate WHEN        close the file and start the next at the first interval\n"
+	"                           end past WHEN: a duration (30s, 10m, 2h, 1d) or a size\n"
+	"                           (64M, 1G); files are named FILE's stem plus their start\n"
+	"                           in UTC: host.sa -> host-20261201T140200.000Z.sa\n"
+	"      --keep N             with --rotate: delete the oldest closed files beyond N\n"
+	"      --keep-size SIZE     with --rotate: ... beyond SIZE bytes in total\n"
 	"  -q, --quiet              no status line and no summary\n"
 	"Kernel memory:\n"
 	"      --stack-map-size N   stack-map slots per map set (2 sets; ~1 KiB each)\n"
@@ -81,6 +88,9 @@ enum {
 	OPT_WHOLE_STACK,
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_MIN,
+	OPT_ROTATE,
+	OPT_KEEP,
+	OPT_KEEP_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +118,9 @@ static const struct option long_opts[] = {
 	{"whole-stack", no_argument, NULL, OPT_WHOLE_STACK},
 	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
+	{"rotate", required_argument, NULL, OPT_ROTATE},
+	{"keep", required_argument, NULL, OPT_KEEP},
+	{"keep-size", required_argument, NULL, OPT_KEEP_SIZE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{0},
@@ -307,6 +320,19 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 		if (!(o->max_size = parse_size(arg)))
 			return usage_error("bad size '%s'", arg);
 		break;
+	case OPT_ROTATE:
+		if (rec_rotate_parse(arg, &o->rotate_secs, &o->rotate_bytes))
+			return usage_error("bad --rotate '%s' (e.g. 10m, 30s, 64M)", arg);
+		break;
+	case OPT_KEEP:
+		if ((v = strtol(arg, &end, 10)) < 1 || *end || v > 1000000)
+			return usage_error("bad --keep '%s'", arg);
+		o->keep = (unsigned int)v;
+		break;
+	case OPT_KEEP_SIZE:
+		if (!(o->keep_size = parse_size(arg)))
+			return usage_error("bad size '%s'", arg);
+		break;
 	case OPT_STACK_MAP:
 	case OPT_COUNTS_MAP:
 	case OPT_RINGBUF:
@@ -337,6 +363,11 @@ static int check(struct rec_opts *o, int ntargets)
 		return usage_error("%s", "--off-cpu-min needs --off-cpu");
 	if (!o->output[0])
 		return usage_error("%s", "empty output file name");
+	if ((o->keep || o->keep_size) && !o->rotate_secs && !o->rotate_bytes)
+		return usage_error("%s", "--keep and --keep-size need --rotate");
+	/* a stay can outlive a file, and its stacks with it (docs/deploy.md) */
+	if (o->off_cpu && (o->rotate_secs || o->rotate_bytes))
+		return usage_error("%s", "--off-cpu does not combine with --rotate yet");
 	if (o->cmd && !o->all && !ntargets)
 		o->filter = SA_FILTER_TGID; /* CMD and its descendants */
 	for (i = 0; i < o->nids; i++) {

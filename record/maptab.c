@@ -531,6 +531,20 @@ void rec_maptab__drained(struct rec_maptab *mt)
 	}
 }
 
+int rec_maptab__emit_all(struct rec_maptab *mt, uint64_t time_ns, const struct rec_sink *sink)
+{
+	size_t i;
+	int ret, total = 0;
+
+	for (i = 0; i < mt->nimgs; i++) {
+		ret = rec_maptab__emit(mt, mt->imgs[i].pid, mt->imgs[i].gen, time_ns, sink);
+		if (ret < 0)
+			return ret;
+		total += ret;
+	}
+	return total;
+}
+
 size_t rec_maptab__images(const struct rec_maptab *mt)
 {
 	return mt->nimgs;

@@ -109,6 +109,13 @@ void rec_maptab__exit(struct rec_maptab *mt, uint32_t pid);
 /** rec_maptab__drained() - a drain interval ended: drop expired images. */
 void rec_maptab__drained(struct rec_maptab *mt);
 
+/**
+ * rec_maptab__emit_all() - emit a MAP record (at @time_ns) for each mapping
+ * of every image tracked: the head of a new file (--rotate).
+ * @return the number of records, or the sink's negative errno.
+ */
+int rec_maptab__emit_all(struct rec_maptab *mt, uint64_t time_ns, const struct rec_sink *sink);
+
 /** rec_maptab__images() - images (pid, gen) tracked now. */
 size_t rec_maptab__images(const struct rec_maptab *mt);
 

@@ -225,6 +225,16 @@ int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const
 	return saf_writer__add(p->w, &rec);
 }
 
+/**
+ * rec_procs__new_file() - the writer moved to a new file (--rotate): forget
+ * the images and thread names written, so the next samples write them again.
+ */
+void rec_procs__new_file(struct rec_procs *p)
+{
+	rec_htab__clear(p->seen);
+	rec_htab__clear(p->comms);
+}
+
 /** rec_procs__free() - release the state. Accepts NULL. */
 void rec_procs__free(struct rec_procs *p)
 {

@@ -60,6 +60,10 @@ struct rec_opts {
 	uint64_t max_size;	       /* bytes, 0 = none */
 	bool off_cpu;		       /* --off-cpu */
 	uint64_t off_cpu_min_ns;       /* --off-cpu-min, in ns */
+	double rotate_secs;	       /* --rotate DURATION, 0 = none */
+	uint64_t rotate_bytes;	       /* --rotate SIZE, 0 = none */
+	unsigned int keep;	       /* --keep N closed files, 0 = all */
+	uint64_t keep_size;	       /* --keep-size bytes of closed files, 0 = any */
 	char *cmdline;		       /* argv joined, for META */
 	char *target_desc;
 };
@@ -99,6 +103,10 @@ __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, 
 			  struct saf_writer *w, int *err);
 __u32 rec_stackdb__nframes(const struct rec_stackdb *db, __u32 id);
 size_t rec_stackdb__count(const struct rec_stackdb *db);
+int rec_stackdb__keep_frames(struct rec_stackdb *db);
+__u32 rec_stackdb__new_file(struct rec_stackdb *db);
+int rec_stackdb__ensure(struct rec_stackdb *db, __u32 id, struct saf_writer *w, __u32 *kind,
+			const __u64 **ips, __u32 *n);
 void rec_stackdb__free(struct rec_stackdb *db);
 
 /* ---- procmaps.c ---- */
@@ -109,6 +117,7 @@ typedef __u32 (*rec_cur_gen_fn)(void *ctx, __u32 tgid);
 struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, void *ctx);
 int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const char *comm);
 int rec_procs__capture(struct rec_procs *p, __u32 tgid, __u32 gen);
+void rec_procs__new_file(struct rec_procs *p);
 void rec_procs__free(struct rec_procs *p);
 
 /* ---- buildid.c ---- */
@@ -140,6 +149,8 @@ void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc);
 void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim);
 const struct rec_totals *rec_drain__totals(const struct rec_drain *d);
 size_t rec_drain__unique_stacks(const struct rec_drain *d);
+int rec_drain__keep_frames(struct rec_drain *d);
+__u32 rec_drain__new_file(struct rec_drain *d);
 void rec_drain__free(struct rec_drain *d);
 
 /* ---- loss.c ---- */
@@ -176,6 +187,8 @@ typedef int (*rec_ustack_note_fn)(void *ctx, __u32 tgid, __u32 gen, __u64 ip);
 struct rec_ustacks *rec_ustacks__new(void);
 void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim);
 bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set);
+typedef int (*rec_ustack_kfid_fn)(void *ctx, __u32 kfid);
+void rec_ustacks__set_ensure(struct rec_ustacks *u, rec_ustack_kfid_fn fn, void *ctx);
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid);
 int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx);

@@ -30,8 +30,9 @@ struct rec_sc {
 	struct rec_maptab *mt;
 	struct rec_jitmap *jm;
 	struct rec_sideband *sb;
-	struct ustack *us; /* by file stack id */
+	struct ustack *us; /* by file stack id - us_base */
 	size_t nus;
+	uint32_t us_base; /* --rotate: ids below are no longer referenced */
 	uint64_t *ips;
 	size_t nips, ips_cap;
 	uint64_t note_ns;
@@ -118,6 +119,9 @@ static int keep_ustack(struct rec_sc *sc, uint32_t fid, const uint64_t *ips, uin
 {
 	void *p;
 
+	if (fid < sc->us_base)
+		return 0;
+	fid -= sc->us_base;
 	if (fid >= sc->nus) {
 		size_t cap = sc->nus ? sc->nus : 1024;
 
@@ -172,10 +176,12 @@ int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 {
 	uint64_t t0 = mono_ns();
 	int ret = rec_jitmap__note(sc->jm, pid);
+	const struct ustack *u = ufid >= sc->us_base && ufid - sc->us_base < sc->nus
+					 ? &sc->us[ufid - sc->us_base]
+					 : NULL;
 
-	if (!ret && sc->es && ufid && ufid < sc->nus && sc->us[ufid].set)
-		ret = rec_maptab__note_stack(sc->mt, pid, gen, sc->ips + sc->us[ufid].off,
-					     sc->us[ufid].n);
+	if (!ret && sc->es && ufid && u && u->set)
+		ret = rec_maptab__note_stack(sc->mt, pid, gen, sc->ips + u->off, u->n);
 	sc->note_ns += mono_ns() - t0;
 	return ret < 0 ? ret : 0;
 }
@@ -212,6 +218,52 @@ int rec_sc__finish(struct rec_sc *sc)
 	if (ret < 0)
 		return ret;
 	return rec_sc__interval_end(sc);
+}
+
+/* Drop the user stacks of ids below @base, moving the rest down. */
+static int rebase_ustacks(struct rec_sc *sc, uint32_t base)
+{
+	size_t drop = base > sc->us_base ? base - sc->us_base : 0, i, n = 0;
+	uint64_t *ips;
+
+	if (!drop)
+		return 0;
+	if (drop > sc->nus)
+		drop = sc->nus;
+	ips = malloc((sc->ips_cap ? sc->ips_cap : 1) * sizeof(*ips));
+	if (!ips)
+		return -ENOMEM;
+	for (i = drop; i < sc->nus; i++) {
+		struct ustack u = sc->us[i];
+
+		if (u.set) {
+			memcpy(ips + n, sc->ips + u.off, u.n * sizeof(*ips));
+			u.off = n;
+			n += u.n;
+		}
+		sc->us[i - drop] = u;
+	}
+	memset(sc->us + sc->nus - drop, 0, drop * sizeof(*sc->us));
+	free(sc->ips);
+	sc->ips = ips;
+	sc->nips = n;
+	sc->us_base = base;
+	return 0;
+}
+
+int rec_sc__new_file(struct rec_sc *sc, uint32_t keep_from)
+{
+	int ret;
+
+	if (sc->ks)
+		rec_ksyms__new_file(sc->ks);
+	if (sc->es)
+		rec_elfsyms__new_file(sc->es);
+	rec_jitmap__new_file(sc->jm);
+	ret = rebase_ustacks(sc, keep_from);
+	if (!ret)
+		ret = rec_maptab__emit_all(sc->mt, mono_ns(), &sc->sink);
+	return ret < 0 ? ret : 0;
 }
 
 void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st)

@@ -92,6 +92,15 @@ int rec_sc__interval_end(struct rec_sc *sc);
  */
 int rec_sc__finish(struct rec_sc *sc);
 
+/**
+ * rec_sc__new_file() - after rec_sc__interval_end() and the META of a new
+ * file (--rotate): forget the kernel and ELF symbols and JIT lines written,
+ * so they are written again as samples need them, drop the user stacks of
+ * ids below @keep_from, and write the mappings of every tracked image.
+ * @return 0 or a negative errno from the writer.
+ */
+int rec_sc__new_file(struct rec_sc *sc, uint32_t keep_from);
+
 /** rec_sc__stats() - copy the counters into @st. */
 void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st);
 

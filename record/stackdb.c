@@ -13,6 +13,7 @@
 #include <string.h>
 #include "htab.h"
 #include "record.h"
+#include "stackkeep.h"
 
 struct stack_key {
 	__u32 kind;
@@ -25,6 +26,8 @@ struct rec_stackdb {
 	__u8 *nframes;	      /* by id */
 	size_t cap;
 	__u32 next_id;
+	struct stack_frames *keep; /* NULL unless rotating: see stackkeep.c */
+	__u32 file_first;	   /* the first id given in the current file */
 };
 
 /**
@@ -43,6 +46,7 @@ struct rec_stackdb *rec_stackdb__new(void)
 		return NULL;
 	}
 	db->next_id = 1;
+	db->file_first = 1;
 	return db;
 }
 
@@ -98,6 +102,8 @@ __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, 
 	rec.stack.nframes = n;
 	rec.stack.ips = (const uint64_t *)ips;
 	*err = remember_nframes(db, *id, n);
+	if (!*err && db->keep)
+		*err = rec_stack_frames__add(db->keep, *id, kind, ips, n);
 	if (!*err)
 		*err = saf_writer__add(w, &rec);
 	return *err ? 0 : *id;
@@ -124,6 +130,64 @@ void rec_stackdb__free(struct rec_stackdb *db)
 	if (!db)
 		return;
 	rec_htab__free(db->ids);
+	rec_stack_frames__free(db->keep);
 	free(db->nframes);
 	free(db);
+}
+
+/**
+ * rec_stackdb__keep_frames() - for --rotate: keep the frames of the stacks
+ * written to the current and the previous file (stackkeep.c), so that
+ * rec_stackdb__ensure() can write them again in the next file.
+ * @return 0 or -ENOMEM.
+ */
+int rec_stackdb__keep_frames(struct rec_stackdb *db)
+{
+	if (!db->keep && !(db->keep = rec_stack_frames__new()))
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * rec_stackdb__new_file() - the writer moved to a new file: forget which
+ * stacks were written (a stack seen again gets a new id and STACK record;
+ * ids stay unique over the whole run), so memory is bounded by one file's
+ * stacks. Ids given before stay valid through rec_stackdb__ensure().
+ * @return the first id of the file just closed: no later reference can
+ * name a smaller one.
+ */
+__u32 rec_stackdb__new_file(struct rec_stackdb *db)
+{
+	__u32 first = db->file_first;
+
+	rec_htab__clear(db->ids);
+	if (db->keep)
+		rec_stack_frames__new_file(db->keep);
+	db->file_first = db->next_id;
+	return first;
+}
+
+/**
+ * rec_stackdb__ensure() - id @id is about to be referenced in the current
+ * file: when it was written to the previous file only (a sample taken
+ * after the last interval's flip, drained after the rotation), write its
+ * STACK record again. @kind, @ips, @n get the stack (borrowed until the
+ * next call) when it was written now.
+ * @return 1 when written now, 0 when nothing was needed, or a negative errno.
+ */
+int rec_stackdb__ensure(struct rec_stackdb *db, __u32 id, struct saf_writer *w, __u32 *kind,
+			const __u64 **ips, __u32 *n)
+{
+	struct saf_record rec = {.kind = SAF_REC_STACK};
+	int ret;
+
+	if (!id || !db->keep)
+		return 0;
+	ret = rec_stack_frames__carry(db->keep, id, kind, ips, n);
+	if (ret <= 0)
+		return ret;
+	rec.stack = (struct saf_stack){
+		.id = id, .kind = *kind, .nframes = *n, .ips = (const uint64_t *)*ips};
+	ret = saf_writer__add(w, &rec);
+	return ret ? ret : 1;
 }

@@ -58,6 +58,8 @@ struct rec_ustacks {
 	struct rec_htab *noted;	       /* us_noted -> nothing, during one write */
 	struct rec_uwtrim *trim;       /* NULL: whole copies */
 	__u8 runs[SA_USTACK_MAX + 64]; /* a trimmed capture */
+	rec_ustack_kfid_fn ensure;     /* --rotate: kernel stack of a carried capture */
+	void *ensure_ctx;
 };
 
 /** rec_ustacks__set_trim() - trim captures with @trim (borrowed; NULL: none). */
@@ -335,6 +337,8 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		/* callers' names too, at pc - 1: the call, not what follows it */
 		for (__u32 i = 1; !err && i < e->nfr; i++)
 			err = note_once(u, note, ctx, e->tgid, e->gen, s->frames[e->fr + i] - 1);
+		if (!err && u->ensure)
+			err = u->ensure(u->ensure_ctx, e->kfid);
 		rec.kind = e->sparse ? SAF_REC_USTACK_SPARSE : SAF_REC_USTACK;
 		rec.ustack = (struct saf_ustack){.pid = e->tgid,
 						 .tid = e->tid,
@@ -362,4 +366,11 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 	rec_htab__clear(s->index);
 	rec_htab__clear(u->noted);
 	return err;
+}
+
+/** rec_ustacks__set_ensure() - call @fn(@ctx, kfid) before each USTACK is written (--rotate). */
+void rec_ustacks__set_ensure(struct rec_ustacks *u, rec_ustack_kfid_fn fn, void *ctx)
+{
+	u->ensure = fn;
+	u->ensure_ctx = ctx;
 }

@@ -2,14 +2,17 @@
 /*
  * filter.c - profile-level filters shared by every output mode: --focus
  * (keep stacks through a matching frame), --ignore (drop them) and
- * --min-percent (drop stacks below a share of what is left).
+ * --min-percent (drop stacks below a share of what is left); the
+ * wall-clock interval filter of --since/--until.
  */
 #include <errno.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "output_int.h"
+#include "session.h"
 
 /* Per pool offset: whether the name was tried, and whether it matched. */
 #define M_FOCUS_DONE  0x1
@@ -191,4 +194,95 @@ cleanup:
 	free(c.memo);
 	free(keep);
 	return err;
+}
+
+/* "+HH[:MM]", "-HHMM" or "Z" at @p: the offset east of UTC in seconds. */
+static int parse_zone(const char *p, long *off)
+{
+	int hh = 0, mm = 0, n = 0;
+
+	if (!strcmp(p, "Z") || !strcmp(p, "z")) {
+		*off = 0;
+		return 0;
+	}
+	if ((p[0] != '+' && p[0] != '-') ||
+	    (sscanf(p + 1, "%2d:%2d%n", &hh, &mm, &n) != 2 &&
+	     sscanf(p + 1, "%2d%2d%n", &hh, &mm, &n) != 2 &&
+	     sscanf(p + 1, "%2d%n", &hh, &n) != 1) ||
+	    p[1 + n] || hh > 23 || mm > 59)
+		return -EINVAL;
+	*off = (p[0] == '-' ? -1 : 1) * (hh * 3600L + mm * 60L);
+	return 0;
+}
+
+/* "HH:MM[:SS[.frac]]" at @p into @tm's clock and *@frac; the rest in *@end. */
+static int parse_clock(const char *p, struct tm *tm, double *frac, const char **end)
+{
+	int n = 0;
+	char *e;
+
+	tm->tm_sec = 0;
+	*frac = 0;
+	if (sscanf(p, "%2d:%2d%n", &tm->tm_hour, &tm->tm_min, &n) != 2)
+		return -EINVAL;
+	p += n;
+	if (*p == ':') {
+		double s = strtod(p + 1, &e);
+
+		if (e == p + 1 || s < 0 || s >= 61)
+			return -EINVAL;
+		tm->tm_sec = (int)s;
+		*frac = s - tm->tm_sec;
+		p = e;
+	}
+	*end = p;
+	return tm->tm_hour > 23 || tm->tm_min > 59 ? -EINVAL : 0;
+}
+
+int rpt_parse_wall_time(const char *arg, time_t now, int64_t *ns)
+{
+	struct tm tm = {0};
+	const char *rest;
+	double frac;
+	long off = 0;
+	bool zone = false;
+	time_t t;
+	int n = 0, y, mo, d;
+
+	localtime_r(&now, &tm);
+	if (sscanf(arg, "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3) {
+		if (arg[n] != 'T' && arg[n] != 't' && arg[n] != ' ')
+			return -EINVAL;
+		tm.tm_year = y - 1900;
+		tm.tm_mon = mo - 1;
+		tm.tm_mday = d;
+		arg += n + 1;
+	}
+	if (parse_clock(arg, &tm, &frac, &rest))
+		return -EINVAL;
+	if (*rest) {
+		if (parse_zone(rest, &off))
+			return -EINVAL;
+		zone = true;
+	}
+	tm.tm_isdst = -1;
+	t = zone ? timegm(&tm) - off : mktime(&tm);
+	if (t == (time_t)-1 && tm.tm_year < 70)
+		return -EINVAL;
+	*ns = (int64_t)t * 1000000000ll + (int64_t)(frac * 1e9 + 0.5);
+	return 0;
+}
+
+bool rpt_filter__wall_ok(const struct rpt_filter *f, uint64_t start_real_ns, uint64_t start_mono_ns,
+			 uint64_t start_ns, uint64_t end_ns)
+{
+	double mid;
+
+	if (!f->has_wall)
+		return true;
+	if (!start_real_ns)
+		return false; /* no META: no wall-clock time */
+	mid = (double)start_real_ns + ((double)start_ns + (double)end_ns) / 2 -
+	      (double)start_mono_ns;
+	return mid >= (double)f->wall_from_ns && mid < (double)f->wall_to_ns;
 }

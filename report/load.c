@@ -159,8 +159,10 @@ static void on_interval(struct rpt_session *s, struct rpt_loaded *l, const struc
 	st->iv_ns += iv->end_ns > iv->start_ns ? iv->end_ns - iv->start_ns : 0;
 	l->iv_end = iv->end_ns;
 	mid = ((double)iv->start_ns + (double)iv->end_ns) / 2 - (double)base;
-	l->in_interval_ok = !s->o.filter.has_time ||
-			    (mid >= s->o.filter.time_from * 1e9 && mid < s->o.filter.time_to * 1e9);
+	l->in_interval_ok = (!s->o.filter.has_time || (mid >= s->o.filter.time_from * 1e9 &&
+						       mid < s->o.filter.time_to * 1e9)) &&
+			    rpt_filter__wall_ok(&s->o.filter, st->start_realtime_ns,
+						st->start_mono_ns, iv->start_ns, iv->end_ns);
 	st->iv_in_time += l->in_interval_ok;
 }
 
@@ -463,7 +465,7 @@ int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *pa
 	int ret, err = 0;
 
 	l->cur_symtab = RPT_NO_DSO;
-	l->in_interval_ok = !s->o.filter.has_time;
+	l->in_interval_ok = !s->o.filter.has_time && !s->o.filter.has_wall;
 	r = saf_reader__open(path, &ro);
 	if (!r) {
 		err = -errno;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -44,6 +45,8 @@ enum {
 	O_PID,
 	O_TID,
 	O_TIME,
+	O_SINCE,
+	O_UNTIL,
 	O_FOCUS,
 	O_IGNORE,
 	O_MINPCT,
@@ -91,6 +94,8 @@ static const struct option long_opts[] = {
 	{"user-only", 0, NULL, 'U'},
 	{"kernel-only", 0, NULL, 'K'},
 	{"time", 1, NULL, O_TIME},
+	{"since", 1, NULL, O_SINCE},
+	{"until", 1, NULL, O_UNTIL},
 	{"focus", 1, NULL, O_FOCUS},
 	{"ignore", 1, NULL, O_IGNORE},
 	{"min-percent", 1, NULL, O_MINPCT},
@@ -136,6 +141,9 @@ static void usage(FILE *f)
 	      "  -U, --user-only       user frames only    -K, --kernel-only  kernel only\n"
 	      "  --time FROM-TO        seconds from the start; an interval counts when its\n"
 	      "                        midpoint is in [FROM, TO)\n"
+	      "  --since TIME --until TIME   wall-clock range over all inputs (e.g. rotated\n"
+	      "                        files): HH:MM[:SS] today, local time, or ISO 8601\n"
+	      "                        2026-12-01T14:02:00Z (or +01:00; no zone: local)\n"
 	      "  --focus RE --ignore RE --min-percent P (--percent-limit P)\n"
 	      "  --show-pid --show-tid --annotate-frames --addrs --lines --no-demangle\n"
 	      "  --debug-dir DIR (repeatable)  --symfs DIR\n"
@@ -176,6 +184,21 @@ static int parse_time(struct rpt_filter *f, const char *arg)
 	f->time_to = end[1] ? strtod(end + 1, &end) : 1e18;
 	f->has_time = true;
 	return *end || f->time_to < f->time_from ? bad("--time", arg) : 0;
+}
+
+static int parse_wall(struct rpt_filter *f, bool since, const char *arg)
+{
+	int64_t ns;
+
+	if (rpt_parse_wall_time(arg, time(NULL), &ns))
+		return bad(since ? "--since" : "--until", arg);
+	if (!f->has_wall) {
+		f->wall_from_ns = INT64_MIN;
+		f->wall_to_ns = INT64_MAX;
+		f->has_wall = true;
+	}
+	*(since ? &f->wall_from_ns : &f->wall_to_ns) = ns;
+	return 0;
 }
 
 static int set_mode(struct cli *c, int mode)
@@ -240,6 +263,9 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 		return 0;
 	case O_TIME:
 		return parse_time(f, arg);
+	case O_SINCE:
+	case O_UNTIL:
+		return parse_wall(f, opt == O_SINCE, arg);
 	case O_FOCUS:
 		c->focus = arg;
 		return 0;
@@ -489,7 +515,7 @@ static bool filtered(const struct cli *c)
 	const struct rpt_filter *f = &c->so.filter;
 
 	return c->focus || c->ignore || c->min_percent > 0 || f->comm || f->pid || f->tid ||
-	       f->has_time || f->user_only || f->kernel_only;
+	       f->has_time || f->has_wall || f->user_only || f->kernel_only;
 }
 
 /* --time that selects no interval of any file: a usage error (exit 2). */
@@ -500,7 +526,7 @@ static int check_time(struct cli *c, struct rpt_session *s)
 	uint64_t in = 0, dur = 0;
 	char to[32] = "";
 
-	if (!f->has_time)
+	if (!f->has_time && !f->has_wall)
 		return 0;
 	for (size_t i = 0; i < rpt_session__nfiles(s); i++) {
 		const struct rpt_file_stats *st = rpt_session__file(s, i);
@@ -514,6 +540,13 @@ static int check_time(struct cli *c, struct rpt_session *s)
 	}
 	if (in || !longest)
 		return 0;
+	if (f->has_wall) {
+		fprintf(stderr,
+			"sa-report: --since/--until selects no interval of the %zu "
+			"input(s) (one counts when its midpoint is in the range)\n",
+			rpt_session__nfiles(s));
+		return -EINVAL;
+	}
 	if (f->time_to < 1e17)
 		snprintf(to, sizeof(to), "%g", f->time_to);
 	fprintf(stderr,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <time.h>
 #include "maps.h"
 #include "output.h"
 #include "profile.h"
@@ -25,7 +26,9 @@ struct rpt_filter {
 	const char *comm, *pid, *tid;
 	bool user_only, kernel_only;
 	bool has_time;
-	double time_from, time_to; /* seconds since the recording's start */
+	double time_from, time_to;	  /* seconds since the recording's start */
+	bool has_wall;			  /* --since/--until */
+	int64_t wall_from_ns, wall_to_ns; /* CLOCK_REALTIME, [from, to) */
 };
 
 /* Which off-CPU periods count (OFFCPU flags); 0 = all. */
@@ -34,6 +37,23 @@ enum rpt_off_state {
 	RPT_OFF_BLOCKED = 1,  /* asleep at switch-out */
 	RPT_OFF_RUNNABLE = 2, /* preempted or yielded */
 };
+
+/**
+ * rpt_parse_wall_time() - --since/--until: "HH:MM[:SS[.frac]]" (local time,
+ * the day of @now), "YYYY-MM-DD[T ]HH:MM[:SS[.frac]]" (local) or the same
+ * ending in "Z", "+HH[:MM]" or "-HH[:MM]" (ISO 8601) into nanoseconds of
+ * CLOCK_REALTIME in *@ns (filter.c).
+ * @return 0, or -EINVAL for anything else.
+ */
+int rpt_parse_wall_time(const char *arg, time_t now, int64_t *ns);
+
+/**
+ * rpt_filter__wall_ok() - does the interval [@start_ns, @end_ns)
+ * (CLOCK_MONOTONIC of a file whose META gave @start_real_ns at
+ * @start_mono_ns) pass --since/--until? Its midpoint must be in the range.
+ */
+bool rpt_filter__wall_ok(const struct rpt_filter *f, uint64_t start_real_ns, uint64_t start_mono_ns,
+			 uint64_t start_ns, uint64_t end_ns);
 
 struct rpt_session_opts {
 	struct rpt_symbolizer_opts sym;

@@ -9,7 +9,7 @@ _sa_record()
 		-U --user-only -K --kernel-only --idle -g --call-graph --stack-size --whole-stack
 		--off-cpu --off-cpu-min
 		-o --output --duration --interval
-		--max-size -q --quiet --stack-map-size --counts-map-size --ringbuf-size
+		--max-size --rotate --keep --keep-size -q --quiet --stack-map-size --counts-map-size --ringbuf-size
 		--no-embed-symbols
 		-h --help -V --version"
 
@@ -30,8 +30,8 @@ _sa_record()
 	-e | --event) COMPREPLY=($(compgen -W "cpu-clock cycles" -- "$cur")); return ;;
 	--call-graph) COMPREPLY=($(compgen -W "fp dwarf auto" -- "$cur")); return ;;
 	-p | --pid | -t | --tid | -F | --freq | -C | --cpu | --duration | --interval | \
-		--max-size | --stack-map-size | --counts-map-size | --ringbuf-size | --stack-size | \
-		--off-cpu-min)
+		--max-size | --rotate | --keep | --keep-size | --stack-map-size | --counts-map-size | \
+		--ringbuf-size | --stack-size | --off-cpu-min)
 		return ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts --" -- "$cur"))

@@ -7,7 +7,7 @@ _sa_report()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local opts="--top --info --svg --pprof --speedscope --diff --off-cpu --wall --state
 		-o --output -i --input
-		--comm --pid --tid -U --user-only -K --kernel-only --time --focus --ignore
+		--comm --pid --tid -U --user-only -K --kernel-only --time --since --until --focus --ignore
 		--min-percent --percent-limit --show-pid --show-tid --annotate-frames --addrs
 		--lines --no-demangle --debug-dir --symfs --no-cache --sort --rows --title --width
 		--min-width --inverted --short-names --no-normalize --negate -v --verbose -q --quiet
@@ -19,7 +19,7 @@ _sa_report()
 	--debug-dir | --symfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
 	--state) COMPREPLY=($(compgen -W "blocked runnable" -- "$cur")); return ;;
-	--comm | --pid | --tid | --time | --focus | --ignore | --min-percent | \
+	--comm | --pid | --tid | --time | --since | --until | --focus | --ignore | --min-percent | \
 		--percent-limit | --rows | --title | --width | --min-width)
 		return ;;
 	esac

@@ -467,6 +467,15 @@ int saf_writer__flush(struct saf_writer *w);
  */
 int saf_writer__finish(struct saf_writer *w, const struct saf_end *end);
 
+/**
+ * saf_writer__next_file() - after saf_writer__finish(): start a new file on
+ * @fd (borrowed, as in saf_writer__open_fd()) with its file header, keeping
+ * the compression context and buffers. The caller then writes its META.
+ * @return 0, -EINVAL when the current file is not finished, or a negative
+ * errno from writing the header (then sticky, as any write error).
+ */
+int saf_writer__next_file(struct saf_writer *w, int fd);
+
 /** saf_writer__bytes() - bytes written to the fd so far (header included). */
 uint64_t saf_writer__bytes(const struct saf_writer *w);
 

@@ -37,9 +37,10 @@ static void print_rec(const struct saf_record *r)
 	switch (r->kind) {
 	case SAF_REC_META:
 		printf("META freq=%" PRIu64 " ncpus=%" PRIu64 " event=%s target=%s flags=%" PRIu64
-		       " start_mono=%" PRIu64 " host=%s kernel=%s\n", r->meta.freq_hz, r->meta.ncpus,
-		       r->meta.event.str, r->meta.target.str, r->meta.flags, r->meta.start_mono_ns,
-		       r->meta.hostname.str, r->meta.kernel_release.str);
+		       " start_mono=%" PRIu64 " host=%s kernel=%s start_real=%" PRIu64 "\n",
+		       r->meta.freq_hz, r->meta.ncpus, r->meta.event.str, r->meta.target.str,
+		       r->meta.flags, r->meta.start_mono_ns, r->meta.hostname.str,
+		       r->meta.kernel_release.str, r->meta.start_realtime_ns);
 		break;
 	case SAF_REC_PROC:
 		printf("PROC pid=%u gen=%u ppid=%u comm=%s exe=%s\n", r->proc.pid, r->proc.gen,

@@ -197,6 +197,56 @@ static void test_bytes_counter(void **state)
 	close(fd);
 }
 
+/* --rotate: after finish(), the same writer starts a second complete file. */
+static void test_next_file(void **state)
+{
+	int fd1 = memfd_create("one", 0), fd2 = memfd_create("two", 0);
+	struct saf_writer *w = NULL;
+	struct saf_meta m = tst_meta();
+	struct saf_interval iv = {7, 5000, 6000};
+	struct saf_loss loss = {.ncounters = 2, .ids = {SAF_CTR_RUNS, SAF_CTR_KEPT}, .values = {3, 3}};
+	struct saf_end end = {6000, 3, 0, 1, 0};
+	struct saf_record st = {.kind = SAF_REC_STACK}, c = {.kind = SAF_REC_COUNT};
+	struct tst_read r1, r2;
+	size_t len1, len2;
+	uint8_t *b1, *b2;
+	uint64_t bytes1;
+
+	(void)state;
+	assert_int_equal(tst_write_sample(fd1, 0, &w), 0);
+	bytes1 = saf_writer__bytes(w);
+	st.stack = (struct saf_stack){.id = 9, .kind = SAF_STACK_USER, .nframes = 5, .ips = tst_uips};
+	c.count = (struct saf_count){42, 42, 1, 9, 0, 3, saf_str__from("worker")};
+	assert_int_equal(saf_writer__next_file(w, fd2), 0);
+	assert_int_equal(saf_writer__bytes(w), SAF_FILE_HEADER_SIZE);
+	assert_int_equal(saf_writer__next_file(w, fd2), -EINVAL); /* not finished */
+	assert_int_equal(saf_writer__meta(w, &m), 0);
+	assert_int_equal(saf_writer__add(w, &st), 0);
+	assert_int_equal(saf_writer__interval(w, &iv), 0);
+	assert_int_equal(saf_writer__add(w, &c), 0);
+	assert_int_equal(saf_writer__interval_end(w, &loss), 0);
+	assert_int_equal(saf_writer__finish(w, &end), 0);
+	b1 = tst_slurp(fd1, &len1);
+	b2 = tst_slurp(fd2, &len2);
+	assert_int_equal(len1, bytes1);
+	assert_int_equal(len2, saf_writer__bytes(w));
+	tst_read_mem(b1, len1, &r1);
+	tst_read_mem(b2, len2, &r2);
+	assert_int_equal(r1.ret, 0);
+	assert_int_equal(r2.ret, 0);
+	assert_true(r1.info.finished && !r1.info.damaged);
+	assert_true(r2.info.finished && !r2.info.damaged);
+	/* META, STACK, INTERVAL, COUNT, LOSS, END; chunk seqs from 0 again */
+	assert_int_equal(r2.nrecs, 6);
+	tst_read_free(&r1);
+	tst_read_free(&r2);
+	free(b1);
+	free(b2);
+	saf_writer__free(w);
+	close(fd1);
+	close(fd2);
+}
+
 static void test_invalid(void **state)
 {
 	int fd = memfd_create("inv", 0);
@@ -560,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_split_repeats_interval),
 		cmocka_unit_test(test_split_repeats_symtab),
 		cmocka_unit_test(test_bytes_counter),
+		cmocka_unit_test(test_next_file),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_enospc),
 		cmocka_unit_test(test_epipe_sticks),

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rotate.c - the file set of sa-record --rotate: parse the boundary, name
+ * each file by its start (UTC, milliseconds, so names sort by time), and
+ * keep the set within --keep N files and --keep-size bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "record.h"
+#include "rotate.h"
+
+/* "YYYYMMDDTHHMMSS.mmmZ" */
+#define STAMP_LEN 20
+
+struct rec_rotate {
+	const struct rec_opts *o;
+	char *dir, *stem, *ext; /* output = dir/stem + ext */
+	int dirfd;
+	char *cur;  /* the current file's name in dir */
+	char *path; /* dir/cur */
+};
+
+struct old_file {
+	char *name;
+	uint64_t size;
+};
+
+int rec_rotate_parse(const char *arg, double *secs, uint64_t *bytes)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	double mul = 0;
+
+	*secs = 0;
+	*bytes = 0;
+	if (end == arg || !(v > 0) || v > 1e12)
+		return -EINVAL;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		*secs = v;
+	else if (!strcmp(end, "m"))
+		*secs = v * 60;
+	else if (!strcmp(end, "h"))
+		*secs = v * 3600;
+	else if (!strcmp(end, "d"))
+		*secs = v * 86400;
+	else if (end[0] == 'K' || end[0] == 'M' || end[0] == 'G')
+		mul = end[0] == 'K' ? 1 << 10 : end[0] == 'M' ? 1 << 20 : 1 << 30;
+	else
+		return -EINVAL;
+	if (mul) {
+		if (strcmp(end + 1, "") && strcmp(end + 1, "B") && strcmp(end + 1, "iB"))
+			return -EINVAL;
+		*bytes = (uint64_t)(v * mul);
+	}
+	return *secs >= 0.01 || *bytes >= 4096 ? 0 : -EINVAL;
+}
+
+struct rec_rotate *rec_rotate__new(const struct rec_opts *o)
+{
+	struct rec_rotate *rt = calloc(1, sizeof(*rt));
+	const char *base, *dot;
+
+	if (!rt)
+		return NULL;
+	rt->o = o;
+	rt->dirfd = -1;
+	base = strrchr(o->output, '/');
+	base = base ? base + 1 : o->output;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		dot = base + strlen(base);
+	rt->dir = base == o->output	  ? strdup(".")
+		  : base == o->output + 1 ? strdup("/")
+					  : strndup(o->output, base - o->output - 1);
+	rt->stem = strndup(base, dot - base);
+	rt->ext = strdup(dot);
+	if (!rt->dir || !rt->stem || !rt->ext || !rt->stem[0]) {
+		rec_rotate__free(rt);
+		errno = rt->stem && !rt->stem[0] ? EINVAL : ENOMEM;
+		return NULL;
+	}
+	rt->dirfd = open(rt->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rt->dirfd < 0) {
+		int e = errno;
+
+		rec_rotate__free(rt);
+		errno = e;
+		return NULL;
+	}
+	return rt;
+}
+
+const char *rec_rotate__name(struct rec_rotate *rt, uint64_t real_ns)
+{
+	time_t sec = (time_t)(real_ns / 1000000000ull);
+	char stamp[32];
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	free(rt->cur);
+	free(rt->path);
+	rt->path = NULL;
+	if (asprintf(&rt->cur, "%s-%s.%03uZ%s", rt->stem, stamp,
+		     (unsigned int)(real_ns / 1000000ull % 1000), rt->ext) < 0)
+		rt->cur = NULL;
+	if (rt->cur &&
+	    asprintf(&rt->path, "%s%s%s", rt->dir, strcmp(rt->dir, "/") ? "/" : "", rt->cur) < 0)
+		rt->path = NULL;
+	return rt->path ? rt->path : rt->o->output;
+}
+
+const char *rec_rotate__path(const struct rec_rotate *rt)
+{
+	return rt->path ? rt->path : rt->o->output;
+}
+
+int rec_rotate__open(struct rec_rotate *rt)
+{
+	int fd;
+
+	if (!rt->cur)
+		return -ENOMEM;
+	fd = openat(rt->dirfd, rt->cur, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+void rec_rotate__discard(struct rec_rotate *rt)
+{
+	if (rt->cur)
+		unlinkat(rt->dirfd, rt->cur, 0);
+}
+
+bool rec_rotate__due(const struct rec_rotate *rt, uint64_t start_ns, uint64_t now_ns,
+		     uint64_t bytes)
+{
+	const struct rec_opts *o = rt->o;
+
+	if (o->rotate_secs > 0 && now_ns - start_ns >= (uint64_t)(o->rotate_secs * 1e9))
+		return true;
+	return o->rotate_bytes && bytes >= o->rotate_bytes;
+}
+
+/* Is @name STEM-YYYYMMDDTHHMMSS.mmmZ.EXT? */
+static bool ours(const struct rec_rotate *rt, const char *name)
+{
+	size_t ls = strlen(rt->stem), le = strlen(rt->ext), i;
+	const char *p = name + ls + 1;
+
+	if (strlen(name) != ls + 1 + STAMP_LEN + le || strncmp(name, rt->stem, ls) ||
+	    name[ls] != '-' || strcmp(p + STAMP_LEN, rt->ext))
+		return false;
+	for (i = 0; i < STAMP_LEN; i++) {
+		char c = p[i];
+		bool ok = i == 8    ? c == 'T'
+			  : i == 15 ? c == '.'
+			  : i == 19 ? c == 'Z'
+				    : c >= '0' && c <= '9';
+
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct old_file *)a)->name, ((const struct old_file *)b)->name);
+}
+
+/* The closed files of the set, oldest first. */
+static int list_set(struct rec_rotate *rt, struct old_file **out, size_t *n)
+{
+	struct old_file *v = NULL, *p;
+	size_t cap = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd = openat(rt->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	*n = 0;
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!ours(rt, de->d_name) || (rt->cur && !strcmp(de->d_name, rt->cur)))
+			continue;
+		if (fstatat(rt->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p)
+				break;
+			v = p;
+		}
+		v[*n].name = strdup(de->d_name);
+		v[*n].size = (uint64_t)st.st_size;
+		if (v[*n].name)
+			(*n)++;
+	}
+	closedir(d);
+	qsort(v, *n, sizeof(*v), cmp_name);
+	*out = v;
+	return 0;
+}
+
+int rec_rotate__prune(struct rec_rotate *rt)
+{
+	const struct rec_opts *o = rt->o;
+	struct old_file *v = NULL;
+	uint64_t total = 0;
+	size_t n, i, del = 0;
+	int err, gone = 0;
+
+	if (!o->keep && !o->keep_size)
+		return 0;
+	err = list_set(rt, &v, &n);
+	if (err)
+		return err;
+	if (o->keep && n > o->keep)
+		del = n - o->keep;
+	for (i = del; i < n; i++)
+		total += v[i].size;
+	while (o->keep_size && del < n && total > o->keep_size)
+		total -= v[del++].size;
+	for (i = 0; i < del; i++) {
+		/* unlink removes a name, never what a link points to */
+		if (!unlinkat(rt->dirfd, v[i].name, 0))
+			gone++;
+		else if (errno != ENOENT && !err)
+			err = -errno;
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return err ? err : gone;
+}
+
+void rec_rotate__free(struct rec_rotate *rt)
+{
+	if (!rt)
+		return;
+	if (rt->dirfd >= 0)
+		close(rt->dirfd);
+	free(rt->dir);
+	free(rt->stem);
+	free(rt->ext);
+	free(rt->cur);
+	free(rt->path);
+	free(rt);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rotate.h - sa-record --rotate/--keep/--keep-size: when to start the next
+ * file, its name (STEM-YYYYMMDDTHHMMSS.mmmZ.EXT from the output's name, by
+ * its start in UTC) and deleting the oldest closed files of the set.
+ */
+#ifndef REC_ROTATE_H
+#define REC_ROTATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rec_opts;
+struct rec_rotate;
+
+/**
+ * rec_rotate_parse() - "10m", "30s", "2h", "1d", "90" (seconds) set
+ * *@secs; "64M", "512K", "1G" (upper case, optional B or iB) set *@bytes.
+ * @return 0, or -EINVAL for anything else.
+ */
+int rec_rotate_parse(const char *arg, double *secs, uint64_t *bytes);
+
+/**
+ * rec_rotate__new() - the rotation of @o->output (borrowed; @o must
+ * outlive the result), with its directory opened (O_PATH).
+ * @return a handle released with rec_rotate__free(), or NULL with errno.
+ */
+struct rec_rotate *rec_rotate__new(const struct rec_opts *o);
+
+/**
+ * rec_rotate__name() - the path of the file that starts at @real_ns
+ * (CLOCK_REALTIME); it becomes the current file. Borrowed until the next
+ * call or rec_rotate__free().
+ */
+const char *rec_rotate__name(struct rec_rotate *rt, uint64_t real_ns);
+
+/** rec_rotate__path() - the current file's path (borrowed, as above). */
+const char *rec_rotate__path(const struct rec_rotate *rt);
+
+/**
+ * rec_rotate__open() - create the current file (O_EXCL, never through a
+ * symbolic link, mode 0600).
+ * @return a writable fd the caller closes, or a negative errno.
+ */
+int rec_rotate__open(struct rec_rotate *rt);
+
+/** rec_rotate__discard() - remove the current file (it could not get its META). */
+void rec_rotate__discard(struct rec_rotate *rt);
+
+/**
+ * rec_rotate__due() - should the file begun at @start_ns (CLOCK_MONOTONIC)
+ * that holds @bytes be closed at @now_ns?
+ */
+bool rec_rotate__due(const struct rec_rotate *rt, uint64_t start_ns, uint64_t now_ns,
+		     uint64_t bytes);
+
+/**
+ * rec_rotate__prune() - delete the oldest closed files of the set (regular
+ * files named as rec_rotate__name() names them, in the output's
+ * directory, other than the current one) beyond --keep N and beyond
+ * --keep-size bytes in total. Nothing else is touched; links are not
+ * followed.
+ * @return the number of files deleted, or a negative errno.
+ */
+int rec_rotate__prune(struct rec_rotate *rt);
+
+/** rec_rotate__free() - release @rt. Accepts NULL. */
+void rec_rotate__free(struct rec_rotate *rt);
+
+#endif /* REC_ROTATE_H */
