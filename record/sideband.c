@@ -262,12 +262,6 @@ uint32_t rec_sideband__gen(const struct rec_sideband *sb, uint32_t pid)
 	return pid < sb->pid_max ? sb->gens[pid] : 0;
 }
 
-void rec_sideband__set_gen(struct rec_sideband *sb, uint32_t pid, uint32_t gen)
-{
-	if (pid < sb->pid_max)
-		sb->gens[pid] = gen;
-}
-
 void rec_sideband__stats(const struct rec_sideband *sb, struct rec_sideband_stats *st)
 {
 	*st = sb->st;

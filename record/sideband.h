@@ -62,12 +62,6 @@ int rec_sideband__poll(struct rec_sideband *sb, bool final);
  */
 uint32_t rec_sideband__gen(const struct rec_sideband *sb, uint32_t pid);
 
-/**
- * rec_sideband__set_gen() - seed the generation of @pid (for a recorder
- * that knew it before the side-band was opened).
- */
-void rec_sideband__set_gen(struct rec_sideband *sb, uint32_t pid, uint32_t gen);
-
 /** rec_sideband__stats() - copy the counters. */
 void rec_sideband__stats(const struct rec_sideband *sb, struct rec_sideband_stats *st);
 

@@ -385,11 +385,6 @@ bool rpt_elfsym__has_symtab(const struct rpt_elfsym *e)
 	return e->has_symtab;
 }
 
-bool rpt_elfsym__has_dwarf(const struct rpt_elfsym *e)
-{
-	return e->has_dwarf;
-}
-
 int rpt_elfsym__vaddr(const struct rpt_elfsym *e, uint64_t off, uint64_t map_pgoff, uint64_t *vaddr)
 {
 	for (int i = 0; i < e->nloads; i++) {

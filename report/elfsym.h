@@ -54,9 +54,6 @@ void rpt_elfsym__set_dwarf(struct rpt_elfsym *e, struct rpt_dwload *d);
 /** rpt_elfsym__has_symtab() - whether a full .symtab exists (not stripped). */
 bool rpt_elfsym__has_symtab(const struct rpt_elfsym *e);
 
-/** rpt_elfsym__has_dwarf() - whether DWARF (.debug_info) exists. */
-bool rpt_elfsym__has_dwarf(const struct rpt_elfsym *e);
-
 /**
  * rpt_elfsym__vaddr() - ELF virtual address of file offset @off. @map_pgoff
  * is the file offset of the executable mapping holding it; it places the

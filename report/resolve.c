@@ -566,10 +566,9 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 	bool shown = false;
 	int err = -ENOMEM;
 
-	if (true) { /* a profile may reuse a freed one's address: start afresh */
-		rpt_hmap__fini(&s->name_map);
-		s->name_prof = prof;
-	}
+	/* a profile may reuse a freed one's address: start afresh */
+	rpt_hmap__fini(&s->name_map);
+	s->name_prof = prof;
 	if (l->nustacks && rpt_loaded__stitch_index(l))
 		goto cleanup;
 	jobs = plan_keys(l, &njobs, &nframes);

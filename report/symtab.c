@@ -82,13 +82,6 @@ const struct rpt_symtab_ent *rpt_symtab__lookup(struct rpt_symtab *st, uint64_t 
 	return e;
 }
 
-bool rpt_symtab__has_key(struct rpt_symtab *st, uint64_t key)
-{
-	ssize_t i = symtab_floor(st, key, UINT64_MAX);
-
-	return i >= 0 && st->ents[i].key == key;
-}
-
 void rpt_symtab__fini(struct rpt_symtab *st)
 {
 	free(st->ents);

@@ -36,9 +36,6 @@ int rpt_symtab__add(struct rpt_symtab *st, uint64_t key, uint64_t start, uint64_
  */
 const struct rpt_symtab_ent *rpt_symtab__lookup(struct rpt_symtab *st, uint64_t key, uint64_t addr);
 
-/** rpt_symtab__has_key() - whether any symbol of @key exists. */
-bool rpt_symtab__has_key(struct rpt_symtab *st, uint64_t key);
-
 /** rpt_symtab__fini() - release the table. Safe on a zeroed table. */
 void rpt_symtab__fini(struct rpt_symtab *st);
 
