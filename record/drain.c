@@ -199,6 +199,16 @@ static int note_ustack(void *ctx, __u32 tgid, __u32 gen, __u64 ip)
 	return d->sc ? rec_sc__note_ip(d->sc, tgid, gen, ip) : 0;
 }
 
+/* Between stack copies of a long interval end: the rings keep filling. */
+static void pump_rings(void *ctx)
+{
+	struct rec_drain *d = ctx;
+	int n = ring_buffer__consume(d->rb);
+
+	if (n < 0 && n != -EINTR && !d->err)
+		d->err = n;
+}
+
 /**
  * rec_drain__new() - drain state for session @s writing to @w and noting
  * processes in @procs (all borrowed; they must outlive the drain).
@@ -241,6 +251,7 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 		errno = ENOMEM;
 		return NULL;
 	}
+	rec_ustacks__set_pump(d->us, pump_rings, d);
 	return d;
 }
 

@@ -189,6 +189,10 @@ void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim);
 bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set);
 typedef int (*rec_ustack_kfid_fn)(void *ctx, __u32 kfid);
 void rec_ustacks__set_ensure(struct rec_ustacks *u, rec_ustack_kfid_fn fn, void *ctx);
+/* Called every few captures while a set is trimmed and written: the drain
+ * consumes its ring buffers there, so a long interval end loses nothing. */
+typedef void (*rec_ustack_pump_fn)(void *ctx);
+void rec_ustacks__set_pump(struct rec_ustacks *u, rec_ustack_pump_fn fn, void *ctx);
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid);
 int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx);

@@ -60,7 +60,18 @@ struct rec_ustacks {
 	__u8 runs[SA_USTACK_MAX + 64]; /* a trimmed capture */
 	rec_ustack_kfid_fn ensure;     /* --rotate: kernel stack of a carried capture */
 	void *ensure_ctx;
+	rec_ustack_pump_fn pump; /* see record.h */
+	void *pump_ctx;
 };
+
+/* Captures between two calls of the pump: a few ms of trimming at most. */
+#define US_PUMP_EVERY 64
+
+static void pump(struct rec_ustacks *u, size_t *n)
+{
+	if (u->pump && ++*n % US_PUMP_EVERY == 0)
+		u->pump(u->pump_ctx);
+}
 
 /** rec_ustacks__set_trim() - trim captures with @trim (borrowed; NULL: none). */
 void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim)
@@ -267,7 +278,7 @@ static void keep_frames(struct rec_ustacks *u, struct us_set *s, struct us_ent *
  */
 static void trim_set(struct rec_ustacks *u, struct us_set *s)
 {
-	size_t off;
+	size_t off, done = 0;
 
 	rec_htab__clear(s->index);
 	for (off = 0; off < s->len; off = next_ent(s, off)) {
@@ -278,6 +289,7 @@ static void trim_set(struct rec_ustacks *u, struct us_set *s)
 		struct us_ent *first;
 		int err;
 
+		pump(u, &done);
 		keep_frames(u, s, e);
 		if (n >= 0) {
 			memcpy(b, u->runs, (size_t)n);
@@ -320,7 +332,7 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 {
 	struct us_set *s = &u->set[set];
 	struct saf_record rec;
-	size_t off = 0;
+	size_t off = 0, done = 0;
 	int err = 0;
 
 	if (u->trim)
@@ -331,6 +343,7 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 
 		if (!e->count)
 			continue;
+		pump(u, &done);
 		err = rec_procs__note(procs, e->tgid, e->gen, e->tid, e->comm);
 		if (!err)
 			err = note_once(u, note, ctx, e->tgid, e->gen, e->regs[0]);
@@ -373,4 +386,15 @@ void rec_ustacks__set_ensure(struct rec_ustacks *u, rec_ustack_kfid_fn fn, void 
 {
 	u->ensure = fn;
 	u->ensure_ctx = ctx;
+}
+
+/**
+ * rec_ustacks__set_pump() - call @fn(@ctx) every few captures while a set
+ * is trimmed and written. @fn may add captures to the other set (those of
+ * the interval that began at the flip), never to the one being written.
+ */
+void rec_ustacks__set_pump(struct rec_ustacks *u, rec_ustack_pump_fn fn, void *ctx)
+{
+	u->pump = fn;
+	u->pump_ctx = ctx;
 }
