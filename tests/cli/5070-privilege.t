@@ -13,7 +13,7 @@ require_report
 require_root_bpf
 tmpdir
 T=$tap_tmp
-plan 16
+plan 17
 
 asnobody()
 {
@@ -121,18 +121,27 @@ ok $? "sa-report --info as nobody"
 
 if command -v strace >/dev/null; then
 	# LeakSanitizer cannot run under ptrace; the other ASan checks can.
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		strace -f -qq -o "$T/strace" -e trace=execve,execveat,openat,open,creat \
+	# -y names each fd's file, so writes into the symbol cache's directory
+	# (docs/symcache.md) are told apart from writes anywhere else.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 XDG_CACHE_HOME=$T/xdg \
+		strace -f -qq -y -o "$T/strace" -e trace=execve,execveat,openat,open,creat \
 		"$SA_REPORT" --svg -o "$T/s.svg" "$T/m.sa" 2>"$T/strace.err"
 	rc=$?
 	execs=$(grep -cE 'execve(at)?\(' "$T/strace")
 	[ $rc = 0 ] && [ "$execs" = 1 ]
 	ok $? "sa-report executes nothing: $execs execve (its own), exit $rc $(head -n 1 "$T/strace.err")"
 	writes=$(grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\(' "$T/strace" | grep -v 's.svg' |
-		grep -v '= -1 ')
+		grep -v "<$T/xdg/sa>" | grep -v '= -1 ')
 	[ -z "$writes" ]
-	ok $? "sa-report opens nothing for writing but its -o file ${writes:+: $writes}"
+	ok $? "sa-report opens nothing for writing but its -o file and its cache ${writes:+: $writes}"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 XDG_CACHE_HOME=$T/xdg2 \
+		strace -f -qq -y -o "$T/strace2" -e trace=openat,open,creat,mkdir,mkdirat \
+		"$SA_REPORT" --no-cache --svg -o "$T/s2.svg" "$T/m.sa" 2>/dev/null
+	writes=$(grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\(|mkdir' "$T/strace2" | grep -v 's2.svg' |
+		grep -v '= -1 ')
+	[ -z "$writes" ] && [ ! -e "$T/xdg2" ]
+	ok $? "with --no-cache, nothing but its -o file ${writes:+: $writes}"
 else
-	skip 2 "strace not installed"
+	skip 3 "strace not installed"
 fi
 done_testing
