@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "htab.h"
+#include "mapdrain.h"
 #include "record.h"
 #include "selfcontained.h"
 
@@ -320,41 +321,24 @@ static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *
 	return err;
 }
 
-/* lookup_and_delete_batch; kernels without it get get_next_key + delete */
+struct count_ctx {
+	struct rec_drain *d;
+	__u32 set;
+};
+
+static int count_one(void *ctx, const void *key, const void *val)
+{
+	struct count_ctx *c = ctx;
+
+	return add_count(c->d, c->set, key, val);
+}
+
 static int drain_counts(struct rec_drain *d, __u32 set)
 {
-	int fd = rec_session__counts_fd(d->s, set);
-	__u64 in = 0, out = 0;
-	__u32 i, n;
-	int err, err2;
+	struct count_ctx c = {d, set};
 
-	for (bool first = true;; first = false) {
-		n = d->batch;
-		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, d->keys,
-						      d->vals, &n, NULL);
-		if (err && err != -ENOENT) {
-			if (first &&
-			    (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */))
-				break;
-			return err;
-		}
-		for (i = 0; i < n; i++) {
-			err2 = add_count(d, set, &d->keys[i], &d->vals[i]);
-			if (err2)
-				return err2;
-		}
-		if (err == -ENOENT)
-			return 0;
-		in = out;
-	}
-	while (!bpf_map_get_next_key(fd, NULL, &d->keys[0])) {
-		if (bpf_map_lookup_and_delete_elem(fd, &d->keys[0], &d->vals[0]))
-			return -errno;
-		err = add_count(d, set, &d->keys[0], &d->vals[0]);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rec_map__drain(rec_session__counts_fd(d->s, set), d->keys, d->vals, sizeof(*d->keys),
+			      sizeof(*d->vals), d->batch, count_one, &c);
 }
 
 /*

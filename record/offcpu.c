@@ -13,6 +13,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "htab.h"
+#include "mapdrain.h"
 #include "record.h"
 #include "selfcontained.h"
 
@@ -249,6 +250,20 @@ static int compact_pending(struct rec_offcpu *o)
 	return 0;
 }
 
+struct drain_ctx {
+	struct rec_offcpu *o;
+	__u32 epoch;
+	rec_resolve_fn resolve;
+	void *ctx;
+};
+
+static int drain_one(void *ctx, const void *key, const void *val)
+{
+	struct drain_ctx *c = ctx;
+
+	return add_one(c->o, c->epoch, key, val, c->resolve, c->ctx);
+}
+
 /**
  * rec_offcpu__drain() - take the off-CPU counts of interval @epoch (its
  * set's map) out of the kernel (lookup_and_delete_batch, or one by one
@@ -259,39 +274,10 @@ static int compact_pending(struct rec_offcpu *o)
  */
 int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
 {
-	__u32 set = epoch & 1;
-	int fd = rec_session__offcounts_fd(o->s, set);
-	__u64 in = 0, out = 0;
-	__u32 i, n;
-	int err, err2;
+	struct drain_ctx c = {o, epoch, resolve, ctx};
 
-	for (bool first = true;; first = false) {
-		n = o->batch;
-		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, o->keys,
-						      o->vals, &n, NULL);
-		if (err && err != -ENOENT) {
-			if (first &&
-			    (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */))
-				break;
-			return err;
-		}
-		for (i = 0; i < n; i++) {
-			err2 = add_one(o, epoch, &o->keys[i], &o->vals[i], resolve, ctx);
-			if (err2)
-				return err2;
-		}
-		if (err == -ENOENT)
-			return 0;
-		in = out;
-	}
-	while (!bpf_map_get_next_key(fd, NULL, &o->keys[0])) {
-		if (bpf_map_lookup_and_delete_elem(fd, &o->keys[0], &o->vals[0]))
-			return -errno;
-		err = add_one(o, epoch, &o->keys[0], &o->vals[0], resolve, ctx);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rec_map__drain(rec_session__offcounts_fd(o->s, epoch & 1), o->keys, o->vals,
+			      sizeof(*o->keys), sizeof(*o->vals), o->batch, drain_one, &c);
 }
 
 struct pin_ctx {
