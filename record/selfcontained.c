@@ -230,6 +230,10 @@ static int rebase_ustacks(struct rec_sc *sc, uint32_t base)
 		return 0;
 	if (drop > sc->nus)
 		drop = sc->nus;
+	if (!drop) { /* nothing kept yet: no array to move */
+		sc->us_base = base;
+		return 0;
+	}
 	ips = malloc((sc->ips_cap ? sc->ips_cap : 1) * sizeof(*ips));
 	if (!ips)
 		return -ENOMEM;

@@ -342,7 +342,7 @@ static void test_bound(void **state)
 	(void)state;
 	assert_non_null(c);
 	for (int i = 0; i < 8; i++) {
-		snprintf(hex[i], sizeof(hex[i]), "%02d%s", i, HEX + 2);
+		snprintf(hex[i], sizeof(hex[i]), "%02u%s", (unsigned)i % 10u, HEX + 2);
 		e = filled(c, hex[i], 50, "b");
 		assert_int_equal(rpt_symcache__store(c, e), 1);
 		rpt_symcache_ent__free(e);
