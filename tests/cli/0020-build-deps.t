@@ -19,7 +19,9 @@ mkdir "$T/tree"
 (cd "$SA_SRC" && git ls-files -z 2>/dev/null | xargs -0 cp --parents -t "$T/tree") ||
 	(cd "$SA_SRC" && tar --exclude=./build --exclude=./.git -cf - . | tar -C "$T/tree" -xf -)
 chown -R nobody "$T/tree"
-as_nobody() { (cd "$T/tree" && runuser -u nobody -- "$@"); }
+# a fresh make: not the variables (B=build/san under make check-san) of
+# the make that runs this script
+as_nobody() { (cd "$T/tree" && runuser -u nobody -- env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$@"); }
 NOPKG=sa-no-such-test-package
 
 as_nobody make -j2 TEST_PKGS=$NOPKG >"$T/make.out" 2>&1
