@@ -94,16 +94,10 @@ static int copy_stack(struct rpt_profile *dst, const struct rpt_profile *src,
 
 static int copy_meta(struct rpt_profile *dst, const struct rpt_profile *src)
 {
-	const char *host = rpt_profile__name(src, src->meta.host);
-	const char *title = rpt_profile__name(src, src->meta.title);
-	int64_t h = rpt_profile__intern(dst, host, strlen(host));
-	int64_t t = rpt_profile__intern(dst, title, strlen(title));
+	int err = rpt_profile__copy_meta(dst, src);
 
-	if (h < 0 || t < 0)
-		return -ENOMEM;
-	dst->meta = src->meta;
-	dst->meta.host = (uint32_t)h;
-	dst->meta.title = (uint32_t)t;
+	if (err)
+		return err;
 	/* Modules first: a profile's frames carry modules only once it has a table. */
 	for (size_t i = 0; i < src->nmodules; i++) {
 		const struct rpt_module *m = &src->modules[i];

@@ -287,21 +287,6 @@ void rpt_input__warn_perfscript(FILE *out, const char *path, const struct rpt_pe
 			path, (unsigned long long)st->bad_lines, st->first_bad);
 }
 
-static int copy_meta(struct rpt_profile *q, const struct rpt_profile *p)
-{
-	const char *host = rpt_profile__name(p, p->meta.host);
-	const char *title = rpt_profile__name(p, p->meta.title);
-	int64_t h = rpt_profile__intern(q, host, strlen(host));
-	int64_t t = rpt_profile__intern(q, title, strlen(title));
-
-	if (h < 0 || t < 0)
-		return -ENOMEM;
-	q->meta = p->meta;
-	q->meta.host = (uint32_t)h;
-	q->meta.title = (uint32_t)t;
-	return 0;
-}
-
 /* Per pool offset, the kind other than user code some frame of that name
  * has (0 = none): a name known as kernel, JIT or inline elsewhere. */
 static uint8_t *known_kinds(const struct rpt_profile *p)
@@ -322,7 +307,7 @@ int rpt_input__unify(struct rpt_profile **pp)
 	uint8_t *kinds = known_kinds(p);
 	struct rpt_frame *buf = NULL;
 	size_t cap = 0;
-	int err = q && kinds ? copy_meta(q, p) : -ENOMEM;
+	int err = q && kinds ? rpt_profile__copy_meta(q, p) : -ENOMEM;
 
 	for (size_t i = 0; !err && i < p->nstacks; i++) {
 		const struct rpt_stack *s = &p->stacks[i];

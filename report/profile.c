@@ -147,6 +147,21 @@ int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
 	return off;
 }
 
+int rpt_profile__copy_meta(struct rpt_profile *dst, const struct rpt_profile *src)
+{
+	const char *host = rpt_profile__name(src, src->meta.host);
+	const char *title = rpt_profile__name(src, src->meta.title);
+	int64_t h = rpt_profile__intern(dst, host, strlen(host));
+	int64_t t = rpt_profile__intern(dst, title, strlen(title));
+
+	if (h < 0 || t < 0)
+		return -ENOMEM;
+	dst->meta = src->meta;
+	dst->meta.host = (uint32_t)h;
+	dst->meta.title = (uint32_t)t;
+	return 0;
+}
+
 /*
  * A stack index slot keeps the upper half of the chain's hash next to the
  * stack's index + 1: a probe then reads another stack only when the hashes

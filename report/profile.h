@@ -115,6 +115,13 @@ void rpt_profile__free(struct rpt_profile *p);
  */
 int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len);
 
+/**
+ * rpt_profile__copy_meta() - give @dst the metadata of @src (host and
+ * title interned in @dst's pool). Not the modules.
+ * @return 0 or -ENOMEM.
+ */
+int rpt_profile__copy_meta(struct rpt_profile *dst, const struct rpt_profile *src);
+
 /** rpt_profile__name() - the name at a pool offset. Borrowed; valid until
  * the next call that adds to the profile. */
 static inline const char *rpt_profile__name(const struct rpt_profile *p, uint32_t off)
