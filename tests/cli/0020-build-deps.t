@@ -19,9 +19,14 @@ mkdir "$T/tree"
 (cd "$SA_SRC" && git ls-files -z 2>/dev/null | xargs -0 cp --parents -t "$T/tree") ||
 	(cd "$SA_SRC" && tar --exclude=./build --exclude=./.git -cf - . | tar -C "$T/tree" -xf -)
 chown -R nobody "$T/tree"
-# a fresh make: not the variables (B=build/san under make check-san) of
-# the make that runs this script
-as_nobody() { (cd "$T/tree" && runuser -u nobody -- env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$@"); }
+# a fresh make: not the variables of the make that runs this script (make
+# check-san passes B=build/san and SA_SANITIZED=1 in MAKEFLAGS and in the
+# environment, where B ?= build takes it)
+as_nobody()
+{
+	(cd "$T/tree" && runuser -u nobody -- env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u B \
+		-u SA_SANITIZED -u CFLAGS -u EXTRA_CFLAGS -u EXTRA_LDFLAGS "$@")
+}
 NOPKG=sa-no-such-test-package
 
 as_nobody make -j2 TEST_PKGS=$NOPKG >"$T/make.out" 2>&1
