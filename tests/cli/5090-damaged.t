@@ -13,12 +13,11 @@ require_report
 require_root_bpf
 require_samples workload
 command -v python3 >/dev/null || skip_all "python3 not installed (chunk walker)"
+DUMP=$SA_BUILD/tests/tools/sa-dump
+[ -x "$DUMP" ] || skip_all "$DUMP not built (make check builds it)"
 tmpdir
 T=$tap_tmp
 plan 14
-
-DUMP=$SA_BUILD/tests/tools/sa-dump
-[ -x "$DUMP" ] || skip_all "$DUMP not built (make check builds it)"
 
 "$SA_RECORD" -q -F 499 --interval 0.1 -o "$T/full.sa" -- "$SA_SAMPLES/workload" -d 1.2 \
 	>/dev/null 2>&1
