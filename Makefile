@@ -40,7 +40,10 @@ LDFLAGS ?=
 FORMAT_INC := -Iformat/include -Iformat
 CORE_INC := -Icore
 RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf -Irecord $(CORE_INC)
-REPORT_INC := -Iformat/include -Ireport $(CORE_INC)
+# report/ keeps its stages in subfolders (docs/design.md); each is on the
+# include path, so a file includes another's header by its bare name.
+REPORT_DIRS := report $(patsubst %/,%,$(sort $(dir $(wildcard report/*/*.[ch]))))
+REPORT_INC := -Iformat/include $(REPORT_DIRS:%=-I%) $(CORE_INC)
 
 FORMAT_LIBS := -lzstd -lz
 RECORD_LIBS := -lbpf -lelf -lz -lzstd -lpthread
@@ -166,10 +169,10 @@ $(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
 	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
 # ---- report/ ---------------------------------------------------------------
-REPORT_SRCS := $(wildcard report/*.c)
+REPORT_SRCS := $(wildcard report/*.c report/*/*.c)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h format/include/*.h core/*.h) | deps
+$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h report/*/*.h format/include/*.h core/*.h) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -c $< -o $@
@@ -249,7 +252,7 @@ check-san:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(MAKE) --no-print-directory B=$(SAN_B) SA_SANITIZED=1 check-unit check-cli
 
-# sa-report's DWARF worker thread (report/dwprefetch.c) under ThreadSanitizer:
+# sa-report's DWARF worker thread (report/symbols/dwprefetch.c) under ThreadSanitizer:
 # sa-report alone, built with -fsanitize=thread in $(TSAN_B), on real dwarf
 # and fp recordings whose debug files the worker loads (tests/tsan/run-tsan.t).
 TSAN_B := $(B)/tsan
@@ -277,9 +280,9 @@ check-deps:
 	@echo "== dependency direction"
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
 		format/*.c format/*.h format/include/*.h 2>/dev/null
-	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel)' report/*.c report/*.h 2>/dev/null
+	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel)' report/*.c report/*.h report/*/*.[ch] 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](\.\./)*(record|report)/' format/*.[ch] bpf/*.[ch] \
-		record/*.[ch] report/*.[ch] core/*.[ch] 2>/dev/null
+		record/*.[ch] report/*.[ch] report/*/*.[ch] core/*.[ch] 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel|dwarf|libdw|elfutils|saf|zstd)' \
 		core/*.[ch] 2>/dev/null
 	@echo "ok: no forbidden includes"
@@ -288,7 +291,7 @@ check-deps:
 check-style: | deps-test
 	@echo "== style (clang-format)"
 	$(Q)clang-format --dry-run --Werror format/*.[ch] format/include/*.h record/*.[ch] \
-		report/*.[ch] bpf/*.[ch] core/*.[ch]
+		report/*.[ch] report/*/*.[ch] bpf/*.[ch] core/*.[ch]
 
 bless: all | deps-test
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_BLESS=1 prove tests/cli/*.t

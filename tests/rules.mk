@@ -73,10 +73,11 @@ $(B)/tests/unit/record/test_cfimap: | $(TD)/cfi_debug_frame $(B)/samples/workloa
 	$(B)/samples/workload-leaf $(B)/samples/workload-nofp
 
 # record/cfirows.c's unit test compares its rows with libdw's, reduced by
-# report/uwrows.c's rpt_uwrows__compile() (tests may use anything).
-$(B)/tests/unit/record/test_cfirows: $(B)/obj/report/uwrows.o $(B)/obj/report/binopen.o $(B)/obj/report/strpool.o \
+# report/unwind/uwrows.c's rpt_uwrows__compile() (tests may use anything).
+$(B)/tests/unit/record/test_cfirows: $(B)/obj/report/unwind/uwrows.o \
+	$(B)/obj/report/common/binopen.o $(B)/obj/report/common/strpool.o \
 	| $(B)/bin/sa-record $(B)/samples/workload-leaf $(B)/samples/workload-nofp
-$(B)/tests/unit/record/test_cfirows: UNIT_INC := -Ireport
+$(B)/tests/unit/record/test_cfirows: UNIT_INC := -Ireport/unwind -Ireport/common
 $(B)/tests/unit/record/test_cfirows: UNIT_LIBS := -ldw
 
 # PLT layouts for core/elfplt.c's test and 6130: lazy binding, -z now, and

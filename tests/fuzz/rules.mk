@@ -6,10 +6,10 @@
 # order of inclusion. The target itself stays in FUZZ_TARGETS (its name
 # matches tests/fuzz/fuzz_*.c), so check-fuzz and make fuzz run it.
 
-FUZZ_REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c)) $(FORMAT_SRCS) $(CORE_SRCS)
+FUZZ_REPORT_SRCS := $(filter-out report/main.c,$(REPORT_SRCS)) $(FORMAT_SRCS) $(CORE_SRCS)
 FUZZ_REPORT_DEPS := tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) \
-	$(wildcard report/*.h format/*.h format/include/*.h core/*.h)
-FUZZ_REPORT_INC := -Iformat/include -Iformat -Ireport $(CORE_INC)
+	$(wildcard report/*.h report/*/*.h format/*.h format/include/*.h core/*.h)
+FUZZ_REPORT_INC := -Iformat/include -Iformat $(REPORT_DIRS:%=-I%) $(CORE_INC)
 
 $(B)/fuzz/replay_fuzz_report: $(FUZZ_REPORT_DEPS) tests/fuzz/replay.c | deps-test
 	$(call msg,CC,$@)
