@@ -39,9 +39,11 @@ LDFLAGS ?=
 # folder may include"); `make check-deps` greps for forbidden includes as well.
 FORMAT_INC := -Iformat/include -Iformat
 CORE_INC := -Icore
-RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf -Irecord $(CORE_INC)
-# report/ keeps its stages in subfolders (docs/design.md); each is on the
-# include path, so a file includes another's header by its bare name.
+# record/ and report/ keep their stages in subfolders (docs/design.md); each
+# is on the include path, so a file includes another's header by its bare
+# name (`make check-deps` checks which folder may include which).
+RECORD_DIRS := record $(patsubst %/,%,$(sort $(dir $(wildcard record/*/*.[ch]))))
+RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf $(RECORD_DIRS:%=-I%) $(CORE_INC)
 REPORT_DIRS := report $(patsubst %/,%,$(sort $(dir $(wildcard report/*/*.[ch]))))
 REPORT_INC := -Iformat/include $(REPORT_DIRS:%=-I%) $(CORE_INC)
 
@@ -140,10 +142,11 @@ $(B)/obj/core/%.o: core/%.c $(wildcard core/*.h) | deps
 	$(Q)$(CC) $(BASE_CFLAGS) $(CORE_INC) -c $< -o $@
 
 # ---- record/ ---------------------------------------------------------------
-RECORD_SRCS := $(wildcard record/*.c)
+RECORD_SRCS := $(wildcard record/*.c record/*/*.c)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h bpf/*.h format/include/*.h core/*.h) \
+$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h record/*/*.h bpf/*.h \
+		format/include/*.h core/*.h) \
 		$(BPF_SKELS) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -282,7 +285,7 @@ check-deps:
 		format/*.c format/*.h format/include/*.h 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel)' report/*.c report/*.h report/*/*.[ch] 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](\.\./)*(record|report)/' format/*.[ch] bpf/*.[ch] \
-		record/*.[ch] report/*.[ch] report/*/*.[ch] core/*.[ch] 2>/dev/null
+		record/*.[ch] record/*/*.[ch] report/*.[ch] report/*/*.[ch] core/*.[ch] 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel|dwarf|libdw|elfutils|saf|zstd)' \
 		core/*.[ch] 2>/dev/null
 	@echo "ok: no forbidden includes"
@@ -291,7 +294,7 @@ check-deps:
 check-style: | deps-test
 	@echo "== style (clang-format)"
 	$(Q)clang-format --dry-run --Werror format/*.[ch] format/include/*.h record/*.[ch] \
-		report/*.[ch] report/*/*.[ch] bpf/*.[ch] core/*.[ch]
+		record/*/*.[ch] report/*.[ch] report/*/*.[ch] bpf/*.[ch] core/*.[ch]
 
 bless: all | deps-test
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_BLESS=1 prove tests/cli/*.t
