@@ -278,7 +278,8 @@ check-cli: all | deps-test
 	$(Q)SA_BUILD=$(CURDIR)/$(B) bash tests/cli/run-all.sh
 
 # Forbidden includes: format/ sees libc and zstd only; report/ never sees
-# libbpf or bpf/; nothing includes record/ or report/ from elsewhere.
+# libbpf or bpf/; nothing includes record/ or report/ from elsewhere; and
+# per folder, which stage may include which (tests/check-deps.sh).
 check-deps:
 	@echo "== dependency direction"
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
@@ -288,6 +289,7 @@ check-deps:
 		record/*.[ch] record/*/*.[ch] report/*.[ch] report/*/*.[ch] core/*.[ch] 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel|dwarf|libdw|elfutils|saf|zstd)' \
 		core/*.[ch] 2>/dev/null
+	$(Q)bash tests/check-deps.sh
 	@echo "ok: no forbidden includes"
 
 # Kernel style, as .clang-format says; `clang-format -i` on the same files fixes it.
