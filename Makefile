@@ -39,8 +39,13 @@ LDFLAGS ?=
 # folder may include"); `make check-deps` greps for forbidden includes as well.
 FORMAT_INC := -Iformat/include -Iformat
 CORE_INC := -Icore
-RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf -Irecord $(CORE_INC)
-REPORT_INC := -Iformat/include -Ireport $(CORE_INC)
+# record/ and report/ keep their stages in subfolders (docs/design.md); each
+# is on the include path, so a file includes another's header by its bare
+# name (`make check-deps` checks which folder may include which).
+RECORD_DIRS := record $(patsubst %/,%,$(sort $(dir $(wildcard record/*/*.[ch]))))
+RECORD_INC := -Iformat/include -Ibpf -I$(B)/bpf $(RECORD_DIRS:%=-I%) $(CORE_INC)
+REPORT_DIRS := report $(patsubst %/,%,$(sort $(dir $(wildcard report/*/*.[ch]))))
+REPORT_INC := -Iformat/include $(REPORT_DIRS:%=-I%) $(CORE_INC)
 
 FORMAT_LIBS := -lzstd -lz
 RECORD_LIBS := -lbpf -lelf -lz -lzstd -lpthread
@@ -137,10 +142,11 @@ $(B)/obj/core/%.o: core/%.c $(wildcard core/*.h) | deps
 	$(Q)$(CC) $(BASE_CFLAGS) $(CORE_INC) -c $< -o $@
 
 # ---- record/ ---------------------------------------------------------------
-RECORD_SRCS := $(wildcard record/*.c)
+RECORD_SRCS := $(wildcard record/*.c record/*/*.c)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h bpf/*.h format/include/*.h core/*.h) \
+$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h record/*/*.h bpf/*.h \
+		format/include/*.h core/*.h) \
 		$(BPF_SKELS) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -166,10 +172,10 @@ $(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
 	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
 # ---- report/ ---------------------------------------------------------------
-REPORT_SRCS := $(wildcard report/*.c)
+REPORT_SRCS := $(wildcard report/*.c report/*/*.c)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h format/include/*.h core/*.h) | deps
+$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h report/*/*.h format/include/*.h core/*.h) | deps
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -c $< -o $@
@@ -249,7 +255,7 @@ check-san:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(MAKE) --no-print-directory B=$(SAN_B) SA_SANITIZED=1 check-unit check-cli
 
-# sa-report's DWARF worker thread (report/dwprefetch.c) under ThreadSanitizer:
+# sa-report's DWARF worker thread (report/symbols/dwprefetch.c) under ThreadSanitizer:
 # sa-report alone, built with -fsanitize=thread in $(TSAN_B), on real dwarf
 # and fp recordings whose debug files the worker loads (tests/tsan/run-tsan.t).
 TSAN_B := $(B)/tsan
@@ -272,23 +278,25 @@ check-cli: all | deps-test
 	$(Q)SA_BUILD=$(CURDIR)/$(B) bash tests/cli/run-all.sh
 
 # Forbidden includes: format/ sees libc and zstd only; report/ never sees
-# libbpf or bpf/; nothing includes record/ or report/ from elsewhere.
+# libbpf or bpf/; nothing includes record/ or report/ from elsewhere; and
+# per folder, which stage may include which (tests/check-deps.sh).
 check-deps:
 	@echo "== dependency direction"
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
 		format/*.c format/*.h format/include/*.h 2>/dev/null
-	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel)' report/*.c report/*.h 2>/dev/null
+	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel)' report/*.c report/*.h report/*/*.[ch] 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](\.\./)*(record|report)/' format/*.[ch] bpf/*.[ch] \
-		record/*.[ch] report/*.[ch] core/*.[ch] 2>/dev/null
+		record/*.[ch] record/*/*.[ch] report/*.[ch] report/*/*.[ch] core/*.[ch] 2>/dev/null
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel|dwarf|libdw|elfutils|saf|zstd)' \
 		core/*.[ch] 2>/dev/null
+	$(Q)bash tests/check-deps.sh
 	@echo "ok: no forbidden includes"
 
 # Kernel style, as .clang-format says; `clang-format -i` on the same files fixes it.
 check-style: | deps-test
 	@echo "== style (clang-format)"
 	$(Q)clang-format --dry-run --Werror format/*.[ch] format/include/*.h record/*.[ch] \
-		report/*.[ch] bpf/*.[ch] core/*.[ch]
+		record/*/*.[ch] report/*.[ch] report/*/*.[ch] bpf/*.[ch] core/*.[ch]
 
 bless: all | deps-test
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_BLESS=1 prove tests/cli/*.t

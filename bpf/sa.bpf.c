@@ -526,7 +526,7 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
  * The generation changes at sched_process_exec, which fires after the user
  * registers switched to the new image (start_thread); a sample in between
  * carries the new image's ip under the old generation, and sa-report then
- * resolves it against the next generation (report/maps.c). A kprobe or
+ * resolves it against the next generation (report/session/maps.c). A kprobe or
  * fentry on finalize_exec() would close the gap, but kernels without
  * CONFIG_KPROBES and ftrace (as measured here) have neither.
  */
@@ -633,7 +633,7 @@ static __always_inline int off_inline_end(struct sa_off_start *st, struct task_s
  * A target thread leaves the CPU (current is still @prev): keep the time
  * and its stacks, in the stack map of the current set. When that set is
  * drained, user space reads the stacks of the ids still needed before it
- * clears the map (record/offcpu.c). @return a counter slot, or 0 when kept.
+ * clears the map (record/drain/offcpu.c). @return a counter slot, or 0 when kept.
  */
 static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool preempt,
 				      unsigned int state)

@@ -13,9 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include "bpf_session.h"
+#include "drain.h"
+#include "loop.h"
+#include "procmaps.h"
+#include "rec_output.h"
 #include "record.h"
 #include "rotate.h"
 #include "selfcontained.h"
+#include "target.h"
 #include "uwtrim.h"
 
 static volatile sig_atomic_t stop_signal;

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "loop.h"
 #include "record.h"
 #include "rotate.h"
+#include "target.h"
 
 static const char usage_text[] =
 	"Usage: sa-record [OPTIONS] [-- CMD [ARGS...]]\n"

@@ -9,7 +9,7 @@ $(B)/tests/tools/sa-dump: tests/tools/sa-dump.c $(LIBSAF) format/include/saf.h |
 
 CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-dump
 
-# sa-trim: record/uwtrim.c applied to a --whole-stack recording (test 6100)
+# sa-trim: record/drain/uwtrim.c applied to a --whole-stack recording (test 6100)
 $(B)/tests/tools/sa-trim: tests/tools/sa-trim.c tests/tools/saf_rewrite.h $(filter-out %/main.o,$(RECORD_OBJS)) $(LIBSAF) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)

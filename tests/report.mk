@@ -4,8 +4,10 @@
 # SVG benchmark and the browser test. It links only the writers' objects,
 # so it builds even while the symbolizing pipeline is being changed.
 
-RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,profile.o profile_sort.o strpool.o folded.o in_folded.o input.o shortname.o filter.o top.o flame.o \
-	svg.o svg_script.o diff.o units.o)
+RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,common/profile.o common/profile_sort.o \
+	common/strpool.o output/folded.o input/in_folded.o input/input.o output/shortname.o \
+	session/filter.o output/top.o output/flame.o output/svg.o output/svg_script.o output/diff.o \
+	output/units.o)
 
 $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps-test
 	$(call msg,LINK,$@)

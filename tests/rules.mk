@@ -59,7 +59,7 @@ $(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c tests/bench/gen-imag
 		-ldw -lelf
 CHECK_EXTRA_DEPS += $(B)/tests/bench/gen-synthetic
 
-# record/cfimap.c's unit test: the workload built with its own FDEs in
+# record/cfi/cfimap.c's unit test: the workload built with its own FDEs in
 # .debug_frame (-fno-asynchronous-unwind-tables) while the C runtime's stay
 # in .eh_frame, plus the sample workloads it classifies.
 $(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps-test
@@ -72,11 +72,12 @@ $(B)/tests/unit/record/test_elfsyms: | $(TD)/cxx_clone
 $(B)/tests/unit/record/test_cfimap: | $(TD)/cfi_debug_frame $(B)/samples/workload \
 	$(B)/samples/workload-leaf $(B)/samples/workload-nofp
 
-# record/cfirows.c's unit test compares its rows with libdw's, reduced by
-# report/uwrows.c's rpt_uwrows__compile() (tests may use anything).
-$(B)/tests/unit/record/test_cfirows: $(B)/obj/report/uwrows.o $(B)/obj/report/binopen.o $(B)/obj/report/strpool.o \
+# record/cfi/cfirows.c's unit test compares its rows with libdw's, reduced by
+# report/unwind/uwrows.c's rpt_uwrows__compile() (tests may use anything).
+$(B)/tests/unit/record/test_cfirows: $(B)/obj/report/unwind/uwrows.o \
+	$(B)/obj/report/common/binopen.o $(B)/obj/report/common/strpool.o \
 	| $(B)/bin/sa-record $(B)/samples/workload-leaf $(B)/samples/workload-nofp
-$(B)/tests/unit/record/test_cfirows: UNIT_INC := -Ireport
+$(B)/tests/unit/record/test_cfirows: UNIT_INC := -Ireport/unwind -Ireport/common
 $(B)/tests/unit/record/test_cfirows: UNIT_LIBS := -ldw
 
 # PLT layouts for core/elfplt.c's test and 6130: lazy binding, -z now, and

@@ -61,7 +61,7 @@ done
 
 # Stacks reaching main reach _start too: auto's frame-pointer walks end in
 # glibc's __libc_start_call_main (no frame pointers) and take the outer
-# frames the process's unwound stacks show above it (report/stitch.c);
+# frames the process's unwound stacks show above it (report/session/stitch.c);
 # before that, about half of auto's stacks lacked _start and
 # __libc_start_main. Not a share: every such stack should have them, so
 # 99% leaves room for a process whose copies never passed there.

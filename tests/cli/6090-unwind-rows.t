@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# sa-report's own walk over cached CFI rows (report/uwrows.c) gives the same
+# sa-report's own walk over cached CFI rows (report/unwind/uwrows.c) gives the same
 # stacks as libdwfl's unwinder (SA_UNWIND=libdwfl), byte for byte, on
 # --call-graph dwarf and auto recordings: zstd -19 (Debian's binary and
 # libc, no frame pointers), workload-nofp, workload-leaf, and a binary whose

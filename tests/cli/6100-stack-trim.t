@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # sa-test: statistical
-# USTACK_SPARSE (record/uwtrim.c): sa-record keeps of each stack copy only
+# USTACK_SPARSE (record/drain/uwtrim.c): sa-record keeps of each stack copy only
 # the words sa-report's unwind reads. A recording made with --whole-stack
 # and rewritten by the same trimmer (tests/tools/sa-trim) folds to the same
 # bytes as the whole one (with sa-report's walk and with libdwfl's), for

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_jitmap.c - libFuzzer harness: the bytes are a /tmp/perf-PID.map that
- * another user wrote, read by record/jitmap.c through a fake /proc (status,
+ * another user wrote, read by record/meta/jitmap.c through a fake /proc (status,
  * root/tmp/) as sa-record reads it: opened by rec_safe_open(), polled twice
  * (the second poll must find nothing new), every JITSYM record checked.
  */

@@ -6,10 +6,10 @@
 # order of inclusion. The target itself stays in FUZZ_TARGETS (its name
 # matches tests/fuzz/fuzz_*.c), so check-fuzz and make fuzz run it.
 
-FUZZ_REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c)) $(FORMAT_SRCS) $(CORE_SRCS)
+FUZZ_REPORT_SRCS := $(filter-out report/main.c,$(REPORT_SRCS)) $(FORMAT_SRCS) $(CORE_SRCS)
 FUZZ_REPORT_DEPS := tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) \
-	$(wildcard report/*.h format/*.h format/include/*.h core/*.h)
-FUZZ_REPORT_INC := -Iformat/include -Iformat -Ireport $(CORE_INC)
+	$(wildcard report/*.h report/*/*.h format/*.h format/include/*.h core/*.h)
+FUZZ_REPORT_INC := -Iformat/include -Iformat $(REPORT_DIRS:%=-I%) $(CORE_INC)
 
 $(B)/fuzz/replay_fuzz_report: $(FUZZ_REPORT_DEPS) tests/fuzz/replay.c | deps-test
 	$(call msg,CC,$@)
@@ -28,21 +28,21 @@ $(B)/fuzz/libfuzzer_fuzz_report: $(FUZZ_REPORT_DEPS) | deps-test
 # fuzz_jitmap and fuzz_elfcfi: what record/ reads from files other users
 # control (docs/security.md): a perf map, and the ELF symbols, build id and
 # CFI of a mapped binary. Each links the record/ sources it drives.
-FUZZ_REC_INC := -Iformat/include -Ibpf -Irecord $(CORE_INC)
-FUZZ_REC_SRCS_fuzz_jitmap := record/jitmap.c record/safeopen.c
-FUZZ_REC_SRCS_fuzz_elfcfi := record/elfread.c record/cfirows.c record/cfiread.c \
-	record/cfimap.c record/safeopen.c $(CORE_SRCS)
-FUZZ_REC_HDRS := $(wildcard record/*.h format/include/*.h core/*.h)
+FUZZ_REC_INC := -Iformat/include -Ibpf $(RECORD_DIRS:%=-I%) $(CORE_INC)
+FUZZ_REC_SRCS_fuzz_jitmap := record/meta/jitmap.c record/common/safeopen.c
+FUZZ_REC_SRCS_fuzz_elfcfi := record/meta/elfread.c record/cfi/cfirows.c record/cfi/cfiread.c \
+	record/cfi/cfimap.c record/common/safeopen.c $(CORE_SRCS)
+FUZZ_REC_HDRS := $(wildcard record/*.h record/*/*.h format/include/*.h core/*.h)
 
 $(B)/fuzz/replay_fuzz_jitmap $(B)/fuzz/replay_fuzz_elfcfi: $(B)/fuzz/replay_%: tests/fuzz/%.c \
-		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps-test
+		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/meta/jitmap.c $(FUZZ_REC_HDRS) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FUZZ_REC_INC) -o $@ \
 		tests/fuzz/$*.c tests/fuzz/replay.c $(FUZZ_REC_SRCS_$*) -lelf
 
 $(B)/fuzz/libfuzzer_fuzz_jitmap $(B)/fuzz/libfuzzer_fuzz_elfcfi: $(B)/fuzz/libfuzzer_%: \
-		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/jitmap.c $(FUZZ_REC_HDRS) | deps-test
+		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/meta/jitmap.c $(FUZZ_REC_HDRS) | deps-test
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \

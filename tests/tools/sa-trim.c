@@ -2,7 +2,7 @@
 /*
  * sa-trim.c - rewrite a recording made with --whole-stack as sa-record
  * would have written it without: each USTACK becomes the USTACK_SPARSE
- * record record/uwtrim.c makes of it, with the mappings of the file's MAP
+ * record record/drain/uwtrim.c makes of it, with the mappings of the file's MAP
  * records and the binaries they name on this host. Test tool only: test
  * 6100 checks that sa-report folds both files to the same bytes.
  * usage: sa-trim IN.sa OUT.sa; prints "captures trimmed cut_short bytes_in bytes_out".

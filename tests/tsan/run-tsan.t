@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# run-tsan.t - sa-report's DWARF worker thread (report/dwprefetch.c) under
+# run-tsan.t - sa-report's DWARF worker thread (report/symbols/dwprefetch.c) under
 # ThreadSanitizer (make check-tsan builds $SA_BUILD/tsan/bin/sa-report with
 # -fsanitize=thread): real dwarf and fp recordings whose libc debug file
 # (libc6-dbg) the worker loads, in four modes each. A pass needs no TSan

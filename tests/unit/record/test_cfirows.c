@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_cfirows.c - rec_cfirows__at() against libdw (dwarf_cfi_addrframe,
- * reduced by report/uwrows.c) at every byte of the executable segments of
+ * reduced by report/unwind/uwrows.c) at every byte of the executable segments of
  * the sample workloads, sa-record, dash, ld.so and zstd, and at every 7th
  * byte and every FDE's first and last byte of libc; again on copies whose
  * .eh_frame_hdr is renamed away (the FDE index instead of the table); clean

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "record.h"
+#include "stackdb.h"
 
 /*
  * Leave freed 4 KiB blocks full of 0xff so the table's first allocation

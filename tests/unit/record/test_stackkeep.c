@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "record.h"
+#include "stackdb.h"
 
 static void test_carry(void **state)
 {

@@ -15,7 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "procmaps.h"
 #include "record.h"
+#include "ustacks.h"
 
 #define NBYTES 4096
 

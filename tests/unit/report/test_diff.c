@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_diff.c - report/diff.c: the two-column folded diff (normalized and
+ * test_diff.c - report/output/diff.c: the two-column folded diff (normalized and
  * raw, byte-exact), --diff --top values, and the differential SVG's colours
  * (grown red, shrunk blue) and --negate reaching frames only in BEFORE.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_dwunits.c - report/dwunits.c's own .debug_aranges parse (units by
+ * test_dwunits.c - report/symbols/dwunits.c's own .debug_aranges parse (units by
  * header offset, read once their bytes are in) gives the compile unit
  * that dwarf_getaranges() gave, for addresses at, inside and just past
  * every arange of this machine's debug files (libc6-dbg's, where

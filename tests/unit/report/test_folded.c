@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_folded.c - report/folded.c: byte-exact folded output (sorted, names
+ * test_folded.c - report/output/folded.c: byte-exact folded output (sorted, names
  * sanitized, --annotate-frames suffixes) and the parser (kinds, merging,
  * refusal of malformed and two-column input).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_in_perfscript.c - report/in_perfscript.c: frames root first with
+ * test_in_perfscript.c - report/input/in_perfscript.c: frames root first with
  * their kinds (kernel, JIT, unknown, perf's inline chains), one count per
  * sample, a second event skipped and counted, lines of no known form
  * counted, the binary of each frame in the module table.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_input.c - report/input.c: kinds found by content (recording,
+ * test_input.c - report/input/input.c: kinds found by content (recording,
  * perf.data, folded text, perf script text with and without call chains,
  * binary), and a pipe read through the look-ahead without losing a byte.
  */

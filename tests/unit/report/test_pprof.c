@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_pprof.c - report/pprof.c and pbenc.c: the gzip-compressed
+ * test_pprof.c - report/output/pprof.c and pbenc.c: the gzip-compressed
  * profile.proto is inflated and decoded here by a small independent decoder,
  * then every field is checked: sample types, period, samples (locations leaf
  * first, values, labels), inline lines innermost first, functions, mappings.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_profile.c - report/profile.c: interning, stack merging, deterministic
+ * test_profile.c - report/common/profile.c: interning, stack merging, deterministic
  * sort order and merging two profiles.
  */
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_speedscope.c - report/speedscope.c: byte-exact output for a small
+ * test_speedscope.c - report/output/speedscope.c: byte-exact output for a small
  * two-process profile (shared frames, one sampled profile per root, weights
  * in nanoseconds or counts), JSON escaping of quotes, control bytes and
  * invalid UTF-8, and the "fn file:line" splitter.

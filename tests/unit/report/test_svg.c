@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_svg.c - report/svg.c and flame.c: the SVG is well-formed XML
+ * test_svg.c - report/output/svg.c and flame.c: the SVG is well-formed XML
  * (xmllint) whatever bytes names hold, boxes are as wide as their share,
  * narrow frames are merged away, icicle layout, deterministic colours.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_symcache.c - report/symcache.c: an entry comes back as stored; a
+ * test_symcache.c - report/symbols/symcache.c: an entry comes back as stored; a
  * damaged, truncated, stale or symlinked file is ignored; readers never see
  * a half-written file while other processes store the same entry; the
  * directory stays within its bound by dropping the least recently used.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_top.c - report/top.c: self and total per function, a shared helper
+ * test_top.c - report/output/top.c: self and total per function, a shared helper
  * called from two parents, a recursive chain that stays at 100%, sort
  * order, --rows, the summary header and the per-process line (the root
  * frame is no row), byte-exact.

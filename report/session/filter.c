@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "output_int.h"
+#include "output.h"
 #include "session.h"
 
 /* Per pool offset: whether the name was tried, and whether it matched. */

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "session.h"
+#include "session_int.h"
 
 #define STITCH_MAX_OUTER 3
 #define STITCH_CONFLICT	 UINT64_MAX

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "session_int.h"
 
 static int parse_ids(const char *list, uint32_t **out, size_t *n)
 {

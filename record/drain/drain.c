@@ -13,10 +13,17 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf_session.h"
+#include "drain.h"
 #include "htab.h"
+#include "loss.h"
 #include "mapdrain.h"
+#include "offcpu.h"
+#include "procmaps.h"
 #include "record.h"
 #include "selfcontained.h"
+#include "stackdb.h"
+#include "ustacks.h"
 
 struct agg_key {
 	__u32 tgid, tid, gen, ufid, kfid;

@@ -5,6 +5,10 @@
  * (docs/format.md "LOSS").
  */
 #include <string.h>
+#include "bpf_session.h"
+#include "drain.h"
+#include "loss.h"
+#include "offcpu.h"
 #include "record.h"
 
 /**

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "session_int.h"
 #include "unwind.h"
 #include "uwpick.h"
 

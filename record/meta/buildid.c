@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "buildid.h"
 #include "htab.h"
 #include "record.h"
 #include "safeopen.h"

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "htab.h"
+#include "procmaps.h"
 #include "record.h"
+#include "ustacks.h"
 #include "uwtrim.h"
 
 #define ARENA_MIN (2u << 20) /* one huge page */

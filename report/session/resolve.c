@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "session_int.h"
 
 #define RES_MAX_FRAMES (2 * SAF_MAX_FRAMES + 2)
 

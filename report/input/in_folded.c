@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "input.h"
-#include "output_int.h"
+#include "output.h"
 
 static const char *const kind_suffix[] = {
 	[RPT_FRAME_KERNEL] = "_[k]",

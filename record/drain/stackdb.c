@@ -13,6 +13,7 @@
 #include <string.h>
 #include "htab.h"
 #include "record.h"
+#include "stackdb.h"
 #include "stackkeep.h"
 
 struct stack_key {

@@ -17,6 +17,7 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include "record.h"
+#include "target.h"
 
 #define CGROUP2_MAGIC 0x63677270
 

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "cfirows.h"
 #include "htab.h"
 #include "maptab.h"
-#include "record.h"
 #include "saf.h"
 #include "safeopen.h"
 #include "uwtrim.h"

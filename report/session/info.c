@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "session.h"
+#include "session_int.h"
 
 static double pct(uint64_t a, uint64_t b)
 {

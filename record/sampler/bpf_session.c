@@ -14,10 +14,12 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf_session.h"
 #include "dither.h"
 #include "kfeatures.h"
 #include "record.h"
 #include "sa.skel.h"
+#include "target.h"
 
 struct rec_session {
 	struct sa *skel;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include "rec_output.h"
 #include "record.h"
 
 /** rec_now_ns() - the time of @clock in nanoseconds. */

@@ -13,7 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/sysmacros.h>
+#include "buildid.h"
 #include "htab.h"
+#include "procmaps.h"
 #include "record.h"
 
 struct proc_key {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "session_int.h"
 
 static int64_t intern(struct rpt_session *s, const struct saf_str *str)
 {

@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "bpf_session.h"
+#include "drain.h"
 #include "htab.h"
 #include "mapdrain.h"
+#include "offcpu.h"
+#include "procmaps.h"
 #include "record.h"
 #include "selfcontained.h"
 

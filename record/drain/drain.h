@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * drain.h - one interval at a time out of the kernel and into the file
+ * (drain.c): ring buffers, counts, stacks, off-CPU time and user stack
+ * copies, and the totals of the whole recording. Used by loop.c; loss.c
+ * and offcpu.c add to the totals.
+ */
+#ifndef REC_DRAIN_H
+#define REC_DRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+struct rec_procs;
+struct rec_session;
+struct saf_writer;
+
+struct rec_drain;
+
+/** Totals over the whole recording, for the status line and END. */
+struct rec_totals {
+	uint64_t runs, kept, filtered, lost, collisions, truncated, intervals;
+	uint64_t off_runs, off_kept, off_short, off_lost, off_recovered; /* --off-cpu periods */
+};
+
+/**
+ * rec_drain__new() - drain state for session @s writing to @w and noting
+ * processes in @procs (all borrowed; they must outlive the drain).
+ * @return a drain released with rec_drain__free(), or NULL with errno.
+ */
+struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
+				 struct rec_procs *procs);
+
+/**
+ * rec_drain__poll() - wait up to @timeout_ms for the ring buffer to pass its
+ * wake-up threshold, then consume what it holds.
+ * @return 0 or a negative errno (-EINTR is not an error: returns 0).
+ */
+int rec_drain__poll(struct rec_drain *d, int timeout_ms);
+
+/**
+ * rec_drain__interval() - end the current interval (begun at @start_ns) and
+ * write it: flip the map set, wait @grace_ns (longer than one sample period,
+ * so that every program run that read the old epoch has finished), then
+ * drain the old set and write INTERVAL, COUNTs and LOSS.
+ * @end_ns: gets the time of the flip, which ends this interval and starts
+ * the next.
+ * @return 0 or a negative errno (a write error or a map error).
+ */
+int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns,
+			uint64_t *end_ns);
+struct rec_sc;
+struct rec_uwtrim;
+
+/** rec_drain__set_sc() - capture symbols and mappings through @sc (borrowed). */
+void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc);
+
+/** rec_drain__set_trim() - keep only what an unwind reads of each stack copy (@trim borrowed). */
+void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim);
+
+/** rec_drain__totals() - counters summed over every interval written; borrowed. */
+const struct rec_totals *rec_drain__totals(const struct rec_drain *d);
+
+/** rec_drain__unique_stacks() - stacks written to the file so far. */
+size_t rec_drain__unique_stacks(const struct rec_drain *d);
+
+/**
+ * rec_drain__keep_frames() - --rotate: keep what rec_drain__new_file() needs
+ * to write a stack interned before a rotation again after it.
+ * @return 0 or -ENOMEM.
+ */
+int rec_drain__keep_frames(struct rec_drain *d);
+
+/**
+ * rec_drain__new_file() - the writer moved to a new file, after an
+ * interval's end: stacks are written there again as they are referenced.
+ * @return the first stack id of the file just closed (smaller ids are no
+ * longer referenced).
+ */
+__u32 rec_drain__new_file(struct rec_drain *d);
+
+/** rec_drain__free() - release the drain state. Accepts NULL. */
+void rec_drain__free(struct rec_drain *d);
+
+#endif /* REC_DRAIN_H */

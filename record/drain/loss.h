@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loss.h - an interval's LOSS record and the recording's totals (loss.c).
+ * Used by drain.c.
+ */
+#ifndef REC_LOSS_H
+#define REC_LOSS_H
+
+#include <linux/types.h>
+
+struct rec_ctrs;
+struct rec_totals;
+struct saf_loss;
+
+/**
+ * rec_loss__fill() - the on-CPU counters of @c as LOSS pairs in @l, with
+ * @lost_us samples sa-record dropped moved from kept to their own cause,
+ * @truncated kept samples at the depth limit and @sb_lost side-band records.
+ */
+void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated, __u64 lost_us,
+		    __u64 sb_lost);
+
+/** rec_totals__add() - add interval loss record @l to the recording's totals @t. */
+void rec_totals__add(struct rec_totals *t, const struct saf_loss *l);
+
+#endif /* REC_LOSS_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * offcpu.h - the off-CPU half of an interval's drain (offcpu.c, --off-cpu):
+ * counts and recovered stacks out of the kernel, OFFCPU records out.
+ * Used by drain.c.
+ */
+#ifndef REC_OFFCPU_H
+#define REC_OFFCPU_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct rec_ctrs;
+struct rec_procs;
+struct rec_session;
+struct rec_totals;
+struct saf_loss;
+struct saf_writer;
+
+struct rec_offcpu;
+struct rec_sc;
+
+/* drain.c's stack id -> file stack id, for the ids of map set @set. */
+typedef __u32 (*rec_resolve_fn)(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err);
+/* drain.c's frames -> file stack id (0 for none). */
+typedef __u32 (*rec_intern_fn)(void *ctx, __u32 kind, const __u64 *ips, __u32 n, int *err);
+
+/**
+ * rec_offcpu__new() - off-CPU drain state for session @s (borrowed),
+ * interning recovered stacks with @intern(@ctx, ...).
+ * @return an object released with rec_offcpu__free(), or NULL with errno.
+ */
+struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, void *ctx);
+
+/**
+ * rec_offcpu__on_rb() - ring_buffer callback for offrb (@ctx: the
+ * rec_offcpu): interns an OFF_START's stacks, adds an OFF_END's time to
+ * its interval. Out of memory, the period is counted lost; another error
+ * stops the ring buffer's consumption with it.
+ */
+int rec_offcpu__on_rb(void *ctx, void *data, size_t len);
+
+/**
+ * rec_offcpu__drain() - take the off-CPU counts of interval @epoch (its
+ * set's map) out of the kernel (lookup_and_delete_batch, or one by one
+ * where that is missing) and aggregate them by file stack ids, found with
+ * @resolve(@ctx, ...) or pinned. Call after the grace period, before the
+ * set's stack map is cleared.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx);
+
+/**
+ * rec_offcpu__pin() - before interval @epoch's stack map is cleared, read
+ * the stacks of its ids that stays still need: those of threads that left
+ * the CPU in @epoch and have not come back, and those of stays counted in
+ * the next interval's map since the flip. BPF adds a stay to the counts
+ * before it deletes the thread's start, and the starts are read first, so
+ * an id moving from one to the other is seen in either. Pins of intervals
+ * no open or counted stay began in are dropped.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx);
+
+/**
+ * rec_offcpu__write() - write set @set's aggregated off-CPU time as OFFCPU
+ * records into the open interval of @w, noting each thread in @procs and
+ * each user stack in @sc (NULL: none), then forget it.
+ * @return 0 or a negative errno.
+ */
+int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
+		      struct rec_procs *procs, struct rec_sc *sc);
+
+/**
+ * rec_offcpu__fill_loss() - append the off-CPU counters of @c to @l, with
+ * the periods of set @set sa-record dropped moved from off_kept to
+ * off_lost_userspace (and forgotten).
+ */
+void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
+			   const struct rec_ctrs *c);
+
+/** rec_offcpu__add_total() - add off-CPU counter @id's @v to the totals @t. */
+void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v);
+
+/** rec_offcpu__free() - release it. Accepts NULL. */
+void rec_offcpu__free(struct rec_offcpu *o);
+
+#endif /* REC_OFFCPU_H */

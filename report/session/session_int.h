@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session_int.h - the session's state and one recording as read: shared by
+ * session.c, load.c, resolve.c, ustack.c, stitch.c and info.c of
+ * report/session/ and nothing else (session.h is the public side).
+ */
+#ifndef SA_REPORT_SESSION_INT_H
+#define SA_REPORT_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "maps.h"
+#include "saf.h"
+#include "session.h"
+#include "strpool.h"
+#include "symtab.h"
+
+struct rpt_session {
+	struct rpt_session_opts o;
+	struct rpt_symbolizer *sym;
+	struct rpt_file_stats *files;
+	size_t nfiles, files_cap;
+	char errmsg[512];
+	/* symbolizer pool offset -> profile pool offset, for name_prof */
+	struct rpt_hmap name_map;
+	const struct rpt_profile *name_prof;
+	/* parsed filter lists */
+	uint32_t *pids, *tids;
+	size_t npids, ntids;
+	char **comms;
+	size_t ncomms;
+	char lost_detail[512];
+	uint64_t serial; /* resolved keys, all files: stamps per-stack counting */
+};
+
+struct rpt_count_key {
+	uint32_t pid, tid, gen, ustack, kstack, comm;
+};
+
+struct rpt_count {
+	struct rpt_count_key k;
+	uint64_t count;
+	uint64_t time_ns; /* last interval end that had it */
+	bool used;
+};
+
+struct rpt_stackref {
+	uint64_t first; /* index in rpt_loaded.ips */
+	uint32_t n, kind;
+};
+
+struct rpt_unwinder;
+struct rpt_unwind_module;
+#define RPT_USTACK_PATH_MAX (SAF_MAX_STRING + 256)
+
+/* Everything read from one file, freed once it is resolved. */
+struct rpt_loaded {
+	struct rpt_file_stats *st;
+	uint32_t file_idx;
+	struct rpt_maps maps;
+	struct rpt_symtab ksyms; /* key 0 */
+	struct rpt_symtab jit;	 /* key pid */
+	uint64_t *ips;
+	size_t nips, ips_cap;
+	struct rpt_hmap stacks; /* file stack id -> index in refs */
+	struct rpt_stackref *refs;
+	size_t nrefs, refs_cap;
+	struct rpt_count *counts; /* open addressing */
+	size_t ncounts, counts_cap;
+	uint32_t cur_symtab; /* dso of the last SYMTAB record */
+	bool in_interval_ok; /* the open interval passes --time */
+	uint64_t iv_end;
+	/* intervals lost to damage: seq gaps after a damaged place */
+	bool have_iv, iv_open, damage_since_iv;
+	uint64_t iv_seq;
+	/* USTACK records, unwound offline (ustack.c) */
+	struct rpt_unwinder *unw;
+	bool unw_quiet;		    /* no stderr line for binaries walks stopped at */
+	struct rpt_hmap ustack_ids; /* hash of unwound frames -> synthetic stack id */
+	uint32_t nustacks;
+	struct rpt_unwind_module *umods;
+	char (*upaths)[RPT_USTACK_PATH_MAX];
+	size_t umods_cap;
+	bool umods_ok; /* umods hold the image (umods_pid, umods_gen) ... */
+	uint32_t umods_pid, umods_gen;
+	const char *umods_pool; /* ... and the string pool's base then */
+	size_t umods_n;		/* ... when it had this many mappings */
+	/* (pid, gen, return address) -> the frames unwound stacks show above it */
+	struct rpt_hmap stitch;
+};
+
+#define RPT_USTACK_MAX_FRAMES 512
+
+/*
+ * rpt_loaded__ustack() - unwind USTACK record @u (ustack.c): @c gets the
+ * equivalent COUNT; when the unwound frames (in @ips, RPT_USTACK_MAX_FRAMES
+ * entries) are new, @st gets a STACK to add under c->ustack.
+ * @return 1 when @st is to be added, 0 when not, or -ENOMEM.
+ */
+int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
+		       uint64_t *ips, struct saf_stack *st, struct saf_count *c);
+void rpt_loaded__ustack_fini(struct rpt_loaded *l);
+
+/* rpt_loaded__unwound() - is user stack id @id one unwound from a USTACK (ustack.c)? */
+bool rpt_loaded__unwound(const struct rpt_loaded *l, uint32_t id);
+
+/**
+ * rpt_loaded__stitch_index() - index the frames near the root of every
+ * unwound stack (stitch.c), after all counts are read. @return 0 or -ENOMEM.
+ */
+int rpt_loaded__stitch_index(struct rpt_loaded *l);
+
+/**
+ * rpt_loaded__stitch() - the outer frames a frame-pointer walk @ref of count
+ * @c misses, when the process image's unwound stacks agree on them.
+ * @first: set to their index in l->ips (borrowed, valid while @l is).
+ * @return how many (0: none to add).
+ */
+uint32_t rpt_loaded__stitch(const struct rpt_loaded *l, const struct rpt_count *c,
+			    const struct rpt_stackref *ref, uint64_t *first);
+int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path);
+int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
+void rpt_loaded__fini(struct rpt_loaded *l);
+
+#endif /* SA_REPORT_SESSION_INT_H */
