@@ -33,6 +33,8 @@ same()
 		env "${envs[@]}" "$bin" -q "${extra[@]}" -o "$T/$r.out" "$@" 2>"$T/$r.err"
 		echo "rc=$?" >>"$T/$r.err"
 	done
+	# a run that wrote nothing (a file sa-report rejects) is an empty output
+	touch "$T/old.out" "$T/new.out"
 	# the one field that names the build
 	sed -i 's/"exporter":"sa-report [^"]*"/"exporter":"sa-report"/' "$T/old.out" "$T/new.out"
 	runs=$((runs + 1))
@@ -53,6 +55,7 @@ for f in "$@"; do
 	same speedscope -- --speedscope "$f"
 	same libdwfl SA_UNWIND=libdwfl -- "$f"
 	# filters from the file: its busiest pid and comm, its first 2 s
+	: >"$T/pids"
 	"$NEW" -q --show-pid -o "$T/pids" "$f" 2>/dev/null
 	pid=$(sed 's/;.*//;s/ [0-9]*$//;s/.*-//' "$T/pids" | sort | uniq -c | sort -rn |
 		awk 'NR == 1 { print $2 }')
