@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session.h"
 
@@ -459,7 +460,12 @@ int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *pa
 {
 	char errbuf[256] = "";
 	struct saf_reader_opts ro = {
-		.sz = sizeof(ro), .errbuf = errbuf, .errbuf_sz = sizeof(errbuf), .resync = true};
+		.sz = sizeof(ro),
+		.errbuf = errbuf,
+		.errbuf_sz = sizeof(errbuf),
+		.resync = true,
+		/* chunks checked on the second CPU while this one reads records */
+		.prefetch = sysconf(_SC_NPROCESSORS_ONLN) >= 2};
 	struct saf_reader *r = NULL;
 	struct saf_record rec;
 	int ret, err = 0;

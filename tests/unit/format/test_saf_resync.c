@@ -4,12 +4,16 @@
  * every single-bit flip loses exactly the chunk holding it, a chunk cut out
  * loses only itself, garbage between chunks (across the 64 KiB scan block,
  * read from a file) loses only the garbage, two damaged chunks two, and
- * planted headers cannot make the scan quadratic.
+ * planted headers cannot make the scan quadratic. Every test runs twice:
+ * on the caller's thread, then with opts.prefetch (the next chunk checked
+ * on a second thread), which must not change a record, error or message.
  */
 #include <fcntl.h>
 #include <time.h>
 
 #include "saf_test.h"
+
+static bool rs_prefetch; /* the second run: opts.prefetch */
 
 /* Records of one read, with the chunk each came from. */
 struct rs_read {
@@ -25,7 +29,7 @@ struct rs_read {
 static struct saf_reader *rs_open(const uint8_t *buf, size_t len, bool resync, bool as_file,
 				  int *fd)
 {
-	struct saf_reader_opts o = { .sz = sizeof(o), .resync = resync };
+	struct saf_reader_opts o = { .sz = sizeof(o), .resync = resync, .prefetch = rs_prefetch };
 	char path[64];
 
 	*fd = -1;
@@ -282,5 +286,8 @@ int main(void)
 		cmocka_unit_test(test_planted_headers_bounded),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests_name("one thread", tests, NULL, NULL);
+
+	rs_prefetch = true;
+	return failed + cmocka_run_group_tests_name("prefetch", tests, NULL, NULL);
 }
