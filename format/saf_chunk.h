@@ -41,6 +41,11 @@ struct saf_reader {
 	struct saf_arena arena; /* strings and frames of the current record */
 	char errmsg[256];
 	struct saf_prefetch *pf; /* opts.prefetch: the next chunk, checked ahead */
+	size_t chunk_strs;	 /* the chunk's string bytes, by the first pass */
+	size_t chunk_frames;	 /* and its frames */
+	/* the prefetch thread's records, decoded: handed out from pcur when set */
+	struct saf_buf precs, pstrs, pips;
+	const uint8_t *pcur, *pend;
 };
 
 int saf_chunk_load(struct saf_reader *r);
@@ -52,6 +57,7 @@ int saf_prefetch_new(struct saf_reader *r);
 void saf_prefetch_start(struct saf_reader *r);
 int saf_prefetch_take(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content);
 void saf_prefetch_free(struct saf_reader *r);
+int saf_prefetch_next(struct saf_reader *r, struct saf_record *rec);
 int saf_chunk_damaged(struct saf_reader *r, int err);
 int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -220,7 +220,7 @@ int saf_reader__next(struct saf_reader *r, struct saf_record *rec)
 	for (;;) {
 		if (r->err)
 			return r->err;
-		if (next_in_chunk(r, rec))
+		if (r->pcur ? saf_prefetch_next(r, rec) : next_in_chunk(r, rec))
 			return 1;
 		if (r->done)
 			return 0;
