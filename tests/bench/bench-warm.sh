@@ -75,6 +75,7 @@ cell() { printf '%s (%s..%s)' "$(col "$1" "${2:-2}" | median)" "$(col "$1" "${2:
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
 
 export XDG_CACHE_HOME=$T/warm
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 "$REP" -q --svg -o "$T/ref.svg" "$T/cap.sa" 2>/dev/null # fills the warm cache
 : >"$T/times"
 for r in $(seq "$ROUNDS"); do
@@ -93,7 +94,7 @@ cache=$(du -sk "$T/warm/sa" | cut -f1)
 {
 	echo "Capture: $SECS s whole system at 999 Hz, $samples samples, $images process images;"
 	echo ".sa $(stat -c %s "$T/cap.sa") bytes, perf.data $(stat -c %s "$T/perf.data") bytes; cache $cache KiB."
-	echo "$ROUNDS alternating rounds; median (min..max), ms.${note:+ $note}"
+	echo "$ROUNDS alternating rounds; median (min..max), ms; load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after.${note:+ $note}"
 	echo ""
 	echo "| command | wall ms | CPU ms | perf script / it |"
 	echo "|---|---|---|---:|"
