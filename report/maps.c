@@ -17,8 +17,14 @@ struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 	struct rpt_proc *p;
 
 	m->last_valid = false; /* an image may be added, or moved */
-	if (rpt_hmap__get(&m->index, key, &idx))
+	if (m->proc_valid && m->proc_key == key)
+		return &m->procs[m->proc_idx];
+	if (rpt_hmap__get(&m->index, key, &idx)) {
+		m->proc_key = key;
+		m->proc_idx = idx;
+		m->proc_valid = true;
 		return &m->procs[idx];
+	}
 	if (m->nprocs == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64;
 
@@ -30,6 +36,9 @@ struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 	}
 	if (rpt_hmap__put(&m->index, key, m->nprocs))
 		return NULL;
+	m->proc_key = key;
+	m->proc_idx = m->nprocs;
+	m->proc_valid = true;
 	p = &m->procs[m->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;

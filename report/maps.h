@@ -41,6 +41,10 @@ struct rpt_maps {
 	struct rpt_proc *procs;
 	size_t nprocs, cap;
 	struct rpt_hmap index; /* pid << 32 | gen -> index */
+	/* the image rpt_maps__proc() gave last: a process's records come together */
+	uint64_t proc_key;
+	size_t proc_idx;
+	bool proc_valid;
 	/* the image rpt_maps__find() used last, and for which (pid, gen) */
 	struct rpt_proc *last;
 	uint64_t last_key;
