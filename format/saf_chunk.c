@@ -10,22 +10,13 @@
 
 #include "saf_chunk.h"
 
-struct chunk_hdr {
-	uint32_t type;
-	uint16_t hsize;
-	uint16_t flags;
-	uint32_t psize;
-	uint32_t csize;
-	uint32_t seq;
-};
-
 static bool type_known(uint32_t type)
 {
 	return saf_chunk_type__name(type) != NULL;
 }
 
 /* Lengths and flags of the header at r->off, before anything is allocated. */
-static int check_hdr(struct saf_reader *r, const uint8_t *h, struct chunk_hdr *c)
+static int check_hdr(struct saf_reader *r, const uint8_t *h, struct saf_chunk_hdr *c)
 {
 	uint64_t remain = r->info.file_size - r->off, idx = r->next_seq;
 
@@ -74,7 +65,7 @@ static int grow_to(struct saf_buf *b, size_t cap)
 }
 
 /* "Compression": one frame, content size declared, window within the chunk. */
-static int check_frame(struct saf_reader *r, const uint8_t *p, const struct chunk_hdr *c)
+static int check_frame(struct saf_reader *r, const uint8_t *p, const struct saf_chunk_hdr *c)
 {
 	ZSTD_frameHeader fh;
 	unsigned long long wmax = 1024;
@@ -114,7 +105,7 @@ static int zfail(struct saf_reader *r, size_t ret)
  * small payload declaring a large content size costs nothing until it
  * really expands ("Limits").
  */
-static int inflate(struct saf_reader *r, const uint8_t *p, const struct chunk_hdr *c)
+static int inflate(struct saf_reader *r, const uint8_t *p, const struct saf_chunk_hdr *c)
 {
 	ZSTD_inBuffer in = {p, c->psize, 0};
 	struct saf_buf *b = &r->content;
@@ -174,6 +165,8 @@ static int check_records(struct saf_reader *r, const uint8_t *p, const uint8_t *
 	const uint8_t *start = p;
 	size_t max_arena = 1;
 	uint64_t n = 0, blen;
+
+	r->chunk_strs = r->chunk_frames = 0;
 	int ret;
 
 	for (; p < end; n++) {
@@ -197,6 +190,12 @@ static int check_records(struct saf_reader *r, const uint8_t *p, const uint8_t *
 					   (size_t)(rec_start - start), v.why);
 		if (v.arena_len > max_arena)
 			max_arena = v.arena_len;
+		r->chunk_strs += v.arena_len;
+		if (ret > 0 && rec.kind == SAF_REC_STACK)
+			r->chunk_frames += rec.stack.nframes;
+		else if (ret > 0 &&
+			 (rec.kind == SAF_REC_USTACK || rec.kind == SAF_REC_USTACK_SPARSE))
+			r->chunk_frames += rec.ustack.nwalked;
 		p += blen;
 	}
 	if (max_arena > r->arena.arena_cap) {
@@ -227,7 +226,7 @@ static int at_end(struct saf_reader *r)
 	return 0;
 }
 
-static void commit(struct saf_reader *r, const struct chunk_hdr *c, const uint8_t *content,
+static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content,
 		   size_t len)
 {
 	r->chunk_type = c->type;
@@ -247,6 +246,60 @@ static void commit(struct saf_reader *r, const struct chunk_hdr *c, const uint8_
 			    (unsigned long long)(r->info.file_size - r->off));
 }
 
+/*
+ * Validate the chunk at r->off: header, checksum, sequence, decompression,
+ * every record. Touches only @r's buffers and messages, so the prefetch
+ * thread runs it on a shadow reader (saf_prefetch.c).
+ * @return 1 with *@c and *@content set (*@content NULL: a chunk of unknown
+ * type, to skip), or the negative errno that stops reading.
+ */
+int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content)
+{
+	uint8_t h[SAF_CHUNK_HEADER_SIZE];
+	const uint8_t *p;
+	int err = 0;
+
+	*content = NULL;
+	p = saf_rd_fetch(r, r->off, sizeof(h), &r->payload, &err);
+	if (!p)
+		return saf_rd_fail(r, err, r->off, "chunk %u: read error", r->next_seq);
+	memcpy(h, p, sizeof(h));
+	err = check_hdr(r, h, c);
+	if (err)
+		return err;
+	p = saf_rd_fetch(r, r->off, (size_t)c->hsize + c->psize, &r->payload, &err);
+	if (!p)
+		return saf_rd_fail(r, err, r->off, "chunk %u: read error", r->next_seq);
+	if (saf_crc32(p, p + SAF_CHUNK_HEADER_SIZE, c->hsize - SAF_CHUNK_HEADER_SIZE + c->psize) !=
+	    saf_get_le32(h + 20))
+		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %u checksum mismatch", r->next_seq);
+	r->seq_ahead = c->seq > r->next_seq;
+	if (c->seq != r->next_seq)
+		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %u has sequence number %u",
+				   r->next_seq, c->seq);
+	if (!type_known(c->type))
+		return 1;
+	p += c->hsize;
+	if (c->flags & SAF_CHUNK_FLAG_ZSTD) {
+		err = inflate(r, p, c);
+		p = r->content.p;
+	}
+	if (!err)
+		err = check_records(r, p, p + c->csize);
+	if (err)
+		return err;
+	*content = p ? p : (const uint8_t *)""; /* NULL means "skip" */
+	return 1;
+}
+
+/** saf_chunk_commit() - hand out the records of the chunk saf_chunk_check() passed. */
+void saf_chunk_commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content)
+{
+	if (!content)
+		r->info.skipped_chunks++;
+	commit(r, c, content, content ? c->csize : 0);
+}
+
 /**
  * saf_chunk_load() - validate the chunk at r->off and point r->cp at its
  * records. @return 1 when a chunk was consumed (possibly skipped), 0 past
@@ -255,48 +308,26 @@ static void commit(struct saf_reader *r, const struct chunk_hdr *c, const uint8_
 int saf_chunk_load(struct saf_reader *r)
 {
 	uint64_t remain = r->info.file_size - r->off;
-	uint8_t h[SAF_CHUNK_HEADER_SIZE];
-	const uint8_t *p, *content;
-	struct chunk_hdr c = {0};
-	int err = 0;
+	struct saf_chunk_hdr c = {0};
+	const uint8_t *content;
+	int ret;
 
+	r->pcur = r->pend = NULL;
+	ret = r->pf ? saf_prefetch_take(r, &c, &content) : 0;
+	if (ret > 0)
+		goto done;
 	if (!remain)
 		return at_end(r);
 	if (remain < SAF_CHUNK_HEADER_SIZE)
 		return saf_rd_fail(r, -EBADMSG, r->off,
 				   "chunk %u truncated: %llu of %d header bytes", r->next_seq,
 				   (unsigned long long)remain, SAF_CHUNK_HEADER_SIZE);
-	p = saf_rd_fetch(r, r->off, sizeof(h), &r->payload, &err);
-	if (!p)
-		return saf_rd_fail(r, err, r->off, "chunk %u: read error", r->next_seq);
-	memcpy(h, p, sizeof(h));
-	err = check_hdr(r, h, &c);
-	if (err)
-		return err;
-	p = saf_rd_fetch(r, r->off, (size_t)c.hsize + c.psize, &r->payload, &err);
-	if (!p)
-		return saf_rd_fail(r, err, r->off, "chunk %u: read error", r->next_seq);
-	if (saf_crc32(p, p + SAF_CHUNK_HEADER_SIZE, c.hsize - SAF_CHUNK_HEADER_SIZE + c.psize) !=
-	    saf_get_le32(h + 20))
-		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %u checksum mismatch", r->next_seq);
-	r->seq_ahead = c.seq > r->next_seq;
-	if (c.seq != r->next_seq)
-		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %u has sequence number %u",
-				   r->next_seq, c.seq);
-	if (!type_known(c.type)) {
-		r->info.skipped_chunks++;
-		commit(r, &c, NULL, 0);
-		return 1;
-	}
-	content = p + c.hsize;
-	if (c.flags & SAF_CHUNK_FLAG_ZSTD) {
-		err = inflate(r, content, &c);
-		content = r->content.p;
-	}
-	if (!err)
-		err = check_records(r, content, content + c.csize);
-	if (err)
-		return err;
-	commit(r, &c, content, c.csize);
+	ret = saf_chunk_check(r, &c, &content);
+	if (ret < 0)
+		return ret;
+done:
+	saf_chunk_commit(r, &c, content);
+	if (r->pf && !r->done)
+		saf_prefetch_start(r);
 	return 1;
 }

@@ -8,6 +8,17 @@
 
 #include "saf_internal.h"
 
+struct saf_prefetch;
+
+struct saf_chunk_hdr {
+	uint32_t type;
+	uint16_t hsize;
+	uint16_t flags;
+	uint32_t psize;
+	uint32_t csize;
+	uint32_t seq;
+};
+
 struct saf_reader {
 	const uint8_t *mem; /* open_mem() buffer, or NULL */
 	int fd;		    /* open() file, or -1 */
@@ -29,9 +40,24 @@ struct saf_reader {
 	uint64_t chunk_off;
 	struct saf_arena arena; /* strings and frames of the current record */
 	char errmsg[256];
+	struct saf_prefetch *pf; /* opts.prefetch: the next chunk, checked ahead */
+	size_t chunk_strs;	 /* the chunk's string bytes, by the first pass */
+	size_t chunk_frames;	 /* and its frames */
+	/* the prefetch thread's records, decoded: handed out from pcur when set */
+	struct saf_buf precs, pstrs, pips;
+	const uint8_t *pcur, *pend;
 };
 
 int saf_chunk_load(struct saf_reader *r);
+int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content);
+void saf_chunk_commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content);
+
+/* saf_prefetch.c: the chunk at r->off checked on a second thread */
+int saf_prefetch_new(struct saf_reader *r);
+void saf_prefetch_start(struct saf_reader *r);
+int saf_prefetch_take(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content);
+void saf_prefetch_free(struct saf_reader *r);
+int saf_prefetch_next(struct saf_reader *r, struct saf_record *rec);
 int saf_chunk_damaged(struct saf_reader *r, int err);
 int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -114,6 +114,9 @@ static struct saf_reader *open_common(struct saf_reader *r, const struct saf_rea
 
 	if (opts && opts->sz >= offsetof(struct saf_reader_opts, resync) + sizeof(bool))
 		r->resync = opts->resync;
+	if (!err && opts && opts->sz >= offsetof(struct saf_reader_opts, prefetch) + sizeof(bool) &&
+	    opts->prefetch)
+		saf_prefetch_new(r); /* without it, this thread does the work */
 	if (!err)
 		return r;
 	if (opts && opts->sz >= offsetof(struct saf_reader_opts, errbuf_sz) + sizeof(size_t) &&
@@ -217,7 +220,7 @@ int saf_reader__next(struct saf_reader *r, struct saf_record *rec)
 	for (;;) {
 		if (r->err)
 			return r->err;
-		if (next_in_chunk(r, rec))
+		if (r->pcur ? saf_prefetch_next(r, rec) : next_in_chunk(r, rec))
 			return 1;
 		if (r->done)
 			return 0;
@@ -249,6 +252,7 @@ void saf_reader__free(struct saf_reader *r)
 {
 	if (!r)
 		return;
+	saf_prefetch_free(r); /* before the file it reads is closed */
 	if (r->fd >= 0)
 		close(r->fd);
 	saf_buf_release(&r->payload);

@@ -499,6 +499,12 @@ struct saf_reader_opts {
 	 * stop at the first damage.
 	 */
 	bool resync;
+	/*
+	 * Check the next chunk (read, checksum, decompress, validate) on a
+	 * second thread while this one's records are handed out. Records,
+	 * errors and messages are the same as without it.
+	 */
+	bool prefetch;
 };
 
 /** Per-file facts the reader learned, valid for the reader's life. */

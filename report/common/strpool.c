@@ -61,24 +61,41 @@ void rpt_strpool__fini(struct rpt_strpool *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
+/* A string's hash for the pool's index: eight bytes a step. */
+static uint32_t str_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, s, len);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	}
+	return (uint32_t)rpt_hash64(h);
+}
+
 static int strpool_grow_index(struct rpt_strpool *sp)
 {
 	size_t ncap = sp->index_cap ? sp->index_cap * 2 : 1024;
-	uint32_t *idx = calloc(ncap, sizeof(*idx));
+	uint64_t *idx = calloc(ncap, sizeof(*idx));
 
 	if (!idx)
 		return -ENOMEM;
 	for (size_t i = 0; i < sp->index_cap; i++) {
-		uint32_t off = sp->index[i];
-		const char *s = sp->buf + off;
+		uint64_t e = sp->index[i];
 		size_t j;
 
-		if (!off)
+		if (!e)
 			continue;
-		j = rpt_hash_bytes(s, strlen(s), 0) & (ncap - 1);
+		j = (e >> 32) & (ncap - 1); /* the hash kept beside the offset */
 		while (idx[j])
 			j = (j + 1) & (ncap - 1);
-		idx[j] = off;
+		idx[j] = e;
 	}
 	free(sp->index);
 	sp->index = idx;
@@ -89,6 +106,7 @@ static int strpool_grow_index(struct rpt_strpool *sp)
 int64_t rpt_strpool__intern(struct rpt_strpool *sp, const char *s, size_t len)
 {
 	const char *nul = memchr(s, '\0', len);
+	uint32_t h;
 	size_t j;
 
 	if (nul)
@@ -97,12 +115,13 @@ int64_t rpt_strpool__intern(struct rpt_strpool *sp, const char *s, size_t len)
 		return 0;
 	if ((sp->n + 1) * 2 > sp->index_cap && strpool_grow_index(sp))
 		return -ENOMEM;
-	j = rpt_hash_bytes(s, len, 0) & (sp->index_cap - 1);
+	h = str_hash(s, len);
+	j = h & (sp->index_cap - 1);
 	for (; sp->index[j]; j = (j + 1) & (sp->index_cap - 1)) {
-		const char *c = sp->buf + sp->index[j];
+		const char *c = sp->buf + (uint32_t)sp->index[j];
 
-		if (!strncmp(c, s, len) && c[len] == '\0')
-			return sp->index[j];
+		if (sp->index[j] >> 32 == h && !strncmp(c, s, len) && c[len] == '\0')
+			return (uint32_t)sp->index[j];
 	}
 	if (sp->len + len + 1 > sp->cap) {
 		size_t ncap = sp->cap;
@@ -120,10 +139,10 @@ int64_t rpt_strpool__intern(struct rpt_strpool *sp, const char *s, size_t len)
 	}
 	memcpy(sp->buf + sp->len, s, len);
 	sp->buf[sp->len + len] = '\0';
-	sp->index[j] = sp->len;
+	sp->index[j] = (uint64_t)h << 32 | sp->len;
 	sp->n++;
 	sp->len += len + 1;
-	return sp->index[j];
+	return (uint32_t)sp->index[j];
 }
 
 static size_t hmap_find(const struct rpt_hmap *m, uint64_t key)

@@ -15,7 +15,7 @@
 struct rpt_strpool {
 	char *buf; /* offset 0 holds "" */
 	size_t len, cap;
-	uint32_t *index; /* open addressing, 0 = empty slot */
+	uint64_t *index; /* hash << 32 | offset, open addressing, 0 = empty slot */
 	size_t index_cap, n;
 };
 

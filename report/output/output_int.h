@@ -100,6 +100,9 @@ int rpt_svg__draw(const struct rpt_profile *p, const struct rpt_flame *f, FILE *
  * At most @max_cp code points (SIZE_MAX = all). */
 void rpt_put_xml(FILE *out, const char *s, size_t max_cp);
 
+/** rpt_fmt_fixed() - "%.*f" of @v, 0 to 3 decimals, into @buf[64]: printf's bytes, faster. */
+int rpt_fmt_fixed(char *buf, double v, int prec);
+
 /* 0xRRGGBB for a frame of @kind named @name; the same in every file. */
 uint32_t rpt_frame_colour(const char *name, uint32_t kind);
 

@@ -6,6 +6,8 @@
  * from the name. The script it embeds lives in svg_script.c.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,13 +70,29 @@ static size_t count_cp(const char *s)
 	return n;
 }
 
+/* Printable ASCII that XML takes as it is. */
+static inline bool xml_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+}
+
 void rpt_put_xml(FILE *out, const char *s, size_t max_cp)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	uint32_t cp;
 
 	for (size_t k = 0; *u && k < max_cp; k++) {
-		size_t len = next_cp(u, &cp);
+		size_t len = 0;
+
+		while (k + len < max_cp && xml_plain(u[len])) /* a run in one write */
+			len++;
+		if (len) {
+			fwrite(u, 1, len, out);
+			u += len;
+			k += len - 1;
+			continue;
+		}
+		len = next_cp(u, &cp);
 
 		if (cp == 0xfffd && len == 1)
 			fputs("\xef\xbf\xbd", out);
@@ -220,12 +238,50 @@ static void put_head(FILE *out, const struct rpt_profile *p, const struct rpt_sv
 		PAD_X, w - PAD_X, PAD_X, h - 12, w - PAD_X, h - 12);
 }
 
+/**
+ * rpt_fmt_fixed() - "%.*f" of @v into @buf (64 bytes), as printf writes it, for 0 to 3
+ * decimals. A double scaled by 10^prec is off by under 1e-9 here, so
+ * rounding to nearest is exact unless it lies that close to a tie: then,
+ * and for negative or huge values, printf itself writes it.
+ * @return its length.
+ */
+int rpt_fmt_fixed(char *buf, double v, int prec)
+{
+	static const double scale[] = {1, 10, 100, 1000};
+	double x = v * scale[prec], f = floor(x);
+	char tmp[24];
+	uint64_t n;
+	int len = 0, k = 0;
+
+	if (signbit(v) || !(x < 1e12) || fabs(x - f - 0.5) < 1e-6)
+		return snprintf(buf, 64, "%.*f", prec, v);
+	n = (uint64_t)f + (x - f > 0.5);
+	do {
+		tmp[k++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n || k <= prec);
+	while (k > prec)
+		buf[len++] = tmp[--k];
+	if (prec)
+		buf[len++] = '.';
+	while (k)
+		buf[len++] = tmp[--k];
+	buf[len] = '\0';
+	return len;
+}
+
 static void default_detail(FILE *out, const struct rpt_flame *f, size_t i, void *ctx)
 {
 	double total = f->n[0].v[0] > 0 ? f->n[0].v[0] : 1;
+	char a[64], b[64];
 
 	(void)ctx;
-	fprintf(out, "%.0f samples, %.2f%%", f->n[i].v[0], 100 * f->n[i].v[0] / total);
+	rpt_fmt_fixed(a, f->n[i].v[0], 0);
+	rpt_fmt_fixed(b, 100 * f->n[i].v[0] / total, 2);
+	fputs(a, out);
+	fputs(" samples, ", out);
+	fputs(b, out);
+	putc('%', out);
 }
 
 /* --off-cpu, --wall: "12.3 ms, 4.56%" */
@@ -272,7 +328,7 @@ static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_f
 			: i == 0 ? 0xc8c8d0
 				 : rpt_frame_colour(name, n->kind);
 	long chars = (long)((w - 6) / CHAR_W);
-	char sbuf[1024];
+	char sbuf[1024], xs[64], ws[64];
 	const char *label = g->short_names ? rpt_short_name(name, sbuf, sizeof(sbuf)) : name;
 
 	fputs(i == 0 ? "<g id=\"all\">" : "<g>", out);
@@ -285,14 +341,15 @@ static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_f
 	rpt_put_xml(out, name, SIZE_MAX);
 	fputs("&#10;", out);
 	(st->detail ? st->detail : default_detail)(out, f, i, st->ctx);
-	fprintf(out,
-		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%d\" "
-		"fill=\"#%06x\"/>",
-		x, y, w, FRAME_H - 1, fill);
+	rpt_fmt_fixed(xs, x, 3);
+	rpt_fmt_fixed(ws, w, 3);
+	fprintf(out, "</title><rect x=\"%s\" y=\"%u\" width=\"%s\" height=\"%d\" fill=\"#%06x\"/>",
+		xs, y, ws, FRAME_H - 1, fill);
 	if (chars >= 3) {
 		size_t len = count_cp(label);
 
-		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
+		rpt_fmt_fixed(xs, x + 3, 2);
+		fprintf(out, "<text x=\"%s\" y=\"%u.5\">", xs, y + 11); /* y + 11.5 */
 		rpt_put_xml(out, label, len <= (size_t)chars ? SIZE_MAX : (size_t)chars - 2);
 		fputs(len <= (size_t)chars ? "</text>" : "..</text>", out);
 	}

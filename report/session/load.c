@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session_int.h"
 
@@ -225,7 +226,7 @@ static int counts_grow(struct rpt_loaded *l)
 
 		if (!c->used)
 			continue;
-		j = rpt_hash_bytes(&c->k, sizeof(c->k), 0) & (ncap - 1);
+		j = c->hash & (ncap - 1);
 		while (n[j].used)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *c;
@@ -238,15 +239,19 @@ static int counts_grow(struct rpt_loaded *l)
 
 static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64_t count)
 {
+	uint32_t h;
 	size_t j;
 
 	if ((l->ncounts + 1) * 2 > l->counts_cap && counts_grow(l))
 		return -ENOMEM;
-	j = rpt_hash_bytes(k, sizeof(*k), 0) & (l->counts_cap - 1);
-	while (l->counts[j].used && memcmp(&l->counts[j].k, k, sizeof(*k)))
+	h = (uint32_t)rpt_hash_bytes(k, sizeof(*k), 0);
+	j = h & (l->counts_cap - 1);
+	while (l->counts[j].used &&
+	       (l->counts[j].hash != h || memcmp(&l->counts[j].k, k, sizeof(*k))))
 		j = (j + 1) & (l->counts_cap - 1);
 	if (!l->counts[j].used) {
 		l->counts[j].used = true;
+		l->counts[j].hash = h;
 		l->counts[j].k = *k;
 		l->ncounts++;
 	}
@@ -459,7 +464,12 @@ int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *pa
 {
 	char errbuf[256] = "";
 	struct saf_reader_opts ro = {
-		.sz = sizeof(ro), .errbuf = errbuf, .errbuf_sz = sizeof(errbuf), .resync = true};
+		.sz = sizeof(ro),
+		.errbuf = errbuf,
+		.errbuf_sz = sizeof(errbuf),
+		.resync = true,
+		/* chunks checked on the second CPU while this one reads records */
+		.prefetch = sysconf(_SC_NPROCESSORS_ONLN) >= 2};
 	struct saf_reader *r = NULL;
 	struct saf_record rec;
 	int ret, err = 0;

@@ -16,8 +16,15 @@ struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 	uint64_t key = (uint64_t)pid << 32 | gen, idx;
 	struct rpt_proc *p;
 
-	if (rpt_hmap__get(&m->index, key, &idx))
+	m->last_valid = false; /* an image may be added, or moved */
+	if (m->proc_valid && m->proc_key == key)
+		return &m->procs[m->proc_idx];
+	if (rpt_hmap__get(&m->index, key, &idx)) {
+		m->proc_key = key;
+		m->proc_idx = idx;
+		m->proc_valid = true;
 		return &m->procs[idx];
+	}
 	if (m->nprocs == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64;
 
@@ -29,6 +36,9 @@ struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 	}
 	if (rpt_hmap__put(&m->index, key, m->nprocs))
 		return NULL;
+	m->proc_key = key;
+	m->proc_idx = m->nprocs;
+	m->proc_valid = true;
 	p = &m->procs[m->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -71,16 +81,25 @@ static int map_cmp(const void *a, const void *b)
 
 static struct rpt_proc *proc_get(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 {
-	uint64_t idx;
+	uint64_t key = (uint64_t)pid << 32 | gen, idx;
 
+	/* a stack's frames ask for the same image one after the other */
+	if (m->last_valid && m->last_key == key)
+		return m->last;
+	m->last_valid = true;
+	m->last_key = key;
+	m->last = NULL;
 	/* a gen without metadata of its own: use the nearest earlier image */
 	for (uint32_t g = gen, tries = 0; tries < 16; g--, tries++) {
-		if (rpt_hmap__get(&m->index, (uint64_t)pid << 32 | g, &idx) && m->procs[idx].nmaps)
-			return &m->procs[idx];
+		if (rpt_hmap__get(&m->index, (uint64_t)pid << 32 | g, &idx) &&
+		    m->procs[idx].nmaps) {
+			m->last = &m->procs[idx];
+			break;
+		}
 		if (!g)
 			break;
 	}
-	return NULL;
+	return m->last;
 }
 
 /* Sort by start, and note how far each prefix reaches (NULL on ENOMEM: slower, still right). */
@@ -95,10 +114,15 @@ static void sort_maps(struct rpt_proc *p)
 		return;
 	qsort(p->maps, p->nmaps, sizeof(*p->maps), map_cmp);
 	p->reach = malloc(p->nmaps * sizeof(*p->reach));
-	for (size_t i = 0; p->reach && i < p->nmaps; i++) {
+	p->disjoint = true;
+	p->hit = 0;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		if (p->maps[i].start < reach)
+			p->disjoint = false;
 		if (p->maps[i].end > reach)
 			reach = p->maps[i].end;
-		p->reach[i] = reach;
+		if (p->reach)
+			p->reach[i] = reach;
 	}
 }
 
@@ -113,6 +137,10 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 		return NULL;
 	if (!p->sorted)
 		sort_maps(p);
+	/* no overlap: the one mapping holding @addr is the answer, whatever the time */
+	if (p->disjoint &&
+	    addr - p->maps[p->hit].start < p->maps[p->hit].end - p->maps[p->hit].start)
+		return &p->maps[p->hit];
 	hi = (ssize_t)p->nmaps - 1;
 	while (lo <= hi) {
 		ssize_t mid = lo + (hi - lo) / 2;
@@ -130,6 +158,10 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 
 		if (addr >= c->end)
 			continue;
+		if (p->disjoint) {
+			p->hit = (size_t)i;
+			return c;
+		}
 		if (c->time_ns <= time_ns) {
 			if (!before || c->time_ns > before->time_ns)
 				before = c;

@@ -33,12 +33,22 @@ struct rpt_proc {
 	uint64_t max_len; /* longest mapping, bounds the backward scan */
 	uint64_t *reach;  /* once sorted: highest end of maps[0..i], ends it sooner */
 	bool sorted;
+	bool disjoint; /* once sorted: no two mappings overlap */
+	size_t hit;    /* if disjoint: the mapping found last */
 };
 
 struct rpt_maps {
 	struct rpt_proc *procs;
 	size_t nprocs, cap;
 	struct rpt_hmap index; /* pid << 32 | gen -> index */
+	/* the image rpt_maps__proc() gave last: a process's records come together */
+	uint64_t proc_key;
+	size_t proc_idx;
+	bool proc_valid;
+	/* the image rpt_maps__find() used last, and for which (pid, gen) */
+	struct rpt_proc *last;
+	uint64_t last_key;
+	bool last_valid;
 };
 
 /**

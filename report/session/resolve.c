@@ -13,206 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session_int.h"
-
-#define RES_MAX_FRAMES (2 * SAF_MAX_FRAMES + 2)
-
-/* A user address of a binary, resolved: its frames with the profile's names. */
-struct addr_ent {
-	uint64_t off, pgoff;
-	uint32_t dso;	/* RPT_NO_DSO: an empty slot */
-	uint32_t n;	/* frames; 0 = no name found */
-	uint32_t first; /* index in addr_cache.frames */
-};
-
-/*
- * Addresses recur in many stacks: each (binary, file offset) is symbolized
- * and its names moved into the profile once per file, not once per frame.
- */
-struct addr_cache {
-	struct addr_ent *slots; /* open addressing, cap = 2^bits */
-	size_t cap, used;
-	unsigned int bits;
-	struct rpt_sym *frames;
-	size_t nframes, frames_cap;
-};
-
-struct res_ctx {
-	struct rpt_session *s;
-	struct rpt_loaded *l;
-	struct rpt_profile *prof;
-	const struct rpt_count *c;
-	struct rpt_sym fr[RES_MAX_FRAMES]; /* profile names, leaf first while building */
-	uint32_t dso[RES_MAX_FRAMES];	   /* binary of each frame, RPT_NO_DSO if none */
-	uint32_t cur_dso;		   /* binary of the frames pushed now */
-	uint32_t n;
-	uint32_t outer_dso; /* binary of the outermost user frame */
-	bool outer_unnamed;
-	uint64_t dropped;
-	uint64_t serial; /* counts resolved keys, from 1 */
-	struct addr_cache cache;
-	int64_t *mods; /* by binary: its profile module, or -1 before the first use */
-	size_t mods_cap;
-};
-
-static int64_t pool_fmt(struct rpt_session *s, const char *fmt, const char *a, uint64_t x)
-{
-	char buf[SAF_MAX_STRING + 64];
-	int len = snprintf(buf, sizeof(buf), fmt, a, (unsigned long long)x);
-
-	if (len >= (int)sizeof(buf))
-		len = sizeof(buf) - 1;
-	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, len);
-}
-
-/* Symbolizer pool offset -> the profile's pool offset, cached. */
-static int64_t prof_name(struct rpt_session *s, struct rpt_profile *prof, uint32_t off)
-{
-	const char *str;
-	uint64_t v;
-	int64_t r;
-
-	if (rpt_hmap__get(&s->name_map, off, &v))
-		return v;
-	str = rpt_session__str(s, off);
-	r = rpt_profile__intern(prof, str, strlen(str));
-	if (r >= 0 && rpt_hmap__put(&s->name_map, off, r))
-		return -ENOMEM;
-	return r;
-}
-
-/*
- * The profile's module (pprof mapping) for a binary: its path and build id,
- * added once per profile; cached in name_map under a key no pool offset has.
- */
-static int64_t prof_module(struct rpt_session *s, struct rpt_profile *prof, uint32_t dso)
-{
-	uint64_t key = 1ull << 63 | dso, v;
-	const struct rpt_dso *d;
-	int64_t r;
-
-	if (dso == RPT_NO_DSO)
-		return 0;
-	if (rpt_hmap__get(&s->name_map, key, &v))
-		return (int64_t)v;
-	d = rpt_symbolizer__get(s->sym, dso);
-	r = rpt_profile__add_module(prof, rpt_session__str(s, d->path),
-				    d->build_id ? rpt_session__str(s, d->build_id) : NULL);
-	if (r == -EINVAL)
-		r = 0; /* a binary without a path has no mapping to show */
-	if (r >= 0 && rpt_hmap__put(&s->name_map, key, (uint64_t)r))
-		return -ENOMEM;
-	return r;
-}
-
-/* Push a frame named in the profile's pool. */
-static void push_prof(struct res_ctx *x, uint32_t name, uint32_t kind)
-{
-	if (x->n < RES_MAX_FRAMES) {
-		x->dso[x->n] = x->cur_dso;
-		x->fr[x->n++] = (struct rpt_sym){name, kind};
-	}
-}
-
-/* Push a frame named in the symbolizer's pool (@name < 0: an error). */
-static int push(struct res_ctx *x, int64_t name, uint32_t kind)
-{
-	if (name < 0)
-		return -ENOMEM;
-	if (x->n < RES_MAX_FRAMES) {
-		name = prof_name(x->s, x->prof, (uint32_t)name);
-		if (name < 0)
-			return -ENOMEM;
-		push_prof(x, (uint32_t)name, kind);
-	}
-	return 0;
-}
-
-/* Slot of an address in a table of 2^@bits slots: one multiply (Fibonacci hashing). */
-static inline size_t addr_slot(uint32_t dso, uint64_t off, uint64_t pgoff, unsigned int bits)
-{
-	uint64_t h = (off ^ pgoff << 20 ^ (uint64_t)dso << 44) * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h >> (64 - bits));
-}
-
-static int addr_cache_grow(struct addr_cache *c)
-{
-	unsigned int bits = c->cap ? c->bits + 1 : 12;
-	size_t ncap = (size_t)1 << bits;
-	struct addr_ent *n = malloc(ncap * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < ncap; i++)
-		n[i].dso = RPT_NO_DSO;
-	for (size_t i = 0; i < c->cap; i++) {
-		const struct addr_ent *e = &c->slots[i];
-		size_t j;
-
-		if (e->dso == RPT_NO_DSO)
-			continue;
-		j = addr_slot(e->dso, e->off, e->pgoff, bits);
-		while (n[j].dso != RPT_NO_DSO)
-			j = (j + 1) & (ncap - 1);
-		n[j] = *e;
-	}
-	free(c->slots);
-	c->slots = n;
-	c->cap = ncap;
-	c->bits = bits;
-	return 0;
-}
-
-static void addr_cache_fini(struct addr_cache *c)
-{
-	free(c->slots);
-	free(c->frames);
-	memset(c, 0, sizeof(*c));
-}
-
-/*
- * The frames at file offset @off of binary @dso (see rpt_symbolizer__lookup()),
- * named in the profile's pool, from x->cache.frames[*@first].
- * @return how many (0 = no name), or -ENOMEM.
- */
-static int addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t pgoff,
-		       uint32_t *first)
-{
-	struct addr_cache *c = &x->cache;
-	const struct rpt_sym *f;
-	struct addr_ent *e;
-	size_t j;
-	int n;
-
-	if ((c->used + 1) * 2 > c->cap && addr_cache_grow(c))
-		return -ENOMEM;
-	j = addr_slot(dso, off, pgoff, c->bits);
-	for (e = &c->slots[j]; e->dso != RPT_NO_DSO; e = &c->slots[j]) {
-		if (e->dso == dso && e->off == off && e->pgoff == pgoff) {
-			*first = e->first;
-			return (int)e->n;
-		}
-		j = (j + 1) & (c->cap - 1);
-	}
-	n = rpt_symbolizer__lookup(x->s->sym, dso, off, pgoff, &f);
-	if (n < 0)
-		return n;
-	if (rpt_grow((void **)&c->frames, &c->frames_cap, c->nframes + n, sizeof(*c->frames), 1024))
-		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		int64_t name = prof_name(x->s, x->prof, f[i].name);
-
-		if (name < 0)
-			return -ENOMEM;
-		c->frames[c->nframes + i] = (struct rpt_sym){(uint32_t)name, f[i].kind};
-	}
-	*e = (struct addr_ent){off, pgoff, dso, (uint32_t)n, (uint32_t)c->nframes};
-	c->nframes += n;
-	c->used++;
-	*first = e->first;
-	return n;
-}
+#include "resolve_int.h"
 
 /* An address inside a binary's mapping: its frames, or "[libfoo.so]". */
 static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr, uint64_t la)
@@ -221,7 +22,7 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 	const struct rpt_sym *f;
 	struct rpt_dso *d;
 	uint32_t first;
-	int n = addr_lookup(x, m->dso, la - m->start + m->pgoff, m->pgoff, &first);
+	int n = rpt_res__addr_lookup(x, m->dso, la - m->start + m->pgoff, m->pgoff, &first);
 
 	if (n < 0)
 		return n;
@@ -236,7 +37,7 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 	x->outer_unnamed = !n;
 	x->l->st->user_frames += x->c->count;
 	for (int i = 0; i < n; i++)
-		push_prof(x, f[i].name, f[i].kind);
+		rpt_res__push_prof(x, f[i].name, f[i].kind);
 	if (n)
 		return 0;
 	d->unresolved += x->c->count;
@@ -249,10 +50,11 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 		len = strlen(lbl);
 		if (len && lbl[len - 1] == ']')
 			lbl[len - 1] = '\0';
-		return push(x, pool_fmt(s, "%s+0x%llx]", lbl, addr - m->start + m->pgoff),
-			    RPT_FRAME_UNKNOWN);
+		return rpt_res__push(
+			x, rpt_res__pool_fmt(s, "%s+0x%llx]", lbl, addr - m->start + m->pgoff),
+			RPT_FRAME_UNKNOWN);
 	}
-	return push(x, m->label, RPT_FRAME_UNKNOWN);
+	return rpt_res__push(x, m->label, RPT_FRAME_UNKNOWN);
 }
 
 /*
@@ -283,18 +85,19 @@ static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 	const struct rpt_map *m = rpt_maps__find(&l->maps, c->k.pid, gen, addr, c->time_ns);
 	const struct rpt_symtab_ent *j = NULL;
 
-	if (!m || m->dso == RPT_NO_DSO)
+	if ((!m || m->dso == RPT_NO_DSO) && x->jit_pid)
 		j = rpt_symtab__lookup(&l->jit, c->k.pid, la);
 	x->cur_dso = m && !j ? m->dso : RPT_NO_DSO;
 	if (j)
-		return push(x, j->name, RPT_FRAME_JIT);
+		return rpt_res__push(x, j->name, RPT_FRAME_JIT);
 	if (m && m->dso != RPT_NO_DSO)
 		return user_in_map(x, m, addr, la);
 	if (m)
-		return push(x, m->label, RPT_FRAME_UNKNOWN);
+		return rpt_res__push(x, m->label, RPT_FRAME_UNKNOWN);
 	if (leaf)
-		return push(x, rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), "[unknown]", 9),
-			    RPT_FRAME_UNKNOWN);
+		return rpt_res__push(
+			x, rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), "[unknown]", 9),
+			RPT_FRAME_UNKNOWN);
 	x->dropped++; /* below the leaf, in no mapping: a broken walk */
 	return 0;
 }
@@ -314,38 +117,6 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 		err = user_frame(x, gen, l->ips[outer + i], false);
 	x->cur_dso = RPT_NO_DSO;
 	return err;
-}
-
-static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref)
-{
-	struct rpt_session *s = x->s;
-	struct rpt_strpool *pool = rpt_symbolizer__pool(s->sym);
-	bool unnamed = false;
-
-	for (uint32_t i = 0; i < ref->n; i++) {
-		uint64_t addr = x->l->ips[ref->first + i];
-		const struct rpt_symtab_ent *e =
-			rpt_symtab__lookup(&x->l->ksyms, 0, i ? addr - 1 : addr);
-		int64_t name;
-
-		if (e) {
-			name = e->name;
-		} else if (s->o.addrs) {
-			name = pool_fmt(s, "[kernel%s+0x%llx]", "", addr);
-		} else {
-			/* one [kernel] for a run of unnamed frames */
-			if (x->n && x->fr[x->n - 1].kind == RPT_FRAME_KERNEL &&
-			    !strcmp(rpt_profile__name(x->prof, x->fr[x->n - 1].name), "[kernel]"))
-				continue;
-			name = rpt_strpool__intern(pool, "[kernel]", 8);
-		}
-		unnamed |= !e;
-		if (push(x, name, RPT_FRAME_KERNEL))
-			return -ENOMEM;
-	}
-	if (unnamed)
-		x->l->st->kernel_unnamed += x->c->count;
-	return 0;
 }
 
 /* Where a complete frame-pointer walk ends. */
@@ -391,6 +162,8 @@ static int64_t root_name(struct res_ctx *x)
 
 	if (!*comm)
 		comm = "[unknown]";
+	else if (!x->s->o.show_tid && !x->s->o.show_pid)
+		return c->k.comm; /* interned already */
 	if (x->s->o.show_tid)
 		snprintf(buf, sizeof(buf), "%s-%u/%u", comm, c->k.pid, c->k.tid);
 	else if (x->s->o.show_pid)
@@ -415,26 +188,22 @@ static int64_t module_of(struct res_ctx *x, uint32_t dso)
 			x->mods[i] = -1;
 	}
 	if (x->mods[dso] < 0)
-		x->mods[dso] = prof_module(x->s, x->prof, dso);
+		x->mods[dso] = rpt_res__prof_module(x->s, x->prof, dso);
 	return x->mods[dso];
 }
 
-/* A key to resolve: its slot in l->counts and its stacks (n = 0: none). */
-struct key_job {
-	struct rpt_stackref kstack, ustack;
-	uint32_t slot;
-};
-
 static void job_stack(const struct rpt_loaded *l, uint32_t id, struct rpt_stackref *ref,
-		      size_t *nframes)
+		      size_t *nframes, uint32_t *idx)
 {
 	uint64_t v;
 
 	if (id && rpt_hmap__get(&l->stacks, id, &v)) {
 		*ref = l->refs[v];
 		*nframes += ref->n;
+		*idx = (uint32_t)v;
 	} else {
 		*ref = (struct rpt_stackref){0};
+		*idx = 0;
 	}
 }
 
@@ -448,6 +217,7 @@ static struct key_job *plan_keys(const struct rpt_loaded *l, size_t *njobs, size
 {
 	struct key_job *jobs = malloc((l->ncounts + 1) * sizeof(*jobs));
 	size_t n = 0;
+	uint32_t uidx;
 
 	*nframes = 0;
 	for (size_t i = 0; jobs && i < l->counts_cap; i++) {
@@ -456,8 +226,8 @@ static struct key_job *plan_keys(const struct rpt_loaded *l, size_t *njobs, size
 		if (!c->used)
 			continue;
 		jobs[n].slot = (uint32_t)i;
-		job_stack(l, c->k.kstack, &jobs[n].kstack, nframes);
-		job_stack(l, c->k.ustack, &jobs[n].ustack, nframes);
+		job_stack(l, c->k.kstack, &jobs[n].kstack, nframes, &jobs[n].kidx);
+		job_stack(l, c->k.ustack, &jobs[n].ustack, nframes, &uidx);
 		*nframes += 1; /* the root */
 		n++;
 	}
@@ -516,6 +286,7 @@ static int warm(struct res_ctx *x, const struct key_job *jobs, size_t njobs)
 static int resolve_key(struct res_ctx *x, const struct key_job *job)
 {
 	struct rpt_frame out[RES_MAX_FRAMES + 1];
+	uint64_t v;
 	uint32_t nk;
 	int64_t r;
 	int err;
@@ -523,9 +294,10 @@ static int resolve_key(struct res_ctx *x, const struct key_job *job)
 	x->n = 0;
 	x->dropped = 0;
 	x->serial = ++x->s->serial;
+	x->jit_pid = rpt_hmap__get(&x->jit_pids, (uint64_t)x->c->k.pid + 1, &v);
 	x->outer_dso = RPT_NO_DSO;
 	x->cur_dso = RPT_NO_DSO;
-	err = kernel_frames(x, &job->kstack);
+	err = rpt_res__kernel(x, job);
 	nk = x->n;
 	if (!err)
 		err = user_frames(x, &job->ustack);
@@ -533,7 +305,7 @@ static int resolve_key(struct res_ctx *x, const struct key_job *job)
 		return err;
 	walk_stats(x, nk);
 	r = root_name(x);
-	if (r < 0 || (r = prof_name(x->s, x->prof, r)) < 0)
+	if (r < 0 || (r = rpt_res__prof_name(x->s, x->prof, r)) < 0)
 		return -ENOMEM;
 	out[0] = (struct rpt_frame){.name = (uint32_t)r, .kind = RPT_FRAME_ROOT};
 	/* Modules root first, so the profile's module table keeps that order. */
@@ -572,7 +344,12 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 	if (l->nustacks && rpt_loaded__stitch_index(l))
 		goto cleanup;
 	jobs = plan_keys(l, &njobs, &nframes);
-	if (!jobs || rpt_profile__reserve(prof, njobs, nframes))
+	x.kents = calloc(l->nrefs + 1, sizeof(*x.kents));
+	/* most processes have none: their frames in no binary skip the search */
+	for (size_t i = 0; i < l->jit.n; i++)
+		if (rpt_hmap__put(&x.jit_pids, l->jit.ents[i].key + 1, 0))
+			goto cleanup;
+	if (!jobs || !x.kents || rpt_profile__reserve(prof, njobs, nframes))
 		goto cleanup;
 	err = rpt_symbolizer__async(s->sym) ? warm(&x, jobs, njobs) : 0;
 	for (size_t i = 0; i < njobs && !err; i++) {
@@ -593,7 +370,10 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 		fprintf(stderr, "\r\033[K");
 cleanup:
 	free(jobs);
-	addr_cache_fini(&x.cache);
+	rpt_res__cache_fini(&x.cache);
 	free(x.mods);
+	free(x.kents);
+	rpt_hmap__fini(&x.jit_pids);
+	free(x.kframes);
 	return err;
 }

@@ -43,6 +43,7 @@ struct rpt_count {
 	uint64_t count;
 	uint64_t time_ns; /* last interval end that had it */
 	bool used;
+	uint32_t hash; /* of k: the table grows without hashing again */
 };
 
 struct rpt_stackref {

@@ -7,8 +7,10 @@
 # filled by one earlier report), cold (an empty cache) and --no-cache.
 # Prints each median (min..max) in ms and the ratios; a table goes to
 # $BENCH_MD when set (run-all.sh). Target: warm >= 20x faster than perf script.
+# BASE_REPORT=PATH: another sa-report (say main's) timed warm in the same
+# rounds, on its own filled cache, for a before/after on one capture.
 # Not a test: nothing is asserted. Needs root, perf and the samples.
-# Usage: bench-warm.sh [BUILD_DIR] [SECS=20] [ROUNDS=11]
+# Usage: [BASE_REPORT=PATH] bench-warm.sh [BUILD_DIR] [SECS=20] [ROUNDS=11]
 set -u
 B=${1:-${SA_BUILD:-build}}
 SECS=${2:-20}
@@ -75,16 +77,21 @@ cell() { printf '%s (%s..%s)' "$(col "$1" "${2:-2}" | median)" "$(col "$1" "${2:
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
 
 export XDG_CACHE_HOME=$T/warm
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 "$REP" -q --svg -o "$T/ref.svg" "$T/cap.sa" 2>/dev/null # fills the warm cache
+BASE=${BASE_REPORT:-}
+[ -n "$BASE" ] && XDG_CACHE_HOME=$T/base "$BASE" -q --svg -o /dev/null "$T/cap.sa" 2>/dev/null
 : >"$T/times"
 for r in $(seq "$ROUNDS"); do
 	timed perf_script perf script $PSARGS -i "$T/perf.data"
 	timed warm "$REP" -q --svg -o "$T/warm.svg" "$T/cap.sa"
+	[ -n "$BASE" ] && XDG_CACHE_HOME=$T/base timed base "$BASE" -q --svg -o "$T/base.svg" "$T/cap.sa"
 	XDG_CACHE_HOME=$T/cold.$r timed cold "$REP" -q --svg -o "$T/cold.svg" "$T/cap.sa"
 	timed nocache "$REP" -q --svg --no-cache -o "$T/nc.svg" "$T/cap.sa"
 done
 cmp -s "$T/ref.svg" "$T/warm.svg" && cmp -s "$T/ref.svg" "$T/cold.svg" &&
 	cmp -s "$T/ref.svg" "$T/nc.svg" || echo "bench-warm: the SVGs differ between runs!" >&2
+[ -z "$BASE" ] || cmp -s "$T/ref.svg" "$T/base.svg" || echo "bench-warm: BASE_REPORT's SVG differs" >&2
 
 ps=$(col perf_script | median) w=$(col warm | median) c=$(col cold | median) n=$(col nocache | median)
 samples=$("$REP" --info "$T/cap.sa" 2>/dev/null | awk '/samples:/ { print $2; exit }')
@@ -93,12 +100,13 @@ cache=$(du -sk "$T/warm/sa" | cut -f1)
 {
 	echo "Capture: $SECS s whole system at 999 Hz, $samples samples, $images process images;"
 	echo ".sa $(stat -c %s "$T/cap.sa") bytes, perf.data $(stat -c %s "$T/perf.data") bytes; cache $cache KiB."
-	echo "$ROUNDS alternating rounds; median (min..max), ms.${note:+ $note}"
+	echo "$ROUNDS alternating rounds; median (min..max), ms; load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after.${note:+ $note}"
 	echo ""
 	echo "| command | wall ms | CPU ms | perf script / it |"
 	echo "|---|---|---|---:|"
 	echo "| \`perf script${PSARGS:+ --symfs EMPTY} -i perf.data\` | $(cell perf_script) | $(cell perf_script 3) | 1.0 |"
 	echo "| \`sa-report --svg\`, warm cache | $(cell warm) | $(cell warm 3) | $(ratio "$ps" "$w") |"
+	[ -n "$BASE" ] && echo "| \`$BASE --svg\`, warm (BASE_REPORT) | $(cell base) | $(cell base 3) | $(ratio "$ps" "$(col base | median)") |"
 	echo "| \`sa-report --svg\`, cold (empty cache) | $(cell cold) | $(cell cold 3) | $(ratio "$ps" "$c") |"
 	echo "| \`sa-report --svg --no-cache\` | $(cell nocache) | $(cell nocache 3) | $(ratio "$ps" "$n") |"
 	echo ""

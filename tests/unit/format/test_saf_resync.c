@@ -4,12 +4,16 @@
  * every single-bit flip loses exactly the chunk holding it, a chunk cut out
  * loses only itself, garbage between chunks (across the 64 KiB scan block,
  * read from a file) loses only the garbage, two damaged chunks two, and
- * planted headers cannot make the scan quadratic.
+ * planted headers cannot make the scan quadratic. Every test runs twice:
+ * on the caller's thread, then with opts.prefetch (the next chunk checked
+ * on a second thread), which must not change a record, error or message.
  */
 #include <fcntl.h>
 #include <time.h>
 
 #include "saf_test.h"
+
+static bool rs_prefetch; /* the second run: opts.prefetch */
 
 /* Records of one read, with the chunk each came from. */
 struct rs_read {
@@ -25,7 +29,7 @@ struct rs_read {
 static struct saf_reader *rs_open(const uint8_t *buf, size_t len, bool resync, bool as_file,
 				  int *fd)
 {
-	struct saf_reader_opts o = { .sz = sizeof(o), .resync = resync };
+	struct saf_reader_opts o = { .sz = sizeof(o), .resync = resync, .prefetch = rs_prefetch };
 	char path[64];
 
 	*fd = -1;
@@ -272,14 +276,30 @@ static void test_planted_headers_bounded(void **state)
 	saf_buf_release(&b);
 }
 
+static int on_one_thread(void **state)
+{
+	(void)state;
+	rs_prefetch = false;
+	return 0;
+}
+
+static int with_prefetch(void **state)
+{
+	(void)state;
+	rs_prefetch = true;
+	return 0;
+}
+
+/* Each case twice in one group (one TAP plan): on one thread, then prefetching. */
+#define RS_BOTH(f) \
+	{ #f, f, on_one_thread, NULL, NULL }, { #f " (prefetch)", f, with_prefetch, NULL, NULL }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bitflip_loses_one_chunk),
-		cmocka_unit_test(test_chunk_cut_out),
-		cmocka_unit_test(test_garbage_between_chunks),
-		cmocka_unit_test(test_two_damaged_chunks),
-		cmocka_unit_test(test_planted_headers_bounded),
+		RS_BOTH(test_bitflip_loses_one_chunk), RS_BOTH(test_chunk_cut_out),
+		RS_BOTH(test_garbage_between_chunks),  RS_BOTH(test_two_damaged_chunks),
+		RS_BOTH(test_planted_headers_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -272,6 +272,45 @@ static void test_short_names(void **state)
 	assert_string_equal(rpt_short_name("main", buf, sizeof(buf)), "main");
 }
 
+/*
+ * rpt_fmt_fixed() writes printf's bytes: random widths and shares, every
+ * value of 0..2000 in thousandths and halves of the last decimal (ties
+ * printf rounds to even: 0.125 is "0.12" with two decimals), large values.
+ */
+static void test_fmt_fixed(void **state)
+{
+	char want[64], got[64];
+	unsigned int seed = 1;
+	long checked = 0;
+
+	(void)state;
+	for (int prec = 0; prec <= 3; prec++) {
+		for (long i = 0; i < 400000; i++) {
+			double v;
+
+			if (i < 4000)
+				v = i / 2000.0 * (prec ? 1 : 1000); /* halves of the last digit */
+			else if (i < 8000)
+				v = (i - 4000) * 0.0005;
+			else if (i < 9000)
+				v = (double)(i - 8000) * 1e9 + 0.5;
+			else
+				v = (double)rand_r(&seed) / RAND_MAX * 1210.0;
+			snprintf(want, sizeof(want), "%.*f", prec, v);
+			assert_int_equal(rpt_fmt_fixed(got, v, prec), (int)strlen(want));
+			assert_string_equal(got, want);
+			checked++;
+		}
+	}
+	snprintf(want, sizeof(want), "%.2f", 0.125);
+	assert_string_equal(want, "0.12");
+	rpt_fmt_fixed(got, 0.125, 2);
+	assert_string_equal(got, "0.12");
+	rpt_fmt_fixed(got, -0.0, 3);
+	assert_string_equal(got, "-0.000");
+	print_message("# %ld values formatted as printf does\n", checked);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_colours),
 		cmocka_unit_test(test_palettes_apart),
 		cmocka_unit_test(test_short_names),
+		cmocka_unit_test(test_fmt_fixed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * saf_prefetch.c - the reader's second thread (saf_reader_opts.prefetch):
+ * while one chunk's records are handed out, the next chunk is read,
+ * checksummed, decompressed, validated and decoded on a shadow reader with
+ * buffers of its own. Its result is used only when it validated whole at
+ * the offset and sequence number the reader reached; anything else (damage,
+ * truncation, resync) is done again on the caller's thread, as without it.
+ */
+#include <stddef.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "saf_chunk.h"
+
+enum pf_state { PF_IDLE, PF_QUEUED, PF_DONE };
+
+struct saf_prefetch {
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	enum pf_state state;
+	bool quit;
+	struct saf_reader sh; /* shadow: own buffers, zstd context and messages */
+	struct saf_chunk_hdr c;
+	const uint8_t *content;
+	int ret;
+	struct saf_buf precs, pstrs, pips; /* the chunk's records, decoded */
+};
+
+/* Bytes of a decoded record kept: its kind and its member of the union. */
+#define REC_BYTES(m) (offsetof(struct saf_record, m) + sizeof(((struct saf_record *)0)->m))
+
+static size_t rec_bytes(enum saf_rec_kind k)
+{
+	switch (k) {
+	case SAF_REC_META:
+		return REC_BYTES(meta);
+	case SAF_REC_PROC:
+		return REC_BYTES(proc);
+	case SAF_REC_MAP:
+		return REC_BYTES(map);
+	case SAF_REC_COMM:
+		return REC_BYTES(comm);
+	case SAF_REC_EXIT:
+		return REC_BYTES(exit);
+	case SAF_REC_STACK:
+		return REC_BYTES(stack);
+	case SAF_REC_INTERVAL:
+		return REC_BYTES(interval);
+	case SAF_REC_COUNT:
+		return REC_BYTES(count);
+	case SAF_REC_LOSS:
+		return REC_BYTES(loss);
+	case SAF_REC_KSYM:
+		return REC_BYTES(ksym);
+	case SAF_REC_SYMTAB:
+		return REC_BYTES(symtab);
+	case SAF_REC_USYM:
+		return REC_BYTES(usym);
+	case SAF_REC_JITSYM:
+		return REC_BYTES(jitsym);
+	case SAF_REC_END:
+		return REC_BYTES(end);
+	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE:
+		return REC_BYTES(ustack);
+	case SAF_REC_OFFCPU:
+		return REC_BYTES(offcpu);
+	}
+	return sizeof(enum saf_rec_kind); /* kind 0: a record of unknown kind, skipped */
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/*
+ * Decode every record of the chunk that validated (the second pass the
+ * caller's thread would make): strings and frames into buffers sized by
+ * the first pass, so the pointers stay valid; kind and member into precs.
+ */
+static int predecode(struct saf_prefetch *pf, const uint8_t *p, const uint8_t *end)
+{
+	struct saf_reader *r = &pf->sh;
+	struct saf_arena a = {0};
+	struct saf_record rec;
+	size_t nips = 0;
+	uint64_t blen;
+
+	pf->precs.len = 0;
+	if (saf_buf_reserve(&pf->pstrs, r->chunk_strs + 1) ||
+	    saf_buf_reserve(&pf->pips, (r->chunk_frames + 1) * sizeof(uint64_t)))
+		return -ENOMEM;
+	a.arena = (char *)pf->pstrs.p;
+	while (p < end) {
+		size_t n;
+		int ret;
+
+		saf_varint_get(&p, end, &blen); /* validated: cannot fail */
+		a.ips = (uint64_t *)pf->pips.p + nips;
+		ret = saf_rec_decode(p, blen, &rec, &a);
+		p += blen;
+		if (ret <= 0)
+			rec.kind = 0;
+		else if (rec.kind == SAF_REC_STACK)
+			nips += rec.stack.nframes;
+		else if (rec.kind == SAF_REC_USTACK || rec.kind == SAF_REC_USTACK_SPARSE)
+			nips += rec.ustack.nwalked;
+		n = rec_bytes(rec.kind);
+		if (saf_buf_reserve(&pf->precs, align8(n)))
+			return -ENOMEM;
+		memcpy(pf->precs.p + pf->precs.len, &rec, n);
+		pf->precs.len += align8(n);
+	}
+	return 0;
+}
+
+/**
+ * saf_prefetch_next() - the next record the prefetch thread decoded.
+ * @return 1, or 0 when the chunk is used up.
+ */
+int saf_prefetch_next(struct saf_reader *r, struct saf_record *rec)
+{
+	while (r->pcur < r->pend) {
+		enum saf_rec_kind k;
+		size_t n;
+
+		memcpy(&k, r->pcur, sizeof(k));
+		n = rec_bytes(k);
+		memcpy(rec, r->pcur, n);
+		r->pcur += align8(n);
+		if (k)
+			return 1;
+		r->info.skipped_records++;
+	}
+	r->pcur = r->pend = NULL;
+	r->cp = r->cend; /* nothing left to decode */
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct saf_prefetch *pf = arg;
+
+	pthread_mutex_lock(&pf->mu);
+	for (;;) {
+		while (pf->state != PF_QUEUED && !pf->quit)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->quit)
+			break;
+		pthread_mutex_unlock(&pf->mu);
+		pf->sh.err = 0;
+		pf->ret = saf_chunk_check(&pf->sh, &pf->c, &pf->content);
+		if (pf->ret > 0 && pf->content &&
+		    predecode(pf, pf->content, pf->content + pf->c.csize))
+			pf->ret = 0; /* out of memory: the caller's thread does it */
+		pthread_mutex_lock(&pf->mu);
+		pf->state = PF_DONE;
+		pthread_cond_broadcast(&pf->cv);
+	}
+	pthread_mutex_unlock(&pf->mu);
+	return NULL;
+}
+
+/**
+ * saf_prefetch_new() - start the thread and its first chunk. @return 0, or
+ * -errno (the reader then reads on its own thread only).
+ */
+int saf_prefetch_new(struct saf_reader *r)
+{
+	struct saf_prefetch *pf = saf_malloc(sizeof(*pf));
+
+	if (!pf)
+		return -ENOMEM;
+	memset(pf, 0, sizeof(*pf));
+	pf->sh.fd = r->fd;
+	pf->sh.mem = r->mem;
+	pf->sh.info.file_size = r->info.file_size;
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->cv, NULL);
+	if (pthread_create(&pf->tid, NULL, worker, pf)) {
+		pthread_mutex_destroy(&pf->mu);
+		pthread_cond_destroy(&pf->cv);
+		saf_free(pf);
+		return -EAGAIN;
+	}
+	r->pf = pf;
+	saf_prefetch_start(r);
+	return 0;
+}
+
+/** saf_prefetch_start() - check the chunk at r->off ahead, if the thread is free. */
+void saf_prefetch_start(struct saf_reader *r)
+{
+	struct saf_prefetch *pf = r->pf;
+
+	if (r->info.file_size - r->off < SAF_CHUNK_HEADER_SIZE)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	if (pf->state == PF_IDLE) {
+		pf->sh.off = r->off;
+		pf->sh.next_seq = r->next_seq;
+		pf->state = PF_QUEUED;
+		pthread_cond_broadcast(&pf->cv);
+	}
+	pthread_mutex_unlock(&pf->mu);
+}
+
+static void swap_buf(struct saf_buf *a, struct saf_buf *b)
+{
+	struct saf_buf t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/**
+ * saf_prefetch_take() - the chunk at r->off, if the thread validated it:
+ * its buffers and arena become @r's. @return 1 with *@c and *@content set
+ * as saf_chunk_check() sets them, or 0: check it on this thread.
+ */
+int saf_prefetch_take(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content)
+{
+	struct saf_prefetch *pf = r->pf;
+	struct saf_arena a;
+	bool had;
+
+	pthread_mutex_lock(&pf->mu);
+	while (pf->state == PF_QUEUED)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	had = pf->state == PF_DONE;
+	pf->state = PF_IDLE;
+	pthread_mutex_unlock(&pf->mu);
+	if (!had || pf->ret <= 0 || pf->sh.off != r->off || pf->sh.next_seq != r->next_seq)
+		return 0;
+	swap_buf(&r->payload, &pf->sh.payload);
+	swap_buf(&r->content, &pf->sh.content);
+	a = r->arena;
+	r->arena = pf->sh.arena;
+	pf->sh.arena = a;
+	swap_buf(&r->precs, &pf->precs);
+	swap_buf(&r->pstrs, &pf->pstrs);
+	swap_buf(&r->pips, &pf->pips);
+	r->pcur = pf->content ? r->precs.p : NULL;
+	r->pend = r->pcur ? r->precs.p + r->precs.len : NULL;
+	r->seq_ahead = false;
+	*c = pf->c;
+	*content = pf->content;
+	return 1;
+}
+
+/** saf_prefetch_free() - stop the thread and release its buffers. */
+void saf_prefetch_free(struct saf_reader *r)
+{
+	struct saf_prefetch *pf = r->pf;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	pf->quit = true;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	pthread_join(pf->tid, NULL);
+	pthread_mutex_destroy(&pf->mu);
+	pthread_cond_destroy(&pf->cv);
+	saf_buf_release(&pf->precs);
+	saf_buf_release(&pf->pstrs);
+	saf_buf_release(&pf->pips);
+	saf_buf_release(&r->precs);
+	saf_buf_release(&r->pstrs);
+	saf_buf_release(&r->pips);
+	saf_buf_release(&pf->sh.payload);
+	saf_buf_release(&pf->sh.content);
+	saf_free(pf->sh.arena.arena);
+	saf_free(pf->sh.arena.ips);
+	ZSTD_freeDCtx(pf->sh.dctx);
+	saf_free(pf);
+	r->pf = NULL;
+}
