@@ -109,25 +109,18 @@ int rec_stackdb__ensure(struct rec_stackdb *db, __u32 id, struct saf_writer *w, 
 			const __u64 **ips, __u32 *n);
 void rec_stackdb__free(struct rec_stackdb *db);
 
-/* ---- procmaps.c ---- */
+/* ---- procs.c ---- */
 struct rec_procs;
+struct rec_maptab;
 
 typedef __u32 (*rec_cur_gen_fn)(void *ctx, __u32 tgid);
 
 struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, void *ctx);
+void rec_procs__set_maptab(struct rec_procs *p, struct rec_maptab *mt);
 int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const char *comm);
 int rec_procs__capture(struct rec_procs *p, __u32 tgid, __u32 gen);
 void rec_procs__new_file(struct rec_procs *p);
 void rec_procs__free(struct rec_procs *p);
-
-/* ---- buildid.c ---- */
-struct rec_buildids;
-
-struct rec_buildids *rec_buildids__new(void);
-int rec_buildids__get(struct rec_buildids *c, const char *path, const char *alt_path, uint64_t dev,
-		      uint64_t ino, const uint8_t **id);
-void rec_buildids__free(struct rec_buildids *c);
-int rec_buildid_read_fd(int fd, uint8_t *out, size_t cap);
 
 /* ---- drain.c ---- */
 struct rec_drain;
