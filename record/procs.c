@@ -6,6 +6,7 @@
  * record for each new thread name.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,28 +64,32 @@ void rec_procs__set_maptab(struct rec_procs *p, struct rec_maptab *mt)
 	p->mt = mt;
 }
 
-static void read_small(const char *path, char *buf, size_t sz)
+/*
+ * comm and ppid from one read of /proc/PID/stat ("pid (comm) S ppid ...",
+ * comm may hold spaces and parens: it ends at the last ')'); a process
+ * gone gives "" and 0. One open per new image instead of two.
+ */
+static __u32 read_stat(__u32 tgid, char *comm, size_t sz)
 {
-	FILE *f = fopen(path, "re");
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	if (!fgets(buf, sz, f))
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-}
-
-static __u32 read_ppid(__u32 tgid)
-{
-	char path[64], buf[512], *p;
+	char path[64], buf[512], *l, *r;
 	unsigned int ppid = 0;
+	ssize_t n;
+	int fd;
 
+	comm[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%u/stat", tgid);
-	read_small(path, buf, sizeof(buf));
-	p = strrchr(buf, ')'); /* comm may hold spaces and parens */
-	if (p && sscanf(p + 1, " %*c %u", &ppid) != 1)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	l = strchr(buf, '(');
+	r = strrchr(buf, ')');
+	if (!l || !r || r < l)
+		return 0;
+	snprintf(comm, sz, "%.*s", (int)(r - l - 1), l + 1);
+	if (sscanf(r + 1, " %*c %u", &ppid) != 1)
 		ppid = 0;
 	return ppid;
 }
@@ -96,16 +101,16 @@ static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 	char path[64], pcomm[64], exe[4096];
 	bool current = !p->cur_gen || p->cur_gen(p->ctx, tgid) == gen;
 	uint64_t now = rec_now_ns(CLOCK_MONOTONIC);
-	ssize_t n;
+	ssize_t n = 0;
 	int err;
 
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
-	read_small(path, pcomm, sizeof(pcomm));
-	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	exe[n > 0 && current ? n : 0] = 0; /* /proc shows the current image only */
-	rec.proc =
-		(struct saf_proc){.pid = tgid, .gen = gen, .ppid = read_ppid(tgid), .time_ns = now};
+	rec.proc = (struct saf_proc){.pid = tgid, .gen = gen, .time_ns = now};
+	rec.proc.ppid = read_stat(tgid, pcomm, sizeof(pcomm));
+	if (current) { /* /proc shows the current image only */
+		snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+	}
+	exe[n > 0 ? n : 0] = 0;
 	rec.proc.comm = saf_str__from(pcomm[0] ? pcomm : comm);
 	rec.proc.exe = saf_str__from(exe);
 	err = saf_writer__add(p->w, &rec);
