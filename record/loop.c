@@ -16,7 +16,7 @@
 #include "bpf_session.h"
 #include "drain.h"
 #include "loop.h"
-#include "procmaps.h"
+#include "procs.h"
 #include "rec_output.h"
 #include "record.h"
 #include "rotate.h"
@@ -350,6 +350,8 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (e)
 		return e;
 	r->procs = rec_procs__new(r->w, cur_gen, r->s);
+	if (r->procs)
+		rec_procs__set_maptab(r->procs, rec_sc__maptab(r->sc));
 	r->d = r->procs ? rec_drain__new(r->s, r->w, r->procs) : NULL;
 	if (!r->d)
 		return -ENOMEM;

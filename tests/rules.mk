@@ -96,3 +96,14 @@ $(TD)/plt_debug: $(TD)/plt_lazy
 CHECK_EXTRA_DEPS += $(PLT_FIXTURES)
 $(B)/tests/unit/core/test_elfplt: | $(PLT_FIXTURES)
 $(B)/tests/unit/core/test_elfplt: UNIT_INC := -DTD='"$(TD)"'
+
+# Build ids (core/buildid.c): a known one given to the linker, readelf's on
+# the others, and copies without a PT_NOTE segment or without any note.
+BUILDID_FIXTURES := $(TD)/plain $(TD)/stripped $(TD)/mismatch $(TD)/plt_debug $(TD)/mismatch.o
+$(TD)/mismatch.o: tests/data/sym_plain.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -c -O1 -o $@ $<
+CHECK_EXTRA_DEPS += $(BUILDID_FIXTURES)
+$(B)/tests/unit/core/test_buildid: | $(BUILDID_FIXTURES)
+$(B)/tests/unit/core/test_buildid: UNIT_INC := -DTD='"$(TD)"'

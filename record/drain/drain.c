@@ -19,7 +19,7 @@
 #include "loss.h"
 #include "mapdrain.h"
 #include "offcpu.h"
-#include "procmaps.h"
+#include "procs.h"
 #include "record.h"
 #include "selfcontained.h"
 #include "stackdb.h"

@@ -17,7 +17,7 @@
 #include "htab.h"
 #include "mapdrain.h"
 #include "offcpu.h"
-#include "procmaps.h"
+#include "procs.h"
 #include "record.h"
 #include "selfcontained.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "htab.h"
-#include "procmaps.h"
+#include "procs.h"
 #include "record.h"
 #include "ustacks.h"
 #include "uwtrim.h"

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buildid.h"
+#include "elfsyms.h"
 #include "cfirows.h"
 #include "htab.h"
 #include "maptab.h"
@@ -105,7 +105,7 @@ static bool same_build(int fd, const struct saf_map *m)
 	uint8_t bid[SAF_MAX_BUILD_ID];
 
 	return !m->build_id.len ||
-	       (rec_buildid_read_fd(fd, bid, sizeof(bid)) == (int)m->build_id.len &&
+	       (rec_elfsyms__read_build_id(fd, bid, sizeof(bid)) == (int)m->build_id.len &&
 		!memcmp(bid, m->build_id.data, m->build_id.len));
 }
 

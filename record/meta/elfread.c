@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * elfread.c - the ELF side of symbol embedding: build-id notes, and function
- * symbols converted from virtual addresses to file offsets through the
- * PT_LOAD segment that holds them (off = st_value - p_vaddr + p_offset),
- * the key sa-report looks symbols up by ("USYM record").
+ * elfread.c - the ELF side of symbol embedding: build ids (read by
+ * core/buildid.c), and function symbols converted from virtual addresses to
+ * file offsets through the PT_LOAD segment that holds them (off = st_value -
+ * p_vaddr + p_offset), the key sa-report looks symbols up by ("USYM record").
  */
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buildid.h"
 #include "elfplt.h"
 #include "elfread.h"
 #include "safeopen.h"
 #include "symrank.h"
-
-#define NOTE_GNU_BUILD_ID 3
 
 static Elf *elf_open(int fd)
 {
@@ -29,60 +28,6 @@ static Elf *elf_open(int fd)
 	return e;
 }
 
-static int note_build_id(Elf_Data *d, uint8_t *buf, size_t cap)
-{
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != NOTE_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((char *)d->d_buf + name_off, "GNU", 4))
-			continue;
-		if (nh.n_descsz == 0)
-			continue;
-		if (nh.n_descsz > cap)
-			return -ENOSPC;
-		memcpy(buf, (char *)d->d_buf + desc_off, nh.n_descsz);
-		return (int)nh.n_descsz;
-	}
-	return -ENOENT;
-}
-
-/* Sections first (cheap with a section table), then PT_NOTE segments. */
-static int elf_build_id(Elf *e, uint8_t *buf, size_t cap)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Phdr ph;
-	size_t i, n;
-	int ret;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    sh.sh_size > REC_BIN_MAX_NOTE)
-			continue;
-		ret = note_build_id(elf_getdata(scn, NULL), buf, cap);
-		if (ret != -ENOENT)
-			return ret;
-	}
-	if (elf_getphdrnum(e, &n))
-		return -ENOENT;
-	for (i = 0; i < n; i++) {
-		Elf_Data *d;
-
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE ||
-		    ph.p_filesz > REC_BIN_MAX_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		if (!d)
-			continue;
-		ret = note_build_id(d, buf, cap);
-		if (ret != -ENOENT)
-			return ret;
-	}
-	return -ENOENT;
-}
-
 int rec_elf__build_id_fd(int fd, uint8_t *buf, size_t cap)
 {
 	Elf *e = elf_open(fd);
@@ -90,7 +35,7 @@ int rec_elf__build_id_fd(int fd, uint8_t *buf, size_t cap)
 
 	if (!e)
 		return -ENOEXEC;
-	ret = elf_build_id(e, buf, cap);
+	ret = sac_buildid__read(e, buf, cap);
 	elf_end(e);
 	return ret;
 }
@@ -284,7 +229,7 @@ int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec
 		return -ENOEXEC;
 	err = -ESTALE;
 	if (bid_len) {
-		n = elf_build_id(e, bid, sizeof(bid));
+		n = sac_buildid__read(e, bid, sizeof(bid));
 		if (n < 0 || (size_t)n != bid_len || memcmp(bid, build_id, bid_len))
 			goto cleanup;
 	}

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * ksyms.c - /proc/kallsyms as a sorted table of text symbols. Names live in
- * one string pool (offsets, not pointers, so the pool can grow); a byte per
+ * ksyms.c - /proc/kallsyms as a sorted table of text symbols. Names stay in
+ * the file's text, read whole (offsets, not pointers); a byte per
  * symbol says whether its KSYM record was written, so each symbol is
  * carried at most once per file and only when a stack needs it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "ksyms.h"
 
 struct ksym {
@@ -21,98 +22,120 @@ struct ksym {
 struct rec_ksyms {
 	struct ksym *syms;
 	size_t nsyms, cap;
-	char *pool;
-	size_t pool_len, pool_cap;
+	char *pool; /* the file, names and modules cut out in place */
+	size_t pool_len;
 	uint8_t *emitted;
 	size_t nemitted;
 };
 
-static int pool_add(struct rec_ksyms *ks, const char *s, size_t len, uint32_t *off)
+/* The whole file, after one NUL byte (offset 0: the empty module name). */
+static int read_all(int fd, char **out, size_t *len)
 {
-	char *p;
-	size_t cap;
+	size_t cap = 8 << 20, n = 1;
+	char *buf = malloc(cap), *p;
+	ssize_t r;
 
-	if (ks->pool_len + len + 1 > ks->pool_cap) {
-		cap = ks->pool_cap ? ks->pool_cap * 2 : 1 << 20;
-		while (cap < ks->pool_len + len + 1)
+	if (!buf)
+		return -ENOMEM;
+	buf[0] = '\0';
+	for (;;) {
+		if (cap - n < 65536) {
+			p = cap < (size_t)UINT32_MAX ? realloc(buf, cap * 2) : NULL;
+			if (!p) {
+				free(buf);
+				return cap < (size_t)UINT32_MAX ? -ENOMEM : -EFBIG;
+			}
+			buf = p;
 			cap *= 2;
-		p = realloc(ks->pool, cap);
-		if (!p)
-			return -ENOMEM;
-		ks->pool = p;
-		ks->pool_cap = cap;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
 	}
-	memcpy(ks->pool + ks->pool_len, s, len);
-	ks->pool[ks->pool_len + len] = '\0';
-	*off = ks->pool_len;
-	ks->pool_len += len + 1;
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
 	return 0;
 }
 
-/* Module names repeat on consecutive lines: reuse the last one. */
-static int module_off(struct rec_ksyms *ks, const char *mod, size_t len, uint32_t *off)
+static int hexval(char c)
 {
-	static const uint32_t none;
-
-	if (!len) {
-		*off = none;
-		return 0;
-	}
-	if (ks->nsyms && ks->syms[ks->nsyms - 1].module) {
-		const char *last = ks->pool + ks->syms[ks->nsyms - 1].module;
-
-		if (strlen(last) == len && !memcmp(last, mod, len)) {
-			*off = ks->syms[ks->nsyms - 1].module;
-			return 0;
-		}
-	}
-	return pool_add(ks, mod, len, off);
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
-/* "ffffffff81000000 T _text" or "ffffffffc0a01000 t foo\t[mod]" */
-static int parse_line(struct rec_ksyms *ks, char *line)
+/*
+ * "ffffffff81000000 T _text" or "ffffffffc0a01000 t foo\t[mod]", ending at
+ * @nl (its '\n' or the final NUL): a text symbol's name and module are
+ * cut out in place with NULs. @return 1 for a text symbol, else 0.
+ */
+static int parse_line(char *pool, char *line, char *nl, struct ksym *s)
 {
-	char *end, *name, *mod, *p;
-	size_t mod_len = 0;
-	uint64_t addr;
-	struct ksym *s;
-	char type;
-	int err;
+	char *p, *name, *tab, *mod, *close;
+	uint64_t addr = 0;
+	int v, digits = 0;
 
-	addr = strtoull(line, &end, 16);
-	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+	while (digits < 16 && (v = hexval(line[digits])) >= 0) {
+		addr = addr << 4 | (uint64_t)v;
+		digits++;
+	}
+	p = line + digits;
+	if (!digits || nl - p < 4 || p[0] != ' ' || p[2] != ' ')
 		return 0;
-	type = end[1];
-	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+	if (p[1] != 't' && p[1] != 'T' && p[1] != 'w' && p[1] != 'W')
 		return 0;
-	name = end + 3;
-	name[strcspn(name, "\n")] = '\0';
-	mod = strchr(name, '\t');
-	if (mod) {
-		*mod++ = '\0';
-		if (*mod == '[') {
-			mod++;
-			p = strchr(mod, ']');
-			mod_len = p ? (size_t)(p - mod) : strlen(mod);
+	name = p + 3;
+	*nl = '\0';
+	s->addr = addr;
+	s->module = 0;
+	tab = memchr(name, '\t', nl - name);
+	if (tab) {
+		*tab = '\0';
+		if (tab[1] == '[') {
+			mod = tab + 2;
+			close = memchr(mod, ']', nl - mod);
+			if (close)
+				*close = '\0';
+			s->module = (uint32_t)(mod - pool);
 		}
 	}
-	if (ks->nsyms == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 65536;
+	s->name = (uint32_t)(name - pool);
+	return 1;
+}
 
-		s = realloc(ks->syms, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		ks->syms = s;
-		ks->cap = cap;
+static int parse_all(struct rec_ksyms *ks)
+{
+	char *line = ks->pool + 1, *end = ks->pool + ks->pool_len, *nl;
+	struct ksym *s;
+
+	while (line < end) {
+		nl = memchr(line, '\n', end - line);
+		if (!nl)
+			nl = end;
+		if (ks->nsyms == ks->cap) {
+			size_t cap = ks->cap ? ks->cap * 2 : 131072;
+
+			s = realloc(ks->syms, cap * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			ks->syms = s;
+			ks->cap = cap;
+		}
+		ks->nsyms += parse_line(ks->pool, line, nl, &ks->syms[ks->nsyms]);
+		line = nl + 1;
 	}
-	s = &ks->syms[ks->nsyms];
-	s->addr = addr;
-	err = module_off(ks, mod, mod_len, &s->module);
-	if (!err)
-		err = pool_add(ks, name, strlen(name), &s->name);
-	if (err)
-		return err;
-	ks->nsyms++;
 	return 0;
 }
 
@@ -128,48 +151,62 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->name < y->name ? -1 : (x->name > y->name);
 }
 
-static int read_file(struct rec_ksyms *ks, FILE *f)
+/*
+ * kallsyms lists the kernel's own symbols in address order; modules, BPF
+ * programs and trampolines follow. Only the part from the first descent on
+ * is sorted, then merged with the sorted head: a fifth of the time of
+ * sorting all 120-200k symbols.
+ */
+static int sort_syms(struct rec_ksyms *ks)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	int err = 0;
+	size_t k = 1, i, j, o;
+	struct ksym *tmp;
 
-	while (getline(&line, &cap, f) > 0) {
-		err = parse_line(ks, line);
-		if (err)
-			break;
+	while (k < ks->nsyms && cmp_ksym(&ks->syms[k - 1], &ks->syms[k]) <= 0)
+		k++;
+	if (k >= ks->nsyms)
+		return 0;
+	qsort(ks->syms + k, ks->nsyms - k, sizeof(*ks->syms), cmp_ksym);
+	if (cmp_ksym(&ks->syms[k - 1], &ks->syms[k]) <= 0)
+		return 0;
+	tmp = malloc(k * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	memcpy(tmp, ks->syms, k * sizeof(*tmp));
+	for (i = 0, j = k, o = 0; i < k; o++) {
+		if (j < ks->nsyms && cmp_ksym(&ks->syms[j], &tmp[i]) < 0)
+			ks->syms[o] = ks->syms[j++];
+		else
+			ks->syms[o] = tmp[i++];
 	}
-	if (!err && ferror(f))
-		err = -EIO;
-	free(line);
-	return err;
+	free(tmp);
+	return 0;
 }
 
 struct rec_ksyms *rec_ksyms__load(const char *path)
 {
 	struct rec_ksyms *ks = NULL;
-	FILE *f = NULL;
-	uint32_t empty;
-	int err;
+	int fd = -1, err;
 
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	f = fopen(path ? path : "/proc/kallsyms", "re");
-	if (!f) {
+	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		err = -errno;
 		goto cleanup;
 	}
-	/* Offset 0 of the pool is the empty module name. */
-	err = pool_add(ks, "", 0, &empty);
+	err = read_all(fd, &ks->pool, &ks->pool_len);
 	if (!err)
-		err = read_file(ks, f);
+		err = parse_all(ks);
 	if (err)
 		goto cleanup;
 	err = -ENOENT;
 	if (!ks->nsyms)
 		goto cleanup;
-	qsort(ks->syms, ks->nsyms, sizeof(*ks->syms), cmp_ksym);
+	err = sort_syms(ks);
+	if (err)
+		goto cleanup;
 	err = -EPERM;
 	if (ks->syms[ks->nsyms - 1].addr == 0)
 		goto cleanup;
@@ -179,8 +216,8 @@ struct rec_ksyms *rec_ksyms__load(const char *path)
 		goto cleanup;
 	err = 0;
 cleanup:
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	if (err) {
 		rec_ksyms__free(ks);
 		errno = -err;

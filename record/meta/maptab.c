@@ -23,6 +23,7 @@
 struct mapent {
 	struct saf_map m; /* path and build_id: use entry_map(), entries move */
 	int file;	  /* elfsyms id, -1 none */
+	bool emitted;	  /* its MAP record is in the output */
 	char *path;
 	uint8_t bid[SAF_MAX_BUILD_ID];
 };
@@ -258,6 +259,7 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 	e = &im->maps[im->n];
 	e->m = *m;
 	e->file = -1;
+	e->emitted = false;
 	e->path = strndup(m->path.str ? m->path.str : "", m->path.len);
 	if (!e->path)
 		goto nomem;
@@ -304,6 +306,7 @@ int rec_maptab__add(struct rec_maptab *mt, const struct saf_map *m, int fd,
 	err = add_entry(mt, im, m, fd);
 	if (err)
 		return err;
+	im->maps[im->n - 1].emitted = true;
 	rec.map = entry_map(&im->maps[im->n - 1]);
 	return rec_sink__emit(sink, &rec);
 }
@@ -368,7 +371,9 @@ int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 		if (parse_maps_line(line, &m, range, sizeof(range)))
 			continue;
 		fd = -1;
-		if ((mt->es || mt->on_file) && !(m.flags & SAF_MAP_ANON)) {
+		/* the fd gives symbols, CFI, or a build id not read yet */
+		if ((mt->es || mt->on_file || !devino_get(mt, m.dev, m.inode)) &&
+		    !(m.flags & SAF_MAP_ANON)) {
 			snprintf(path, sizeof(path), "/proc/%u/map_files/%s", pid, range);
 			fd = rec_safe_open(path, &mapped, NULL, 0);
 		}
@@ -391,6 +396,7 @@ int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t
 	int err;
 
 	for (i = 0; k >= 0 && i < mt->imgs[k].n; i++) {
+		mt->imgs[k].maps[i].emitted = true;
 		rec.map = entry_map(&mt->imgs[k].maps[i]);
 		rec.map.time_ns = time_ns;
 		err = rec_sink__emit(sink, &rec);
@@ -430,6 +436,7 @@ int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uin
 		err = add_entry(mt, cim, &rec.map, -1);
 		if (err)
 			return err;
+		mt->imgs[ci].maps[mt->imgs[ci].n - 1].emitted = true;
 	}
 	return (int)mt->imgs[pi].n;
 }
@@ -529,6 +536,33 @@ void rec_maptab__drained(struct rec_maptab *mt)
 		if (rehash(mt, mt->hash_cap))
 			mt->hash_cap = 0;
 	}
+}
+
+int rec_maptab__emit_once(struct rec_maptab *mt, uint32_t pid, uint32_t gen, bool may_load,
+			  uint64_t time_ns, const struct rec_sink *sink)
+{
+	struct saf_record rec = {.kind = SAF_REC_MAP};
+	long k = find_img(mt, pid, gen);
+	int err, total = 0;
+	struct mapent *e;
+	size_t i;
+
+	if (k < 0 && may_load && rec_maptab__load_proc(mt, pid, gen) == -ENOMEM)
+		return -ENOMEM;
+	k = find_img(mt, pid, gen);
+	for (i = 0; k >= 0 && i < mt->imgs[k].n; i++) {
+		e = &mt->imgs[k].maps[i];
+		if (e->emitted)
+			continue;
+		e->emitted = true;
+		rec.map = entry_map(e);
+		rec.map.time_ns = time_ns;
+		err = rec_sink__emit(sink, &rec);
+		if (err)
+			return err;
+		total++;
+	}
+	return total;
 }
 
 int rec_maptab__emit_all(struct rec_maptab *mt, uint64_t time_ns, const struct rec_sink *sink)

@@ -82,6 +82,17 @@ int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t
 		     const struct rec_sink *sink);
 
 /**
+ * rec_maptab__emit_once() - emit the MAP records of (pid, gen) unless the
+ * output has them already (side-band mappings, a fork, an earlier call, or
+ * rec_maptab__emit_all() at the head of the file). With @may_load, an image
+ * unknown to the table (running since before the recording) is read from
+ * /proc/PID/maps first; pass false when /proc shows a later image.
+ * @return the number of records, or a negative errno (-ENOMEM, the sink's).
+ */
+int rec_maptab__emit_once(struct rec_maptab *mt, uint32_t pid, uint32_t gen, bool may_load,
+			  uint64_t time_ns, const struct rec_sink *sink);
+
+/**
  * rec_maptab__note_stack() - tell the elfsyms registry which file offsets
  * the user addresses @ips of (pid, gen) hit. An image unknown to the table
  * is read from /proc first (a process running since before the recording).

@@ -335,7 +335,8 @@ static int on_mmap2(struct rec_sideband *sb, const struct sb_mmap2 *r, uint64_t 
 		m.flags |= SAF_MAP_DELETED;
 	}
 	m.path = rec_str(path);
-	if (path[0] != '/')
+	/* perf names anonymous code "//anon"; /proc/PID/maps shows inode 0 */
+	if (path[0] != '/' || !strcmp(path, "//anon") || (!m.build_id.len && !m.inode))
 		m.flags |= SAF_MAP_ANON;
 	else if (rec_maptab__wants_fd(sb->maptab, &m))
 		fd = rec_safe_open_mapped(r->pid, m.start, m.end, path, m.dev, m.inode);

@@ -20,9 +20,16 @@
 
 /* Rates are drawn uniformly within +-25% of the mean: periods from 0.8 to 1.33 of it. */
 #define DITHER_SPREAD 0.25
-/* A new period every 5 to 15 ms, or 4 to 12 mean periods if those are longer. */
-#define DITHER_WINDOW_NS      10000000.0
-#define DITHER_WINDOW_PERIODS 8.0
+/*
+ * A new period every 12.5 to 37.5 ms, or 10 to 30 mean periods if those are
+ * longer. Each window costs a wake-up and an ioctl per CPU, about 30 us of
+ * CPU per CPU on a VM (the IPI to the event's CPU); 10 ms windows were a
+ * tenth of the recorder's CPU at 999 Hz. Longer windows spread a periodic
+ * loop's phases as evenly: the samples of one window are a fresh random
+ * step apart, so the shares' spread stays binomial (docs/recording.md).
+ */
+#define DITHER_WINDOW_NS      25000000.0
+#define DITHER_WINDOW_PERIODS 20.0
 
 struct rec_dither {
 	pthread_t thread;
@@ -34,6 +41,7 @@ struct rec_dither {
 	double rate; /* mean of the drawn rates, Hz */
 	double window_ns;
 	uint64_t rng;
+	uint64_t windows; /* periods drawn by the thread, read atomically */
 };
 
 static double uniform01(struct rec_dither *d)
@@ -98,6 +106,7 @@ static void *dither_main(void *arg)
 		pthread_mutex_unlock(&d->lock);
 		/* refused only for a bad period or fd, which the first call ruled out */
 		set_periods(d);
+		__atomic_add_fetch(&d->windows, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&d->lock);
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -172,6 +181,11 @@ fail:
 	rec_dither__stop(d);
 	errno = -e;
 	return NULL;
+}
+
+uint64_t rec_dither__windows(const struct rec_dither *d)
+{
+	return __atomic_load_n(&d->windows, __ATOMIC_RELAXED);
 }
 
 void rec_dither__stop(struct rec_dither *d)

@@ -22,6 +22,12 @@ struct rec_dither;
  */
 struct rec_dither *rec_dither__start(const int *fds, int nfds, unsigned int freq);
 
+/**
+ * rec_dither__windows() - how many times the thread has drawn new periods
+ * (each a wake-up and one ioctl per event). Safe while it runs.
+ */
+uint64_t rec_dither__windows(const struct rec_dither *d);
+
 /** rec_dither__stop() - stop and join the thread, then free. Accepts NULL. */
 void rec_dither__stop(struct rec_dither *d);
 

@@ -9,6 +9,8 @@
 # milliseconds). Runs alternate, so the host's drifts fall on both; prints
 # each round, then the medians (min..max) and the ratio sa / perf.
 # CG=fp compares `sa-record --call-graph fp` with `perf record -g` instead.
+# BASE=OTHER_BUILD_DIR also runs that build's sa-record in each round (before
+# / after a change, same host, same rounds).
 # Needs root, perf and gcc.
 # Usage: tests/bench/bench-compile.sh [BUILD_DIR [ROUNDS [SECONDS]]]  (build 5 10)
 set -u
@@ -17,11 +19,13 @@ ROUNDS=${2:-5}
 SECS=${3:-10}
 CG=${CG:-dwarf}
 REC=$B/bin/sa-record
+BASE=${BASE:-}
 die() { echo "bench-compile: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root"
 command -v perf >/dev/null || die "perf not installed"
 command -v gcc >/dev/null || die "gcc not installed"
 [ -x "$REC" ] || die "build $REC first"
+[ -z "$BASE" ] || [ -x "$BASE/bin/sa-record" ] || die "build $BASE/bin/sa-record first"
 case $CG in
 dwarf) PCG="--call-graph dwarf" ;;
 fp) PCG="-g" ;;
@@ -113,7 +117,13 @@ echo "== compile loop (gcc -O2, 4 files), ${SECS} s whole-system at 999 Hz, --ca
      "recorder CPU (user + sys) in seconds"
 : >"$T/sa.cpu"
 : >"$T/perf.cpu"
+: >"$T/base.cpu"
 for r in $(seq "$ROUNDS"); do
+	if [ -n "$BASE" ]; then
+		cpu base "$BASE/bin/sa-record" -q -a --call-graph "$CG" -F 999 --duration "$SECS" \
+			-o "$T/r.sa"
+		rm -f "$T/r.sa"
+	fi
 	cpu sa "$REC" -q -a --call-graph "$CG" -F 999 --duration "$SECS" -o "$T/r.sa"
 	rm -f "$T/r.sa"
 	# perf 6.1 aborts here now and then ("stack smashing detected", in
@@ -123,8 +133,10 @@ for r in $(seq "$ROUNDS"); do
 	# shellcheck disable=SC2086
 	cpu perf perf record -N --no-bpf-event -q -e cpu-clock -F 999 -a $PCG -o "$T/perf.data" -- sleep "$SECS"
 	rm -f "$T/perf.data"
-	echo "  round $r: sa $(tail -1 "$T/sa.cpu")  perf $(tail -1 "$T/perf.cpu")  (load $(cut -d' ' -f1 /proc/loadavg))"
+	echo "  round $r:${BASE:+ base $(tail -1 "$T/base.cpu")} sa $(tail -1 "$T/sa.cpu")" \
+	     " perf $(tail -1 "$T/perf.cpu")  (load $(cut -d' ' -f1 /proc/loadavg))"
 done
+[ -z "$BASE" ] || echo "== base ($BASE) median (min..max): $(med base)"
 s=$(medv sa) p=$(medv perf)
 echo "== median (min..max) of $ROUNDS: sa $(med sa)  perf $(med perf);" \
      "sa / perf = $(awk -v s="$s" -v p="$p" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')" \

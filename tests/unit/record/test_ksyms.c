@@ -27,23 +27,22 @@ static void write_fixture(const char *text)
 	close(fd);
 }
 
-static const char *kallsyms_text =
-	"ffffffff81000000 T _text\n"
-	"ffffffff81001000 t read_zero\n"
-	"ffffffff81001000 T read_zero_alias\n"
-	"ffffffff81002000 D some_data\n"
-	"ffffffff81003000 T vfs_read\n"
-	"ffffffff81004000 W weak_fn\n"
-	"ffffffffc0001000 t mod_fn\t[e1000]\n"
-	"ffffffffc0000000 t mod_first\t[e1000]\n"
-	"ffffffffc0100000 t bpf_prog_abc_sa_on_cpu\t[bpf]\n";
+static const char *kallsyms_text = "ffffffff81000000 T _text\n"
+				   "ffffffff81001000 t read_zero\n"
+				   "ffffffff81001000 T read_zero_alias\n"
+				   "ffffffff81002000 D some_data\n"
+				   "ffffffff81003000 T vfs_read\n"
+				   "ffffffff81004000 W weak_fn\n"
+				   "ffffffffc0001000 t mod_fn\t[e1000]\n"
+				   "ffffffffc0000000 t mod_first\t[e1000]\n"
+				   "ffffffffc0100000 t bpf_prog_abc_sa_on_cpu\t[bpf]\n";
 
 static void test_load_and_note(void **state)
 {
-	struct test_sink ts = { 0 };
+	struct test_sink ts = {0};
 	struct rec_sink sink = TEST_SINK(&ts);
-	uint64_t ips[] = { 0xffffffff81001010, 0xffffffff81003005, 0xffffffff81001fff,
-			   0xffffffffc0001004, 0xffffffffc0100010, 0x1000 };
+	uint64_t ips[] = {0xffffffff81001010, 0xffffffff81003005, 0xffffffff81001fff,
+			  0xffffffffc0001004, 0xffffffffc0100010, 0x1000};
 	struct rec_ksyms *ks;
 
 	(void)state;
@@ -72,7 +71,7 @@ static void test_load_and_note(void **state)
 
 static void test_return_address_at_next_function(void **state)
 {
-	struct test_sink ts = { 0 };
+	struct test_sink ts = {0};
 	struct rec_sink sink = TEST_SINK(&ts);
 	uint64_t ip = 0xffffffff81003000; /* first byte of vfs_read */
 	struct rec_ksyms *ks;
@@ -90,7 +89,7 @@ static void test_return_address_at_next_function(void **state)
 
 static void test_sink_error_is_returned(void **state)
 {
-	struct test_sink ts = { .fail_with = -ENOSPC };
+	struct test_sink ts = {.fail_with = -ENOSPC};
 	struct rec_sink sink = TEST_SINK(&ts);
 	uint64_t ip = 0xffffffff81003004;
 	struct rec_ksyms *ks;
@@ -124,7 +123,7 @@ static void test_restricted(void **state)
 
 static void test_real_kallsyms(void **state)
 {
-	struct test_sink ts = { 0 };
+	struct test_sink ts = {0};
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_ksyms *ks;
 	uint64_t ip;
@@ -157,6 +156,53 @@ static void test_real_kallsyms(void **state)
 	rec_ksyms__free(ks);
 }
 
+/*
+ * The kernel's symbols come sorted, the rest of the file (modules, BPF)
+ * does not: a module symbol below _text, aliases of one address in vmlinux
+ * and a module, a line without its newline. Each must be found.
+ */
+static void test_unsorted_tail(void **state)
+{
+	static const struct {
+		uint64_t ip;
+		const char *name, *module;
+	} want[] = {
+		{0xffffffff81000150, "a1", ""},
+		{0xffffffffc0000010, "m0", "moda"},
+		{0xffffffffc0001fff, "m1", "moda"},
+		{0xffffffffc0002001, "m2", "modb"},
+		{0xffffffff80ffff10, "early", "x"},
+		{0xffffffff81000201, "b1", ""},
+		{0xffffffffc0003005, "last_no_nl", "bpf"},
+	};
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_ksyms *ks;
+	size_t i;
+
+	(void)state;
+	write_fixture("ffffffff81000000 T _text\n"
+		      "ffffffff81000100 t a1\n"
+		      "ffffffff81000200 t b1\n"
+		      "ffffffffc0002000 t m2\t[modb]\n"
+		      "ffffffffc0000000 t m0\t[moda]\n"
+		      "ffffffff81000100 t a1_mod\t[modc]\n"
+		      "ffffffffc0001000 t m1\t[moda]\n"
+		      "ffffffff80ffff00 t early\t[x]\n"
+		      "ffffffffc0003000 t last_no_nl\t[bpf]");
+	ks = rec_ksyms__load(fixture);
+	unlink(fixture);
+	assert_non_null(ks);
+	assert_int_equal(rec_ksyms__count(ks), 9);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(rec_ksyms__note(ks, &want[i].ip, 1, &sink), 1);
+		assert_string_equal(ts.recs[i].s1, want[i].name);
+		assert_string_equal(ts.recs[i].s2, want[i].module);
+	}
+	rec_ksyms__free(ks);
+	test_sink_reset(&ts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_return_address_at_next_function),
 		cmocka_unit_test(test_sink_error_is_returned),
 		cmocka_unit_test(test_restricted),
+		cmocka_unit_test(test_unsorted_tail),
 		cmocka_unit_test(test_real_kallsyms),
 	};
 

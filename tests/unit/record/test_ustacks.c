@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "procmaps.h"
+#include "procs.h"
 #include "record.h"
 #include "ustacks.h"
 

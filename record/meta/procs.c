@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * procmaps.c - process metadata, first cut: for each (tgid, exec gen) seen,
- * a PROC record and MAP records for its executable mappings from
- * /proc/PID/maps with build ids; a COMM record for each new thread name.
- * Issue 5's perf side-band (MMAP2/COMM/FORK/EXIT) will feed the same
- * records through rec_procs__note()/emit_map() as they happen.
+ * procs.c - at a process image's first sample in a file, a PROC record (from
+ * /proc for a process that was running before the recording) and the MAP
+ * records the output lacks, from the one mapping table (maptab.c); a COMM
+ * record for each new thread name.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/sysmacros.h>
-#include "buildid.h"
 #include "htab.h"
-#include "procmaps.h"
+#include "maptab.h"
+#include "procs.h"
 #include "record.h"
 
 struct proc_key {
@@ -26,11 +25,9 @@ struct rec_procs {
 	struct saf_writer *w;
 	struct rec_htab *seen;	/* proc_key -> u8 */
 	struct rec_htab *comms; /* tid -> hash of its last comm */
-	struct rec_buildids *bids;
+	struct rec_maptab *mt;	/* NULL: no MAP records */
 	rec_cur_gen_fn cur_gen;
 	void *ctx;
-	char *line;
-	size_t line_cap;
 };
 
 /**
@@ -50,8 +47,7 @@ struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, v
 	p->ctx = ctx;
 	p->seen = rec_htab__new(sizeof(struct proc_key), 1);
 	p->comms = rec_htab__new(sizeof(__u32), sizeof(__u64));
-	p->bids = rec_buildids__new();
-	if (!p->seen || !p->comms || !p->bids) {
+	if (!p->seen || !p->comms) {
 		rec_procs__free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -59,121 +55,70 @@ struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, v
 	return p;
 }
 
-static void read_small(const char *path, char *buf, size_t sz)
+/**
+ * rec_procs__set_maptab() - take MAP records from @mt (borrowed, must
+ * outlive @p): those of an image the side-band did not announce are read
+ * from /proc/PID/maps by the table at the image's first sample.
+ */
+void rec_procs__set_maptab(struct rec_procs *p, struct rec_maptab *mt)
 {
-	FILE *f = fopen(path, "re");
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	if (!fgets(buf, sz, f))
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
+	p->mt = mt;
 }
 
-static __u32 read_ppid(__u32 tgid)
+/*
+ * comm and ppid from one read of /proc/PID/stat ("pid (comm) S ppid ...",
+ * comm may hold spaces and parens: it ends at the last ')'); a process
+ * gone gives "" and 0. One open per new image instead of two.
+ */
+static __u32 read_stat(__u32 tgid, char *comm, size_t sz)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[512], *l, *r;
 	unsigned int ppid = 0;
+	ssize_t n;
+	int fd;
 
+	comm[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%u/stat", tgid);
-	read_small(path, buf, sizeof(buf));
-	p = strrchr(buf, ')'); /* comm may hold spaces and parens */
-	if (p && sscanf(p + 1, " %*c %u", &ppid) != 1)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	l = strchr(buf, '(');
+	r = strrchr(buf, ')');
+	if (!l || !r || r < l)
+		return 0;
+	snprintf(comm, sz, "%.*s", (int)(r - l - 1), l + 1);
+	if (sscanf(r + 1, " %*c %u", &ppid) != 1)
 		ppid = 0;
 	return ppid;
-}
-
-static int emit_map(struct rec_procs *p, __u32 tgid, __u32 gen, const char *line)
-{
-	struct saf_record rec = {.kind = SAF_REC_MAP};
-	struct saf_map *m = &rec.map;
-	unsigned long start, end, pgoff, ino;
-	unsigned int maj, min;
-	char perms[8], mf[64], alt[4200];
-	const uint8_t *bid = NULL;
-	const char *path;
-	int pos = 0, len;
-
-	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &start, &end, perms, &pgoff, &maj, &min,
-		   &ino, &pos) < 7 ||
-	    !strchr(perms, 'x'))
-		return 0;
-	path = line + pos;
-	*m = (struct saf_map){.pid = tgid,
-			      .gen = gen,
-			      .start = start,
-			      .end = end,
-			      .pgoff = pgoff,
-			      .flags = SAF_MAP_EXEC,
-			      .dev = makedev(maj, min),
-			      .inode = ino,
-			      .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
-	len = strlen(path);
-	if (len > 10 && !strcmp(path + len - 10, " (deleted)")) {
-		m->flags |= SAF_MAP_DELETED;
-		len -= 10;
-	}
-	m->path.str = path;
-	m->path.len = len;
-	if (!ino || path[0] != '/') {
-		m->flags |= SAF_MAP_ANON;
-	} else {
-		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%lx-%lx", tgid, start, end);
-		snprintf(alt, sizeof(alt), "/proc/%u/root%.*s", tgid, len, path);
-		len = rec_buildids__get(p->bids, mf, alt, m->dev, ino, &bid);
-		if (len > 0) {
-			m->build_id.data = bid;
-			m->build_id.len = len;
-		}
-	}
-	return saf_writer__add(p->w, &rec);
-}
-
-static int emit_maps(struct rec_procs *p, __u32 tgid, __u32 gen)
-{
-	char path[64];
-	FILE *f;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0; /* gone, or refused (/proc/1/maps even for root): no maps */
-	while (!err && getline(&p->line, &p->line_cap, f) > 0) {
-		p->line[strcspn(p->line, "\n")] = 0;
-		err = emit_map(p, tgid, gen, p->line);
-	}
-	fclose(f);
-	return err;
 }
 
 static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 {
 	struct saf_record rec = {.kind = SAF_REC_PROC};
+	struct rec_sink sink = {rec_sink__writer_emit, p->w};
 	char path[64], pcomm[64], exe[4096];
-	ssize_t n;
+	bool current = !p->cur_gen || p->cur_gen(p->ctx, tgid) == gen;
+	uint64_t now = rec_now_ns(CLOCK_MONOTONIC);
+	ssize_t n = 0;
 	int err;
 
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
-	read_small(path, pcomm, sizeof(pcomm));
-	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
-	n = readlink(path, exe, sizeof(exe) - 1);
+	rec.proc = (struct saf_proc){.pid = tgid, .gen = gen, .time_ns = now};
+	rec.proc.ppid = read_stat(tgid, pcomm, sizeof(pcomm));
+	if (current) { /* /proc shows the current image only */
+		snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+	}
 	exe[n > 0 ? n : 0] = 0;
-	rec.proc = (struct saf_proc){.pid = tgid,
-				     .gen = gen,
-				     .ppid = read_ppid(tgid),
-				     .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
 	rec.proc.comm = saf_str__from(pcomm[0] ? pcomm : comm);
 	rec.proc.exe = saf_str__from(exe);
-	/* /proc shows the current image only: a sample of an older gen gets none */
-	if (p->cur_gen && p->cur_gen(p->ctx, tgid) != gen) {
-		rec.proc.exe = saf_str__from("");
-		return saf_writer__add(p->w, &rec);
-	}
 	err = saf_writer__add(p->w, &rec);
-	return err ? err : emit_maps(p, tgid, gen);
+	if (err || !p->mt)
+		return err;
+	err = rec_maptab__emit_once(p->mt, tgid, gen, current, now, &sink);
+	return err < 0 ? err : 0;
 }
 
 /**
@@ -244,7 +189,5 @@ void rec_procs__free(struct rec_procs *p)
 		return;
 	rec_htab__free(p->seen);
 	rec_htab__free(p->comms);
-	rec_buildids__free(p->bids);
-	free(p->line);
 	free(p);
 }

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * procmaps.h - PROC, MAP and COMM records of the processes seen in samples,
- * from /proc/PID/maps (procmaps.c). Used by loop.c and drain/.
+ * procs.h - PROC and COMM records of the processes seen in samples, and
+ * the MAP records the file lacks, from the mapping table (procs.c). Used by
+ * loop.c and drain/.
  */
-#ifndef REC_PROCMAPS_H
-#define REC_PROCMAPS_H
+#ifndef REC_PROCS_H
+#define REC_PROCS_H
 
 #include <linux/types.h>
 
 struct saf_writer;
 
 struct rec_procs;
+struct rec_maptab;
 
 typedef __u32 (*rec_cur_gen_fn)(void *ctx, __u32 tgid);
 
@@ -21,6 +23,13 @@ typedef __u32 (*rec_cur_gen_fn)(void *ctx, __u32 tgid);
  * @return state released with rec_procs__free(), or NULL with errno.
  */
 struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, void *ctx);
+
+/**
+ * rec_procs__set_maptab() - take MAP records from @mt (borrowed, must
+ * outlive @p): those of an image the side-band did not announce are read
+ * from /proc/PID/maps by the table at the image's first sample.
+ */
+void rec_procs__set_maptab(struct rec_procs *p, struct rec_maptab *mt);
 
 /**
  * rec_procs__note() - a sample of thread @tid of (@tgid, @gen) named @comm
@@ -46,4 +55,4 @@ void rec_procs__new_file(struct rec_procs *p);
 /** rec_procs__free() - release the state. Accepts NULL. */
 void rec_procs__free(struct rec_procs *p);
 
-#endif /* REC_PROCMAPS_H */
+#endif /* REC_PROCS_H */

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_dither.c - the dither thread on real cpu-clock events: how often it
+ * draws new periods (each draw costs a wake-up and an ioctl per CPU), and
+ * that each draw keeps the events counting. Needs perf_event_open for
+ * whole CPUs (root); skipped otherwise.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <cmocka.h>
+#include "dither.h"
+
+static int open_cpu_clock(int cpu, uint64_t period)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = period;
+	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Windows are 12.5 to 37.5 ms at 999 Hz (25 ms on average): in 2 s, 80 on
+ * average; fewer than 40 or more than 120 would need 40 windows to sum
+ * over 2 s (mean 1 s, sd sqrt(40) x 7.2 ms = 46 ms: 22 sd) or 120 under
+ * 2 s (mean 3 s, sd 79 ms: 12 sd). Wake-ups that come late shorten the next
+ * window (absolute deadlines), so a loaded host moves the count little.
+ * 10 ms windows (the earlier cost) give about 200.
+ */
+static void test_window_rate(void **state)
+{
+	struct timespec ts = {.tv_sec = 2};
+	struct rec_dither *d;
+	uint64_t n;
+	int fds[2];
+
+	(void)state;
+	fds[0] = open_cpu_clock(0, 1001001);
+	if (fds[0] < 0)
+		skip();
+	fds[1] = open_cpu_clock(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0, 1001001);
+	assert_true(fds[1] >= 0);
+	d = rec_dither__start(fds, 2, 999);
+	assert_non_null(d);
+	nanosleep(&ts, NULL);
+	n = rec_dither__windows(d);
+	rec_dither__stop(d);
+	close(fds[0]);
+	close(fds[1]);
+	print_message("%llu windows in 2 s\n", (unsigned long long)n);
+	assert_in_range(n, 40, 120);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window_rate),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
