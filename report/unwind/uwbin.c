@@ -49,13 +49,13 @@ const Dwfl_Callbacks rpt_uw_dwfl_cb = {
 static bool bid_matches(Elf *elf, const char *want)
 {
 	const uint8_t *bid;
-	char hex[2 * UW_MAX_BID + 1];
+	char hex[2 * RPT_UW_MAX_BID + 1];
 	ssize_t n;
 
 	if (!want || !*want)
 		return true;
 	n = dwelf_elf_gnu_build_id(elf, (const void **)&bid);
-	if (n <= 0 || n > UW_MAX_BID)
+	if (n <= 0 || n > RPT_UW_MAX_BID)
 		return false;
 	for (ssize_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
