@@ -23,6 +23,7 @@
 
 #include "buildid.h"
 #include "cfirows.h"
+#include "hash.h"
 #include "htab.h"
 #include "maptab.h"
 #include "saf.h"
@@ -118,11 +119,11 @@ static const struct ut_file *open_file(struct rec_uwtrim *t, uint32_t pid, const
 	int fd;
 
 	if (m->build_id.len) {
-		k.h1 = rec_hash_bytes(m->build_id.data, m->build_id.len, s1);
-		k.h2 = rec_hash_bytes(m->build_id.data, m->build_id.len, s2);
+		k.h1 = sac_hash_bytes(m->build_id.data, m->build_id.len, s1);
+		k.h2 = sac_hash_bytes(m->build_id.data, m->build_id.len, s2);
 	} else {
-		k.h1 = rec_hash_bytes(m->path.str, m->path.len, rec_hash_bytes(di, sizeof(di), s1));
-		k.h2 = rec_hash_bytes(m->path.str, m->path.len, rec_hash_bytes(di, sizeof(di), s2));
+		k.h1 = sac_hash_bytes(m->path.str, m->path.len, sac_hash_bytes(di, sizeof(di), s1));
+		k.h2 = sac_hash_bytes(m->path.str, m->path.len, sac_hash_bytes(di, sizeof(di), s2));
 	}
 	f = rec_htab__get(t->files, &k);
 	if (f)

@@ -15,6 +15,7 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "hash.h"
 #include "strpool.h"
 #include "unwind.h"
 #include "uwbin.h"
@@ -379,7 +380,7 @@ static int walk(struct rpt_unwinder *u, const struct uw_image *img,
 static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
 {
 	uint64_t r[4] = {key, regs->ip, regs->sp, regs->fp};
-	uint64_t h = rpt_hash_bytes(r, sizeof(r), 1);
+	uint64_t h = sac_hash_fnv(r, sizeof(r), 1);
 
 	return h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
 }

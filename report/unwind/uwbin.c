@@ -14,6 +14,7 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "hash.h"
 #include "uwbin.h"
 #include "uwrows.h"
 
@@ -170,7 +171,7 @@ static int64_t bin_get(struct rpt_uwbins *b, const struct rpt_unwind_module *m)
 
 	/* a hash shared by two keys sends the second one on to the next salt */
 	for (uint64_t salt = 1;; salt++) {
-		uint64_t h = rpt_hash_bytes(key, strlen(key), salt * 2 + !*bid);
+		uint64_t h = sac_hash_fnv(key, strlen(key), salt * 2 + !*bid);
 
 		h = h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
 		if (rpt_hmap__get(&b->index, h, &v)) {

@@ -18,6 +18,7 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "hash.h"
 #include "uwrows.h"
 
 /*
@@ -152,7 +153,7 @@ static uint64_t file_key(Dwfl_Module *mod)
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
 	if (!file)
 		return 0;
-	key = rpt_hash_bytes(file, strlen(file), 7);
+	key = sac_hash_fnv(file, strlen(file), 7);
 	return key == UINT64_MAX || !key ? 1 : key;
 }
 
