@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cfiread.h"
 #include "cfirows.h"
+#include "grow.h"
 
 #define RULE_HARD  4	 /* DW_CFA_register or an expression: no enum sac_cfi_rule */
 #define STACK_MAX  16	 /* remember_state depth; gcc nests one or two */
@@ -389,14 +390,8 @@ static int build_index(struct rec_cfirows *t)
 	while ((ret = rec_cfi_next(&t->eh, &off, &c, &f)) > 0) {
 		if (!f.len)
 			continue;
-		if (t->n == cap) {
-			struct fdeix *ix = realloc(t->ix, (cap * 2 + 64) * sizeof(*ix));
-
-			if (!ix)
-				return -ENOMEM;
-			t->ix = ix;
-			cap = cap * 2 + 64;
-		}
+		if (SAC_GROW(t->ix, cap, t->n + 1, 64))
+			return -ENOMEM;
 		t->ix[t->n++] = (struct fdeix){f.lo, f.off};
 	}
 	if (ret)

@@ -15,6 +15,7 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "grow.h"
 #include "hash.h"
 #include "strpool.h"
 #include "unwind.h"
@@ -247,7 +248,7 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 	uint64_t v;
 
 	if (!rpt_hmap__get(&u->img_index, key, &v)) {
-		if (rpt_grow((void **)&u->imgs, &u->imgs_cap, u->nimgs + 1, sizeof(*u->imgs), 16))
+		if (SAC_GROW(u->imgs, u->imgs_cap, u->nimgs + 1, 16))
 			return -ENOMEM;
 		v = u->nimgs;
 		if (rpt_hmap__put(&u->img_index, key, v))
@@ -428,11 +429,9 @@ static int cache_put(struct rpt_unwinder *u, uint64_t h, uint64_t key, size_t nm
 
 	if (u->reads_overflow)
 		return 0;
-	if (rpt_grow((void **)&u->cached, &u->cached_cap, u->ncached + 1, sizeof(*u->cached),
-		     256) ||
-	    rpt_grow((void **)&u->cips, &u->cips_cap, u->ncips + n, sizeof(*u->cips), 256) ||
-	    rpt_grow((void **)&u->creads, &u->creads_cap, u->ncreads + u->nreads,
-		     sizeof(*u->creads), 256))
+	if (SAC_GROW(u->cached, u->cached_cap, u->ncached + 1, 256) ||
+	    SAC_GROW(u->cips, u->cips_cap, u->ncips + n, 256) ||
+	    SAC_GROW(u->creads, u->creads_cap, u->ncreads + u->nreads, 256))
 		return -ENOMEM;
 	if (rpt_hmap__get(&u->cache_index, h, &head))
 		next = head + 1;

@@ -14,6 +14,7 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "grow.h"
 #include "hash.h"
 #include "uwbin.h"
 #include "uwrows.h"
@@ -186,7 +187,7 @@ static int64_t bin_get(struct rpt_uwbins *b, const struct rpt_unwind_module *m)
 			}
 			return -ENOMEM;
 		}
-		if (rpt_grow((void **)&b->bins, &b->cap, b->n + 1, sizeof(*b->bins), 16))
+		if (SAC_GROW(b->bins, b->cap, b->n + 1, 16))
 			return -ENOMEM;
 		n = &b->bins[b->n];
 		*n = (struct rpt_uwbin){.path = strdup(m->path), .build_id = strdup(bid)};
@@ -215,7 +216,6 @@ static int mods_add(struct rpt_uwmods *t, struct rpt_uwbins *b, const struct rpt
 	const struct rpt_uwbin *bin;
 	uint64_t bias = 0;
 	Dwarf_Addr ignored;
-	struct rpt_uwmod *n;
 
 	if (i < 0)
 		return (int)i;
@@ -229,10 +229,8 @@ static int mods_add(struct rpt_uwmods *t, struct rpt_uwbins *b, const struct rpt
 		if (!elf || rpt_uw_bias(elf, m, &bias))
 			return 0;
 	}
-	n = realloc(t->m, (t->n + 1) * sizeof(*n));
-	if (!n)
+	if (SAC_GROW(t->m, t->cap, t->n + 1, 8))
 		return -ENOMEM;
-	t->m = n;
 	/* libdwfl puts an ET_DYN module at the base it is given, an ET_EXEC one where it links */
 	t->m[t->n++] = (struct rpt_uwmod){(uint32_t)i, bin->start + bias, bin->end + bias, bias};
 	/* the modules dwfl_attach_state() skips when it looks for the architecture */

@@ -18,6 +18,7 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "grow.h"
 #include "hash.h"
 #include "uwrows.h"
 
@@ -213,7 +214,7 @@ const struct sac_cfi_row *rpt_uwrows__get(struct rpt_uwrows *t, Dwfl *dwfl, uint
 	if (rpt_hmap__get(&t->index, key, &v))
 		return &t->rows[v];
 	lookup(t, dwfl, pc, &r);
-	if (rpt_grow((void **)&t->rows, &t->cap, t->nrows + 1, sizeof(*t->rows), 256) ||
+	if (SAC_GROW(t->rows, t->cap, t->nrows + 1, 256) ||
 	    rpt_hmap__put(&t->index, key, t->nrows)) {
 		errno = ENOMEM;
 		return NULL;
