@@ -188,7 +188,7 @@ static bool apply(struct eval *e, const struct rec_cfainsn *in)
  * Run the program @r until the location passes e->pc (libdw: the row before
  * that advance applies) or the program ends. @return false: HARD.
  */
-static bool run(struct eval *e, struct rd r)
+static bool run(struct eval *e, struct rec_cfird r)
 {
 	struct rec_cfainsn in;
 	uint32_t left = MAX_INSNS;
@@ -351,14 +351,14 @@ static void read_loads(struct rec_cfirows *t)
  */
 static void use_hdr(struct rec_cfirows *t, const struct rec_cfisec *h)
 {
-	struct rd r = {h->buf, h->buf, h->buf + h->size, h->va, 0};
+	struct rec_cfird r = {h->buf, h->buf, h->buf + h->size, h->va, 0};
 	uint8_t ver, ptr_enc, cnt_enc, tab_enc;
 	uint64_t eh, n;
 
-	ver = (uint8_t)rd_u(&r, 1);
-	ptr_enc = (uint8_t)rd_u(&r, 1);
-	cnt_enc = (uint8_t)rd_u(&r, 1);
-	tab_enc = (uint8_t)rd_u(&r, 1);
+	ver = (uint8_t)rec_cfird__u(&r, 1);
+	ptr_enc = (uint8_t)rec_cfird__u(&r, 1);
+	cnt_enc = (uint8_t)rec_cfird__u(&r, 1);
+	tab_enc = (uint8_t)rec_cfird__u(&r, 1);
 	eh = rec_cfi_addr(&r, ptr_enc);
 	n = rec_cfi_addr(&r, cnt_enc);
 	if (r.bad || ver != 1 || tab_enc != (REC_PE_DATAREL | REC_PE_SDATA4) || eh != t->eh.va ||
