@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "htab.h"
 #include "record.h"
 #include "stackdb.h"
@@ -53,18 +54,13 @@ struct rec_stackdb *rec_stackdb__new(void)
 
 static int remember_nframes(struct rec_stackdb *db, __u32 id, __u32 n)
 {
-	__u8 *p;
-
 	if (id >= db->cap) {
-		size_t cap = db->cap ? db->cap * 2 : 4096;
+		size_t old = db->cap;
 
-		p = realloc(db->nframes, cap);
-		if (!p)
+		if (SAC_GROW(db->nframes, db->cap, (size_t)id + 1, 4096))
 			return -ENOMEM;
 		/* id 0 means "no stack" and is looked up too: it must read 0 */
-		memset(p + db->cap, 0, cap - db->cap);
-		db->nframes = p;
-		db->cap = cap;
+		memset(db->nframes + old, 0, db->cap - old);
 	}
 	db->nframes[id] = n > 255 ? 255 : n;
 	return 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "elfread.h"
 #include "elfsyms.h"
+#include "grow.h"
 #include "safeopen.h"
 
 #define SYM_WANTED  1
@@ -116,14 +117,8 @@ static int grow(struct rec_elfsyms *es)
 	size_t cap, i;
 	void *p;
 
-	if (es->nfiles == es->cap) {
-		cap = es->cap ? es->cap * 2 : 64;
-		p = realloc(es->files, cap * sizeof(*es->files));
-		if (!p)
-			return -ENOMEM;
-		es->files = p;
-		es->cap = cap;
-	}
+	if (SAC_GROW(es->files, es->cap, es->nfiles + 1, 64))
+		return -ENOMEM;
 	if ((es->nfiles + 1) * 2 <= es->hash_cap)
 		return 0;
 	cap = es->hash_cap ? es->hash_cap * 2 : 128;
@@ -227,17 +222,8 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 
 static int push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v)
 {
-	void *p;
-
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-
-		p = realloc(*arr, c * elem);
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*cap = c;
-	}
+	if (sac_grow(arr, cap, *n + 1, elem, 16))
+		return -ENOMEM;
 	memcpy((char *)*arr + *n * elem, v, elem);
 	(*n)++;
 	return 0;

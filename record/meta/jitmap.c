@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "grow.h"
 #include "jitmap.h"
 #include "safeopen.h"
 
@@ -72,19 +73,11 @@ static size_t lower_bound(const struct rec_jitmap *jm, uint32_t pid)
 int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid)
 {
 	size_t i = lower_bound(jm, pid);
-	void *p;
 
 	if (i < jm->n && jm->ps[i].pid == pid)
 		return 0;
-	if (jm->n == jm->cap) {
-		size_t cap = jm->cap ? jm->cap * 2 : 64;
-
-		p = realloc(jm->ps, cap * sizeof(*jm->ps));
-		if (!p)
-			return -ENOMEM;
-		jm->ps = p;
-		jm->cap = cap;
-	}
+	if (SAC_GROW(jm->ps, jm->cap, jm->n + 1, 64))
+		return -ENOMEM;
 	memmove(&jm->ps[i + 1], &jm->ps[i], (jm->n - i) * sizeof(*jm->ps));
 	jm->ps[i] = (struct jproc){.pid = pid, .fd = -1, .nuids = -1};
 	jm->n++;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "ksyms.h"
 
 struct ksym {
@@ -29,19 +30,8 @@ struct rec_ksyms {
 
 static int pool_add(struct rec_ksyms *ks, const char *s, size_t len, uint32_t *off)
 {
-	char *p;
-	size_t cap;
-
-	if (ks->pool_len + len + 1 > ks->pool_cap) {
-		cap = ks->pool_cap ? ks->pool_cap * 2 : 1 << 20;
-		while (cap < ks->pool_len + len + 1)
-			cap *= 2;
-		p = realloc(ks->pool, cap);
-		if (!p)
-			return -ENOMEM;
-		ks->pool = p;
-		ks->pool_cap = cap;
-	}
+	if (SAC_GROW(ks->pool, ks->pool_cap, ks->pool_len + len + 1, 1 << 20))
+		return -ENOMEM;
 	memcpy(ks->pool + ks->pool_len, s, len);
 	ks->pool[ks->pool_len + len] = '\0';
 	*off = ks->pool_len;
@@ -96,15 +86,8 @@ static int parse_line(struct rec_ksyms *ks, char *line)
 			mod_len = p ? (size_t)(p - mod) : strlen(mod);
 		}
 	}
-	if (ks->nsyms == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 65536;
-
-		s = realloc(ks->syms, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		ks->syms = s;
-		ks->cap = cap;
-	}
+	if (SAC_GROW(ks->syms, ks->cap, ks->nsyms + 1, 65536))
+		return -ENOMEM;
 	s = &ks->syms[ks->nsyms];
 	s->addr = addr;
 	err = module_off(ks, mod, mod_len, &s->module);

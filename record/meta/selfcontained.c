@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "grow.h"
 #include "jitmap.h"
 #include "ksyms.h"
 #include "maptab.h"
@@ -117,36 +118,20 @@ int rec_sc__poll(struct rec_sc *sc)
 
 static int keep_ustack(struct rec_sc *sc, uint32_t fid, const uint64_t *ips, uint32_t n)
 {
-	void *p;
-
 	if (fid < sc->us_base)
 		return 0;
 	fid -= sc->us_base;
 	if (fid >= sc->nus) {
-		size_t cap = sc->nus ? sc->nus : 1024;
+		size_t old = sc->nus; /* the count is the capacity: every slot is set or zero */
 
-		while (cap <= fid)
-			cap *= 2;
-		p = realloc(sc->us, cap * sizeof(*sc->us));
-		if (!p)
+		if (SAC_GROW(sc->us, sc->nus, (size_t)fid + 1, 1024))
 			return -ENOMEM;
-		sc->us = p;
-		memset(sc->us + sc->nus, 0, (cap - sc->nus) * sizeof(*sc->us));
-		sc->nus = cap;
+		memset(sc->us + old, 0, (sc->nus - old) * sizeof(*sc->us));
 	}
 	if (sc->us[fid].set)
 		return 0;
-	if (sc->nips + n > sc->ips_cap) {
-		size_t cap = sc->ips_cap ? sc->ips_cap * 2 : 65536;
-
-		while (cap < sc->nips + n)
-			cap *= 2;
-		p = realloc(sc->ips, cap * sizeof(*sc->ips));
-		if (!p)
-			return -ENOMEM;
-		sc->ips = p;
-		sc->ips_cap = cap;
-	}
+	if (SAC_GROW(sc->ips, sc->ips_cap, sc->nips + n, 65536))
+		return -ENOMEM;
 	memcpy(sc->ips + sc->nips, ips, n * sizeof(*ips));
 	sc->us[fid] = (struct ustack){.off = sc->nips, .n = n, .set = 1};
 	sc->nips += n;

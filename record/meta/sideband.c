@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include "grow.h"
 #include "jitmap.h"
 #include "safeopen.h"
 #include "sideband.h"
@@ -172,28 +173,10 @@ static int queue_add(struct rec_sideband *sb, const void *a, size_t alen, const 
 {
 	size_t len = alen + blen;
 	struct qent *e;
-	void *p;
 
-	if (sb->arena_len + len > sb->arena_cap) {
-		size_t cap = sb->arena_cap ? sb->arena_cap * 2 : 1 << 20;
-
-		while (cap < sb->arena_len + len)
-			cap *= 2;
-		p = realloc(sb->arena, cap);
-		if (!p)
-			return -ENOMEM;
-		sb->arena = p;
-		sb->arena_cap = cap;
-	}
-	if (sb->nq == sb->qcap) {
-		size_t cap = sb->qcap ? sb->qcap * 2 : 4096;
-
-		p = realloc(sb->q, cap * sizeof(*sb->q));
-		if (!p)
-			return -ENOMEM;
-		sb->q = p;
-		sb->qcap = cap;
-	}
+	if (SAC_GROW(sb->arena, sb->arena_cap, sb->arena_len + len, 1 << 20) ||
+	    SAC_GROW(sb->q, sb->qcap, sb->nq + 1, 4096))
+		return -ENOMEM;
 	memcpy(sb->arena + sb->arena_len, a, alen);
 	if (blen)
 		memcpy(sb->arena + sb->arena_len + alen, b, blen);
