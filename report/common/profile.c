@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "profile.h"
 #include "strpool.h"
 
@@ -135,7 +136,7 @@ int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
 	}
 	if (p->pool_len + len + 1 > UINT32_MAX)
 		return -ENOMEM;
-	err = rpt_grow((void **)&p->pool, &p->pool_cap, p->pool_len + len + 1, 1, INIT_POOL);
+	err = sac_grow((void **)&p->pool, &p->pool_cap, p->pool_len + len + 1, 1, INIT_POOL);
 	if (err)
 		return err;
 	off = (uint32_t)p->pool_len;
@@ -212,11 +213,9 @@ int rpt_profile__reserve(struct rpt_profile *p, size_t nstacks, size_t nframes)
 	size_t cap = p->stack_index_cap;
 	int err;
 
-	err = rpt_grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + nstacks,
-		       sizeof(*p->stacks), 256);
+	err = SAC_GROW(p->stacks, p->stacks_cap, p->nstacks + nstacks, 256);
 	if (!err)
-		err = rpt_grow((void **)&p->frames, &p->frames_cap, p->nframes + nframes,
-			       sizeof(*p->frames), 1024);
+		err = SAC_GROW(p->frames, p->frames_cap, p->nframes + nframes, 1024);
 	while (!err && (p->nstacks + nstacks) * 2 > cap)
 		cap *= 2;
 	if (err || cap == p->stack_index_cap)
@@ -262,11 +261,9 @@ int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *fr
 	}
 	if (p->nstacks >= UINT32_MAX - 1 || p->nframes + n > UINT32_MAX)
 		return -ENOMEM;
-	err = rpt_grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks),
-		       256);
+	err = SAC_GROW(p->stacks, p->stacks_cap, p->nstacks + 1, 256);
 	if (!err)
-		err = rpt_grow((void **)&p->frames, &p->frames_cap, p->nframes + n,
-			       sizeof(*p->frames), 1024);
+		err = SAC_GROW(p->frames, p->frames_cap, p->nframes + n, 1024);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
@@ -368,7 +365,7 @@ int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
 		const struct rpt_stack *s = &src->stacks[i];
 		const struct rpt_frame *f = src->frames + s->first;
 
-		err = rpt_grow((void **)&buf, &cap, s->nframes, sizeof(*buf), 64);
+		err = SAC_GROW(buf, cap, s->nframes, 64);
 		if (err)
 			goto cleanup;
 		for (uint32_t j = 0; j < s->nframes; j++) {
@@ -431,8 +428,7 @@ int64_t rpt_profile__add_module(struct rpt_profile *p, const char *path, const c
 	 * Frames stored before hold module 0, which hashes as it did without
 	 * it, so the stack index stays valid.
 	 */
-	err = rpt_grow((void **)&p->modules, &p->modules_cap, p->nmodules + 1, sizeof(*p->modules),
-		       16);
+	err = SAC_GROW(p->modules, p->modules_cap, p->nmodules + 1, 16);
 	if (err)
 		return err;
 	p->modules[p->nmodules++] = (struct rpt_module){(uint32_t)off, (uint32_t)bid};

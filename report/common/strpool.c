@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * strpool.c - interning string pool and u64 -> u64 hash map of the report
- * pipeline, and rpt_grow(). Both grow by doubling; lookups are O(1) expected,
+ * pipeline. Both grow by doubling; lookups are O(1) expected,
  * so report cost follows the number of distinct names and addresses, not samples.
  */
 #include <errno.h>
@@ -20,26 +20,6 @@ uint64_t rpt_hash_bytes(const void *p, size_t len, uint64_t seed)
 		h *= 0x100000001b3ULL;
 	}
 	return rpt_hash64(h);
-}
-
-int rpt_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t init)
-{
-	size_t ncap = *cap ? *cap : init;
-	void *nbuf;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	nbuf = realloc(*buf, ncap * elem);
-	if (!nbuf)
-		return -ENOMEM;
-	*buf = nbuf;
-	*cap = ncap;
-	return 0;
 }
 
 int rpt_strpool__init(struct rpt_strpool *sp)

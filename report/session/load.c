@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "session_int.h"
 
 static int64_t intern(struct rpt_session *s, const struct saf_str *str)
@@ -92,29 +93,9 @@ static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_
 
 static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 {
-	struct rpt_stackref *ref;
-
-	if (l->nrefs == l->refs_cap) {
-		size_t ncap = l->refs_cap ? l->refs_cap * 2 : 1024;
-
-		ref = realloc(l->refs, ncap * sizeof(*ref));
-		if (!ref)
-			return -ENOMEM;
-		l->refs = ref;
-		l->refs_cap = ncap;
-	}
-	if (l->nips + st->nframes > l->ips_cap) {
-		size_t ncap = l->ips_cap ? l->ips_cap * 2 : 16384;
-		uint64_t *ips;
-
-		while (ncap < l->nips + st->nframes)
-			ncap *= 2;
-		ips = realloc(l->ips, ncap * sizeof(*ips));
-		if (!ips)
-			return -ENOMEM;
-		l->ips = ips;
-		l->ips_cap = ncap;
-	}
+	if (SAC_GROW(l->refs, l->refs_cap, l->nrefs + 1, 1024) ||
+	    SAC_GROW(l->ips, l->ips_cap, l->nips + st->nframes, 16384))
+		return -ENOMEM;
 	if (st->nframes) /* both arrays may be NULL for an empty stack */
 		memcpy(l->ips + l->nips, st->ips, st->nframes * sizeof(*st->ips));
 	l->refs[l->nrefs] = (struct rpt_stackref){l->nips, st->nframes, st->kind};

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "session_int.h"
 
 #define RES_MAX_FRAMES (2 * SAF_MAX_FRAMES + 2)
@@ -198,7 +199,7 @@ static int addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t p
 	n = rpt_symbolizer__lookup(x->s->sym, dso, off, pgoff, &f);
 	if (n < 0)
 		return n;
-	if (rpt_grow((void **)&c->frames, &c->frames_cap, c->nframes + n, sizeof(*c->frames), 1024))
+	if (SAC_GROW(c->frames, c->frames_cap, c->nframes + n, 1024))
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		int64_t name = prof_name(x->s, x->prof, f[i].name);
@@ -408,8 +409,7 @@ static int64_t module_of(struct res_ctx *x, uint32_t dso)
 	if (dso == RPT_NO_DSO)
 		return 0;
 	if (dso >= cap) {
-		if (rpt_grow((void **)&x->mods, &x->mods_cap, (size_t)dso + 1, sizeof(*x->mods),
-			     64))
+		if (SAC_GROW(x->mods, x->mods_cap, (size_t)dso + 1, 64))
 			return -ENOMEM;
 		for (size_t i = cap; i < x->mods_cap; i++)
 			x->mods[i] = -1;
@@ -497,8 +497,7 @@ static int warm(struct res_ctx *x, const struct key_job *jobs, size_t njobs)
 			key = rpt_hash64(off ^ rpt_hash64(m->dso ^ (m->pgoff << 24))) >> 1;
 			if (rpt_hmap__get(&seen, key, &key))
 				continue;
-			if (rpt_grow((void **)&v, &cap, n + 1, sizeof(*v), 1024) ||
-			    rpt_hmap__put(&seen, key, 0)) {
+			if (SAC_GROW(v, cap, n + 1, 1024) || rpt_hmap__put(&seen, key, 0)) {
 				err = -ENOMEM;
 				break;
 			}
