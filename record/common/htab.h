@@ -10,13 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hash.h"
-
 struct rec_htab;
-
-/* The names the callers knew, until they call core/hash.h's. */
-#define rec_hash_bytes sac_hash_bytes
-#define rec_hash_bulk  sac_hash_bulk
 
 /**
  * rec_htab__new() - an empty table of @key_sz-byte keys (compared bytewise:

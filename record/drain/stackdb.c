@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grow.h"
+#include "hash.h"
 #include "htab.h"
 #include "record.h"
 #include "stackdb.h"
@@ -84,8 +85,8 @@ __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, 
 	*err = 0;
 	if (!n)
 		return 0;
-	k.h1 = rec_hash_bytes(ips, n * sizeof(*ips), 0x5a5a);
-	k.h2 = rec_hash_bytes(ips, n * sizeof(*ips), 0x0123456789abcdefull);
+	k.h1 = sac_hash_bytes(ips, n * sizeof(*ips), 0x5a5a);
+	k.h2 = sac_hash_bytes(ips, n * sizeof(*ips), 0x0123456789abcdefull);
 	id = rec_htab__put(db->ids, &k, &is_new);
 	if (!id) {
 		*err = -ENOMEM;

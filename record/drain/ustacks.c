@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "grow.h"
+#include "hash.h"
 #include "htab.h"
 #include "procmaps.h"
 #include "record.h"
@@ -94,7 +95,7 @@ bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set)
 /* The hash of capture @e with bytes @b. */
 static __u64 ent_hash(const struct us_ent *e, const void *b)
 {
-	return rec_hash_bulk(b, e->ubytes, rec_hash_bytes(e, ENT_ID_LEN, 0x5a5a));
+	return sac_hash_bulk(b, e->ubytes, sac_hash_bytes(e, ENT_ID_LEN, 0x5a5a));
 }
 
 /* Is the entry at @off of @s capture @e with bytes @b? */

@@ -15,6 +15,7 @@
 #include "elfread.h"
 #include "elfsyms.h"
 #include "grow.h"
+#include "hash.h"
 #include "safeopen.h"
 
 #define SYM_WANTED  1
@@ -54,12 +55,7 @@ static uint64_t now_ns(void)
 
 static size_t bid_hash(const uint8_t *b, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return (size_t)h;
+	return (size_t)sac_hash_fnv1a(SAC_FNV1A_BASIS, b, len);
 }
 
 static size_t default_max_fds(void)

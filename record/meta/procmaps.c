@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 #include "buildid.h"
+#include "hash.h"
 #include "htab.h"
 #include "procmaps.h"
 #include "record.h"
@@ -214,7 +215,7 @@ int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const
 		return -ENOMEM;
 	if (is_new && (err = capture(p, tgid, gen, name)))
 		return err;
-	h = rec_hash_bytes(name, strlen(name), gen) | 1;
+	h = sac_hash_bytes(name, strlen(name), gen) | 1;
 	last = rec_htab__put(p->comms, &tid, NULL);
 	if (!last)
 		return -ENOMEM;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "binopen.h"
+#include "hash.h"
 
 #define WARNED_MAX 64
 
@@ -20,19 +21,10 @@ static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t warned[WARNED_MAX];
 static size_t nwarned;
 
-static uint64_t hash_path(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
 /* Once per path (a binary is tried by build id, then symbols, then DWARF). */
 static void warn_once(const char *path, const char *why)
 {
-	uint64_t h = hash_path(path);
+	uint64_t h = sac_hash_fnv1a(SAC_FNV1A_BASIS, path, strlen(path));
 	bool seen = false;
 	size_t i;
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash.h"
 #include "profile.h"
 #include "strpool.h"
 
@@ -17,26 +18,12 @@
 #define INIT_INDEX 1024 /* slots; always a power of two */
 #define EMPTY_SLOT 0	/* name_index: offset 0 ("") is never stored; stack_index: index + 1 */
 
-/* FNV-1a, 64 bit: short names, good spread, no dependency. */
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *b = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define HASH_SEED 0xcbf29ce484222325ULL
-
 /* A frame's module, or 0 in a profile without a module table (profile.h). */
 #define FRAME_MODULE(p, f) ((p)->nmodules ? (f).module : 0)
 
 static uint64_t hash_frames(const struct rpt_profile *p, const struct rpt_frame *f, uint32_t n)
 {
-	uint64_t h = HASH_SEED;
+	uint64_t h = SAC_FNV1A_BASIS;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t v = ((uint64_t)f[i].name << 3) ^ f[i].kind ^
@@ -98,7 +85,7 @@ static int rehash_names(struct rpt_profile *p)
 
 		if (off == EMPTY_SLOT)
 			continue;
-		slot = hash_bytes(HASH_SEED, s, strlen(s)) & mask;
+		slot = sac_hash_fnv1a(SAC_FNV1A_BASIS, s, strlen(s)) & mask;
 		while (idx[slot] != EMPTY_SLOT)
 			slot = (slot + 1) & mask;
 		idx[slot] = off;
@@ -128,7 +115,7 @@ int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
 			return err;
 	}
 	mask = p->name_index_cap - 1;
-	slot = hash_bytes(HASH_SEED, name, len) & mask;
+	slot = sac_hash_fnv1a(SAC_FNV1A_BASIS, name, len) & mask;
 	while ((off = p->name_index[slot]) != EMPTY_SLOT) {
 		if (!memcmp(p->pool + off, name, len) && p->pool[off + len] == '\0')
 			return off;

@@ -8,19 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "strpool.h"
-
-uint64_t rpt_hash_bytes(const void *p, size_t len, uint64_t seed)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return rpt_hash64(h);
-}
 
 int rpt_strpool__init(struct rpt_strpool *sp)
 {
@@ -55,7 +44,7 @@ static int strpool_grow_index(struct rpt_strpool *sp)
 
 		if (!off)
 			continue;
-		j = rpt_hash_bytes(s, strlen(s), 0) & (ncap - 1);
+		j = sac_hash_fnv(s, strlen(s), 0) & (ncap - 1);
 		while (idx[j])
 			j = (j + 1) & (ncap - 1);
 		idx[j] = off;
@@ -77,7 +66,7 @@ int64_t rpt_strpool__intern(struct rpt_strpool *sp, const char *s, size_t len)
 		return 0;
 	if ((sp->n + 1) * 2 > sp->index_cap && strpool_grow_index(sp))
 		return -ENOMEM;
-	j = rpt_hash_bytes(s, len, 0) & (sp->index_cap - 1);
+	j = sac_hash_fnv(s, len, 0) & (sp->index_cap - 1);
 	for (; sp->index[j]; j = (j + 1) & (sp->index_cap - 1)) {
 		const char *c = sp->buf + sp->index[j];
 
@@ -108,7 +97,7 @@ int64_t rpt_strpool__intern(struct rpt_strpool *sp, const char *s, size_t len)
 
 static size_t hmap_find(const struct rpt_hmap *m, uint64_t key)
 {
-	size_t j = rpt_hash64(key) & (m->cap - 1);
+	size_t j = sac_hash_mix64(key) & (m->cap - 1);
 
 	while (m->slots[j].key != UINT64_MAX && m->slots[j].key != key)
 		j = (j + 1) & (m->cap - 1);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash.h"
 #include "session_int.h"
 
 static int64_t intern(struct rpt_session *s, const struct saf_str *str)
@@ -206,7 +207,7 @@ static int counts_grow(struct rpt_loaded *l)
 
 		if (!c->used)
 			continue;
-		j = rpt_hash_bytes(&c->k, sizeof(c->k), 0) & (ncap - 1);
+		j = sac_hash_fnv(&c->k, sizeof(c->k), 0) & (ncap - 1);
 		while (n[j].used)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *c;
@@ -223,7 +224,7 @@ static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64
 
 	if ((l->ncounts + 1) * 2 > l->counts_cap && counts_grow(l))
 		return -ENOMEM;
-	j = rpt_hash_bytes(k, sizeof(*k), 0) & (l->counts_cap - 1);
+	j = sac_hash_fnv(k, sizeof(*k), 0) & (l->counts_cap - 1);
 	while (l->counts[j].used && memcmp(&l->counts[j].k, k, sizeof(*k)))
 		j = (j + 1) & (l->counts_cap - 1);
 	if (!l->counts[j].used) {

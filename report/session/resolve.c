@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "hash.h"
 #include "session_int.h"
 
 #define RES_MAX_FRAMES (2 * SAF_MAX_FRAMES + 2)
@@ -494,7 +495,7 @@ static int warm(struct res_ctx *x, const struct key_job *jobs, size_t njobs)
 				continue;
 			off = la - m->start + m->pgoff;
 			/* a collision only leaves an address to the keys' own lookup */
-			key = rpt_hash64(off ^ rpt_hash64(m->dso ^ (m->pgoff << 24))) >> 1;
+			key = sac_hash_mix64(off ^ sac_hash_mix64(m->dso ^ (m->pgoff << 24))) >> 1;
 			if (rpt_hmap__get(&seen, key, &key))
 				continue;
 			if (SAC_GROW(v, cap, n + 1, 1024) || rpt_hmap__put(&seen, key, 0)) {
