@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpf_session.h"
+#include "clock.h"
 #include "drain.h"
 #include "grow.h"
 #include "htab.h"
@@ -422,9 +423,9 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 
 static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
 {
-	uint64_t until = rec_now_ns(CLOCK_MONOTONIC) + grace_ns, now;
+	uint64_t until = sac_now_ns(CLOCK_MONOTONIC) + grace_ns, now;
 
-	while ((now = rec_now_ns(CLOCK_MONOTONIC)) < until)
+	while ((now = sac_now_ns(CLOCK_MONOTONIC)) < until)
 		rec_drain__poll(d, (int)((until - now) / 1000000) + 1);
 }
 
@@ -449,7 +450,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (d->sc && (err = rec_sc__poll(d->sc)))
 		return err;
 	rec_session__flip(d->s, &epoch);
-	iv.end_ns = rec_now_ns(CLOCK_MONOTONIC);
+	iv.end_ns = sac_now_ns(CLOCK_MONOTONIC);
 	*end_ns = iv.end_ns;
 	iv.seq = epoch;
 	set = epoch & 1;

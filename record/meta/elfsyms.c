@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "elfread.h"
 #include "elfsyms.h"
 #include "grow.h"
@@ -44,14 +45,6 @@ struct rec_elfsyms {
 	size_t max_fds;
 	struct rec_elfsyms_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static size_t bid_hash(const uint8_t *b, size_t len)
 {
@@ -181,7 +174,7 @@ cleanup:
 
 static void load(struct rec_elfsyms *es, struct efile *f)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int fd = f->fd, err;
 
 	if (fd < 0)
@@ -213,7 +206,7 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 		es->st.failed++;
 	else
 		es->st.loaded++;
-	es->st.load_ns += now_ns() - t0;
+	es->st.load_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 static int push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v)

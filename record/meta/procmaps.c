@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 #include "buildid.h"
+#include "clock.h"
 #include "hash.h"
 #include "htab.h"
 #include "procmaps.h"
@@ -110,7 +111,7 @@ static int emit_map(struct rec_procs *p, __u32 tgid, __u32 gen, const char *line
 			      .flags = SAF_MAP_EXEC,
 			      .dev = makedev(maj, min),
 			      .inode = ino,
-			      .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
+			      .time_ns = sac_now_ns(CLOCK_MONOTONIC)};
 	len = strlen(path);
 	if (len > 10 && !strcmp(path + len - 10, " (deleted)")) {
 		m->flags |= SAF_MAP_DELETED;
@@ -165,7 +166,7 @@ static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 	rec.proc = (struct saf_proc){.pid = tgid,
 				     .gen = gen,
 				     .ppid = read_ppid(tgid),
-				     .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
+				     .time_ns = sac_now_ns(CLOCK_MONOTONIC)};
 	rec.proc.comm = saf_str__from(pcomm[0] ? pcomm : comm);
 	rec.proc.exe = saf_str__from(exe);
 	/* /proc shows the current image only: a sample of an older gen gets none */
@@ -223,7 +224,7 @@ int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const
 		return 0;
 	*last = h;
 	rec.comm =
-		(struct saf_comm){.pid = tgid, .tid = tid, .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
+		(struct saf_comm){.pid = tgid, .tid = tid, .time_ns = sac_now_ns(CLOCK_MONOTONIC)};
 	rec.comm.comm = saf_str__from(name);
 	return saf_writer__add(p->w, &rec);
 }

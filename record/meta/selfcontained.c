@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "grow.h"
 #include "jitmap.h"
 #include "ksyms.h"
@@ -38,14 +39,6 @@ struct rec_sc {
 	size_t nips, ips_cap;
 	uint64_t note_ns;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 {
@@ -92,7 +85,7 @@ cleanup:
 static int write_child(struct rec_sc *sc)
 {
 	struct saf_record rec = {.kind = SAF_REC_PROC};
-	uint64_t t = mono_ns();
+	uint64_t t = sac_now_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	rec.proc = (struct saf_proc){.pid = sc->child,
@@ -140,7 +133,7 @@ static int keep_ustack(struct rec_sc *sc, uint32_t fid, const uint64_t *ips, uin
 
 int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips, uint32_t n)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = 0;
 
 	/* Loaded at the first kernel stack, not at start: reading kallsyms
@@ -153,13 +146,13 @@ int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t
 		ret = rec_ksyms__note(sc->ks, ips, n, &sc->sink);
 	else if (kind == SAF_STACK_USER && sc->es && fid)
 		ret = keep_ustack(sc, fid, ips, n);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
 int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = rec_jitmap__note(sc->jm, pid);
 	const struct ustack *u = ufid >= sc->us_base && ufid - sc->us_base < sc->nus
 					 ? &sc->us[ufid - sc->us_base]
@@ -167,24 +160,24 @@ int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 
 	if (!ret && sc->es && ufid && u && u->set)
 		ret = rec_maptab__note_stack(sc->mt, pid, gen, sc->ips + u->off, u->n);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
 int rec_sc__note_ip(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint64_t ip)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = rec_jitmap__note(sc->jm, pid);
 
 	if (!ret && sc->es)
 		ret = rec_maptab__note_stack(sc->mt, pid, gen, &ip, 1);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
 int rec_sc__interval_end(struct rec_sc *sc)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = 0;
 
 	if (sc->es)
@@ -192,7 +185,7 @@ int rec_sc__interval_end(struct rec_sc *sc)
 	if (ret >= 0)
 		ret = rec_jitmap__poll(sc->jm, &sc->sink);
 	rec_maptab__drained(sc->mt);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
@@ -251,7 +244,7 @@ int rec_sc__new_file(struct rec_sc *sc, uint32_t keep_from)
 	rec_jitmap__new_file(sc->jm);
 	ret = rebase_ustacks(sc, keep_from);
 	if (!ret)
-		ret = rec_maptab__emit_all(sc->mt, mono_ns(), &sc->sink);
+		ret = rec_maptab__emit_all(sc->mt, sac_now_ns(CLOCK_MONOTONIC), &sc->sink);
 	return ret < 0 ? ret : 0;
 }
 

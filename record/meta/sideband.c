@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "grow.h"
 #include "jitmap.h"
 #include "safeopen.h"
@@ -54,14 +55,6 @@ struct rec_sideband {
 	uint64_t seq;
 	struct rec_sideband_stats st;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static size_t read_pid_max(void)
 {
@@ -458,7 +451,7 @@ static int compact(struct rec_sideband *sb, size_t done)
 
 int rec_sideband__poll(struct rec_sideband *sb, bool final)
 {
-	uint64_t limit = final ? UINT64_MAX : mono_ns() - REORDER_NS;
+	uint64_t limit = final ? UINT64_MAX : sac_now_ns(CLOCK_MONOTONIC) - REORDER_NS;
 	size_t i = 0;
 	int r, err = 0;
 
