@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "cfistep.h"
 
 #define SP0 0x7ffc0000u
@@ -119,14 +120,4 @@ static void test_fp_fallback(void **state)
 	assert_int_equal(sac_cfi__fp_step(&sp, &fp, read_word, &s), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rbp_frame),
-		cmocka_unit_test(test_rsp_frame_and_unset),
-		cmocka_unit_test(test_no_cfa),
-		cmocka_unit_test(test_fp_fallback),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_rbp_frame, test_rsp_frame_and_unset, test_no_cfa, test_fp_fallback)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "clock.h"
 
 static uint64_t ns(clockid_t c)
@@ -31,11 +32,4 @@ static void test_between(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_between),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_between)

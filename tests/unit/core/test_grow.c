@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "grow.h"
 
 static void test_doubles_from_init(void **state)
@@ -49,12 +50,4 @@ static void test_overflow_leaves_array(void **state)
 	free(v);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_doubles_from_init),
-		cmocka_unit_test(test_overflow_leaves_array),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_doubles_from_init, test_overflow_leaves_array)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "saf_test.h"
+#include "sa_cmocka.h"
 
 /* Records of one read, with the chunk each came from. */
 struct rs_read {
@@ -272,15 +273,4 @@ static void test_planted_headers_bounded(void **state)
 	saf_buf_release(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bitflip_loses_one_chunk),
-		cmocka_unit_test(test_chunk_cut_out),
-		cmocka_unit_test(test_garbage_between_chunks),
-		cmocka_unit_test(test_two_damaged_chunks),
-		cmocka_unit_test(test_planted_headers_bounded),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_bitflip_loses_one_chunk, test_chunk_cut_out, test_garbage_between_chunks, test_two_damaged_chunks, test_planted_headers_bounded)
