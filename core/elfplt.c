@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "elfplt.h"
+#include "grow.h"
 
 #define R_JUMP_SLOT 7 /* R_X86_64_JUMP_SLOT */
 #define R_GLOB_DAT  6 /* R_X86_64_GLOB_DAT */
@@ -29,23 +30,6 @@ struct ctx {
 	size_t njump;
 	size_t cap_syms, cap_names;
 };
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*v, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = n;
-	return 0;
-}
 
 static const char *section_name(Elf *e, const GElf_Shdr *sh)
 {
@@ -94,7 +78,7 @@ static int add_relocs(struct ctx *c, Elf_Scn *scn, const GElf_Shdr *sh, size_t *
 			c->jump[c->njump++] = name;
 		if (!name)
 			continue;
-		if (grow((void **)&c->slots, cap, c->nslots + 1, sizeof(*c->slots)))
+		if (sac_grow((void **)&c->slots, cap, c->nslots + 1, sizeof(*c->slots), 64))
 			return -ENOMEM;
 		c->slots[c->nslots++] = (struct slot){r.r_offset, name};
 	}
@@ -157,8 +141,8 @@ static int add_sym(struct ctx *c, struct sac_plt *p, uint64_t va, uint64_t size,
 {
 	size_t len = strlen(name), need = p->names_len + len + sizeof("@plt");
 
-	if (grow((void **)&p->syms, &c->cap_syms, p->nsyms + 1, sizeof(*p->syms)) ||
-	    grow((void **)&p->names, &c->cap_names, need, 1))
+	if (SAC_GROW(p->syms, c->cap_syms, p->nsyms + 1, 64) ||
+	    SAC_GROW(p->names, c->cap_names, need, 64))
 		return -ENOMEM;
 	p->syms[p->nsyms++] = (struct sac_pltsym){va, size, (uint32_t)p->names_len};
 	memcpy(p->names + p->names_len, name, len);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "bpf_session.h"
+#include "clock.h"
 #include "drain.h"
 #include "loop.h"
 #include "procs.h"
@@ -201,8 +202,8 @@ static struct saf_end file_end(const struct run *r, uint64_t end_ns)
  */
 static int rotate(struct run *r)
 {
-	uint64_t mono = r->iv_start, now = rec_now_ns(CLOCK_MONOTONIC);
-	uint64_t real = rec_now_ns(CLOCK_REALTIME) - (now - mono);
+	uint64_t mono = r->iv_start, now = sac_now_ns(CLOCK_MONOTONIC);
+	uint64_t real = sac_now_ns(CLOCK_REALTIME) - (now - mono);
 	struct saf_end end = file_end(r, mono);
 	int err = saf_writer__finish(r->w, &end);
 
@@ -242,14 +243,14 @@ static int record_loop(struct run *r)
 	int err, timeout;
 
 	while (!last) {
-		now = rec_now_ns(CLOCK_MONOTONIC);
+		now = sac_now_ns(CLOCK_MONOTONIC);
 		timeout = r->next_iv > now ? (int)((r->next_iv - now) / 1000000) + 1 : 0;
 		err = rec_drain__poll(r->d, timeout > 100 ? 100 : timeout);
 		if (!err)
 			err = rec_sc__poll(r->sc);
 		if (err)
 			return err;
-		now = rec_now_ns(CLOCK_MONOTONIC);
+		now = sac_now_ns(CLOCK_MONOTONIC);
 		last = should_stop(r, now);
 		if (!last && now < r->next_iv)
 			continue;
@@ -341,8 +342,8 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	}
 	if (r->cfi && (e = rec_cfifeed__attach(r->cfi, rec_session__cfi_fd(r->s))))
 		return e;
-	r->t0 = rec_now_ns(CLOCK_MONOTONIC);
-	real = rec_now_ns(CLOCK_REALTIME);
+	r->t0 = sac_now_ns(CLOCK_MONOTONIC);
+	real = sac_now_ns(CLOCK_REALTIME);
 	r->file_t0 = r->t0;
 	if (r->rot)
 		rec_rotate__name(r->rot, real);
@@ -378,7 +379,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 
 static int finish(struct run *r)
 {
-	struct saf_end end = file_end(r, rec_now_ns(CLOCK_MONOTONIC));
+	struct saf_end end = file_end(r, sac_now_ns(CLOCK_MONOTONIC));
 	int err = rec_sc__finish(r->sc);
 
 	return err ? err : saf_writer__finish(r->w, &end);

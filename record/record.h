@@ -70,7 +70,4 @@ struct rec_opts {
 	char *target_desc;
 };
 
-/** rec_now_ns() - the time of @clock in nanoseconds. */
-uint64_t rec_now_ns(int clock);
-
 #endif /* REC_RECORD_H */

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include "cfifeed.h"
 #include "cfimap.h"
+#include "grow.h"
 #include "htab.h"
 #include "safeopen.h"
 #include "sa_shared.h"
@@ -79,16 +80,9 @@ static void write_file(struct rec_cfifeed *f, const struct devino *di, const str
 
 static void keep(struct rec_cfifeed *f, const struct devino *di, struct rec_cfimap *m)
 {
-	if (f->npend == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 16;
-		struct pending *p = realloc(f->pend, cap * sizeof(*p));
-
-		if (!p) {
-			rec_cfimap__release(m); /* unclassified: its samples are copied */
-			return;
-		}
-		f->pend = p;
-		f->cap = cap;
+	if (SAC_GROW(f->pend, f->cap, f->npend + 1, 16)) {
+		rec_cfimap__release(m); /* unclassified: its samples are copied */
+		return;
 	}
 	f->pend[f->npend].di = *di;
 	f->pend[f->npend++].m = *m;

@@ -37,7 +37,7 @@ struct ctx {
  * skipped, and "frameless" only costs a stack copy where "framed" would cost
  * a wrong stack.
  */
-static int cfa_rules(struct rd r, uint8_t enc)
+static int cfa_rules(struct rec_cfird r, uint8_t enc)
 {
 	struct rec_cfainsn in;
 	int moved = 0, ret;

@@ -28,7 +28,7 @@ static const char *const cfa_operands[0x30] = {
 	/* MIPS_advance_loc8; GNU_window_save, GNU_args_size, GNU_negative_offset_extended */
 	[0x1d] = "8", [0x2d] = "", "u", "uu"};
 
-uint64_t rec_cfi_leb(struct rd *r, int is_signed)
+uint64_t rec_cfi_leb(struct rec_cfird *r, int is_signed)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -49,21 +49,21 @@ uint64_t rec_cfi_leb(struct rd *r, int is_signed)
 	return v;
 }
 
-uint64_t rec_cfi_raw(struct rd *r, uint8_t fmt)
+uint64_t rec_cfi_raw(struct rec_cfird *r, uint8_t fmt)
 {
 	switch (fmt) {
 	case REC_PE_ABSPTR:
 	case REC_PE_UDATA8:
 	case REC_PE_SDATA8:
-		return rd_u(r, 8);
+		return rec_cfird__u(r, 8);
 	case REC_PE_UDATA4:
-		return rd_u(r, 4);
+		return rec_cfird__u(r, 4);
 	case REC_PE_SDATA4:
-		return (uint64_t)(int64_t)(int32_t)rd_u(r, 4);
+		return (uint64_t)(int64_t)(int32_t)rec_cfird__u(r, 4);
 	case REC_PE_UDATA2:
-		return rd_u(r, 2);
+		return rec_cfird__u(r, 2);
 	case REC_PE_SDATA2:
-		return (uint64_t)(int64_t)(int16_t)rd_u(r, 2);
+		return (uint64_t)(int64_t)(int16_t)rec_cfird__u(r, 2);
 	case REC_PE_ULEB128:
 		return rec_cfi_leb(r, 0);
 	case REC_PE_SLEB128:
@@ -73,7 +73,7 @@ uint64_t rec_cfi_raw(struct rd *r, uint8_t fmt)
 	return 0;
 }
 
-uint64_t rec_cfi_addr(struct rd *r, uint8_t enc)
+uint64_t rec_cfi_addr(struct rec_cfird *r, uint8_t enc)
 {
 	uint64_t here = r->va + (uint64_t)(r->p - r->sec);
 	uint64_t v = rec_cfi_raw(r, enc & REC_PE_FORMAT);
@@ -146,18 +146,18 @@ int rec_cfi_section(Elf *e, const char *name, struct rec_cfisec *s)
 }
 
 /* The body of the entry at @off (after its length); empty for a terminator. */
-static int entry_at(const struct rec_cfisec *s, uint64_t off, struct rd *body, int *dwarf64)
+static int entry_at(const struct rec_cfisec *s, uint64_t off, struct rec_cfird *body, int *dwarf64)
 {
-	struct rd r = {s->buf, s->buf, s->buf + s->size, s->va, 0};
+	struct rec_cfird r = {s->buf, s->buf, s->buf + s->size, s->va, 0};
 	uint64_t len;
 
 	if (off > s->size)
 		return -EINVAL;
 	r.p += off;
-	len = rd_u(&r, 4);
+	len = rec_cfird__u(&r, 4);
 	*dwarf64 = len == 0xffffffff;
 	if (*dwarf64)
-		len = rd_u(&r, 8);
+		len = rec_cfird__u(&r, 8);
 	if (r.bad || len > (uint64_t)(r.end - r.p))
 		return -EINVAL;
 	r.end = r.p + len;
@@ -171,21 +171,21 @@ static int is_cie_id(const struct rec_cfisec *s, uint64_t id, int dwarf64)
 }
 
 /* The CIE augmentation: 'R' and 'S' matter; 'z' lets us skip what we do not know. */
-static void cie_aug(struct rd *r, const char *aug, size_t alen, struct rec_cie *c)
+static void cie_aug(struct rec_cfird *r, const char *aug, size_t alen, struct rec_cie *c)
 {
 	uint64_t n = rec_cfi_leb(r, 0);
-	struct rd a = *r;
+	struct rec_cfird a = *r;
 	size_t i;
 
-	rd_skip(r, n);
+	rec_cfird__skip(r, n);
 	a.end = r->p;
 	for (i = 1; i < alen && !r->bad; i++) {
 		if (aug[i] == 'R')
-			c->fde_enc = (uint8_t)rd_u(&a, 1);
+			c->fde_enc = (uint8_t)rec_cfird__u(&a, 1);
 		else if (aug[i] == 'L')
-			rd_u(&a, 1);
+			rec_cfird__u(&a, 1);
 		else if (aug[i] == 'P')
-			rec_cfi_raw(&a, (uint8_t)rd_u(&a, 1) & REC_PE_FORMAT);
+			rec_cfi_raw(&a, (uint8_t)rec_cfird__u(&a, 1) & REC_PE_FORMAT);
 		else if (aug[i] == 'S')
 			c->signal = true;
 		else if (aug[i] != 'B')
@@ -198,27 +198,27 @@ static int parse_cie(const struct rec_cfisec *s, uint64_t off, struct rec_cie *c
 {
 	const char *aug;
 	size_t alen;
-	struct rd r;
+	struct rec_cfird r;
 	int d64, ver, err;
 
 	err = entry_at(s, off, &r, &d64);
 	if (err)
 		return err;
-	if (!is_cie_id(s, rd_u(&r, !s->eh && d64 ? 8 : 4), d64) || r.bad)
+	if (!is_cie_id(s, rec_cfird__u(&r, !s->eh && d64 ? 8 : 4), d64) || r.bad)
 		return -EINVAL;
 	*c = (struct rec_cie){.off = UINT64_MAX, .fde_enc = s->eh ? REC_PE_ABSPTR : REC_PE_UDATA8};
-	ver = (int)rd_u(&r, 1);
+	ver = (int)rec_cfird__u(&r, 1);
 	aug = (const char *)r.p;
 	alen = strnlen(aug, (size_t)(r.end - r.p));
-	rd_skip(&r, alen + 1);
-	if (ver >= 4 && rd_u(&r, 1) == 4) /* address size, then segment selector size */
+	rec_cfird__skip(&r, alen + 1);
+	if (ver >= 4 && rec_cfird__u(&r, 1) == 4) /* address size, then segment selector size */
 		c->fde_enc = REC_PE_UDATA4;
 	if (ver >= 4)
-		rd_u(&r, 1);
+		rec_cfird__u(&r, 1);
 	c->code_align = rec_cfi_leb(&r, 0);
 	c->data_align = (int64_t)rec_cfi_leb(&r, 1);
 	if (ver == 1)
-		rd_u(&r, 1); /* return address register */
+		rec_cfird__u(&r, 1); /* return address register */
 	else
 		rec_cfi_leb(&r, 0);
 	c->aug_z = !r.bad && aug[0] == 'z';
@@ -237,13 +237,13 @@ static int parse_cie(const struct rec_cfisec *s, uint64_t off, struct rec_cie *c
  * The entry whose body @r starts at its CIE id or pointer: 1 an FDE (its
  * CIE in @c), 0 a CIE, or -EINVAL.
  */
-static int entry(const struct rec_cfisec *s, struct rd r, int d64, struct rec_cie *c,
+static int entry(const struct rec_cfisec *s, struct rec_cfird r, int d64, struct rec_cie *c,
 		 struct rec_fde *f)
 {
 	uint64_t id_off = (uint64_t)(r.p - s->buf), id, cie_off;
 	int err;
 
-	id = rd_u(&r, !s->eh && d64 ? 8 : 4);
+	id = rec_cfird__u(&r, !s->eh && d64 ? 8 : 4);
 	if (r.bad || (s->eh && id > id_off))
 		return -EINVAL;
 	if (is_cie_id(s, id, d64))
@@ -258,7 +258,7 @@ static int entry(const struct rec_cfisec *s, struct rd r, int d64, struct rec_ci
 	f->lo = rec_cfi_addr(&r, c->fde_enc);
 	f->len = rec_cfi_raw(&r, c->fde_enc & REC_PE_FORMAT);
 	if (c->aug_z)
-		rd_skip(&r, rec_cfi_leb(&r, 0));
+		rec_cfird__skip(&r, rec_cfi_leb(&r, 0));
 	if (r.bad || f->lo + f->len < f->lo)
 		return -EINVAL;
 	f->insns = r;
@@ -267,7 +267,7 @@ static int entry(const struct rec_cfisec *s, struct rd r, int d64, struct rec_ci
 
 int rec_cfi_next(const struct rec_cfisec *s, uint64_t *off, struct rec_cie *c, struct rec_fde *f)
 {
-	struct rd r;
+	struct rec_cfird r;
 	int d64, ret;
 
 	while (*off < s->size) {
@@ -290,7 +290,7 @@ int rec_cfi_next(const struct rec_cfisec *s, uint64_t *off, struct rec_cie *c, s
 
 int rec_cfi_fde_at(const struct rec_cfisec *s, uint64_t off, struct rec_cie *c, struct rec_fde *f)
 {
-	struct rd r;
+	struct rec_cfird r;
 	int d64, ret;
 
 	ret = entry_at(s, off, &r, &d64);
@@ -302,25 +302,26 @@ int rec_cfi_fde_at(const struct rec_cfisec *s, uint64_t off, struct rec_cie *c, 
 	return ret == 1 ? 0 : ret ? ret : -EINVAL;
 }
 
-static void operand(struct rd *r, char kind, uint8_t enc, struct rec_cfainsn *in, uint64_t *v)
+static void operand(struct rec_cfird *r, char kind, uint8_t enc, struct rec_cfainsn *in,
+		    uint64_t *v)
 {
 	if (kind == 'a')
 		*v = rec_cfi_addr(r, enc);
 	else if (kind >= '1' && kind <= '8')
-		*v = rd_u(r, (size_t)(kind - '0'));
+		*v = rec_cfird__u(r, (size_t)(kind - '0'));
 	else if (kind == 's' || kind == 'S')
 		*v = rec_cfi_leb(r, 1);
 	else
 		*v = rec_cfi_leb(r, 0);
 	if (kind == 'b' || kind == 'E') {
 		in->block = r->p;
-		rd_skip(r, *v);
+		rec_cfird__skip(r, *v);
 	}
 	in->cfa |= kind >= 'A' && kind <= 'Z';
 	in->cfa_reg |= kind == 'R';
 }
 
-int rec_cfi_insn(struct rd *r, uint8_t enc, struct rec_cfainsn *in)
+int rec_cfi_insn(struct rec_cfird *r, uint8_t enc, struct rec_cfainsn *in)
 {
 	const char *ops;
 	size_t n;

@@ -61,7 +61,7 @@
 #define REC_CFA_RESTORE	       0xc0 /* the register in the low six bits */
 
 /* A cursor in one section: a read past @end sets @bad and yields 0. */
-struct rd {
+struct rec_cfird {
 	const uint8_t *sec, *p, *end;
 	uint64_t va; /* address of sec[0], for pc-relative pointers */
 	int bad;
@@ -82,13 +82,13 @@ struct rec_cie {
 	bool signal; /* augmentation 'S': its FDEs describe signal frames */
 	uint64_t code_align;
 	int64_t data_align;
-	struct rd init; /* the initial instructions */
+	struct rec_cfird init; /* the initial instructions */
 };
 
 struct rec_fde {
 	uint64_t off; /* where it starts in its section */
 	uint64_t lo, len;
-	struct rd insns;
+	struct rec_cfird insns;
 };
 
 /* One decoded CFA instruction. */
@@ -100,7 +100,8 @@ struct rec_cfainsn {
 	const uint8_t *block;
 };
 
-static inline uint64_t rd_u(struct rd *r, size_t n)
+/** rec_cfird__u() - the next @n-byte little-endian value at @r, or 0 past its end. */
+static inline uint64_t rec_cfird__u(struct rec_cfird *r, size_t n)
 {
 	uint64_t v = 0;
 	size_t i;
@@ -115,7 +116,8 @@ static inline uint64_t rd_u(struct rd *r, size_t n)
 	return v;
 }
 
-static inline void rd_skip(struct rd *r, uint64_t n)
+/** rec_cfird__skip() - step @r over @n bytes, or mark it bad past its end. */
+static inline void rec_cfird__skip(struct rec_cfird *r, uint64_t n)
 {
 	if (r->bad || (uint64_t)(r->end - r->p) < n) {
 		r->bad = 1;
@@ -124,13 +126,13 @@ static inline void rd_skip(struct rd *r, uint64_t n)
 	r->p += n;
 }
 
-uint64_t rec_cfi_leb(struct rd *r, int is_signed);
+uint64_t rec_cfi_leb(struct rec_cfird *r, int is_signed);
 
 /* A value in DW_EH_PE format @fmt, sign-extended for the sdata ones. */
-uint64_t rec_cfi_raw(struct rd *r, uint8_t fmt);
+uint64_t rec_cfi_raw(struct rec_cfird *r, uint8_t fmt);
 
 /* An address: only absolute and pc-relative ones occur in x86-64 CFI. */
-uint64_t rec_cfi_addr(struct rd *r, uint8_t enc);
+uint64_t rec_cfi_addr(struct rec_cfird *r, uint8_t enc);
 
 /**
  * rec_cfi_elf() - libelf's view of @fd when it is an ELF64 x86-64 file.
@@ -165,6 +167,6 @@ int rec_cfi_fde_at(const struct rec_cfisec *s, uint64_t off, struct rec_cie *c, 
  * @return 1 one in @in; 0 the end of the program; -EINVAL truncated;
  * -ENOTSUP an opcode we do not know (its operands cannot be skipped).
  */
-int rec_cfi_insn(struct rd *r, uint8_t enc, struct rec_cfainsn *in);
+int rec_cfi_insn(struct rec_cfird *r, uint8_t enc, struct rec_cfainsn *in);
 
 #endif /* REC_CFIREAD_H */

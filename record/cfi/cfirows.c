@@ -12,12 +12,9 @@
 #include <string.h>
 #include "cfiread.h"
 #include "cfirows.h"
+#include "grow.h"
 
-#define DW_REG_RBP 6
-#define DW_REG_RSP 7
-#define DW_REG_RA  16
-
-#define RULE_HARD  4	 /* DW_CFA_register or an expression: no enum rec_rule */
+#define RULE_HARD  4	 /* DW_CFA_register or an expression: no enum sac_cfi_rule */
 #define STACK_MAX  16	 /* remember_state depth; gcc nests one or two */
 #define CACHE_BITS 6	 /* a direct-mapped cache of 64 rows, by address */
 #define MAX_LOADS  8	 /* PT_LOAD segments kept for rec_cfirows__at_offset() */
@@ -54,7 +51,7 @@ struct fdeix {
 struct slot {
 	uint64_t vaddr;
 	int ret; /* -1: empty */
-	struct rec_cfirow row;
+	struct sac_cfi_row row;
 };
 
 struct load {
@@ -77,12 +74,12 @@ struct rec_cfirows {
 /* x86-64 ABI initial rules (elfutils backends/x86_64_cfi.c); the CFA is unset. */
 static const struct state abi_state = {
 	.cfa = CFA_UNDEF,
-	.r = {{REC_RULE_SAME, 0}, {REC_RULE_VAL, 0}, {REC_RULE_SAME, 0}},
+	.r = {{SAC_CFI_SAME, 0}, {SAC_CFI_VAL, 0}, {SAC_CFI_SAME, 0}},
 };
 
 static int column(uint64_t reg)
 {
-	return reg == DW_REG_RBP ? 0 : reg == DW_REG_RSP ? 1 : reg == DW_REG_RA ? 2 : -1;
+	return reg == SAC_DWARF_RBP ? 0 : reg == SAC_DWARF_RSP ? 1 : reg == SAC_DWARF_RA ? 2 : -1;
 }
 
 /* libdw keeps a register's offset in a 61-bit field (struct dwarf_frame_register). */
@@ -149,18 +146,18 @@ static bool apply(struct eval *e, const struct rec_cfainsn *in)
 	case REC_CFA_OFFSET:
 	case REC_CFA_OFFSET_EXT:
 	case REC_CFA_OFFSET_EXT_SF:
-		set_rule(s, a0, REC_RULE_AT, a1 * da);
+		set_rule(s, a0, SAC_CFI_AT, a1 * da);
 		break;
 	case REC_CFA_GNU_NEG_OFFSET:
-		set_rule(s, a0, REC_RULE_AT, -a1 * da);
+		set_rule(s, a0, SAC_CFI_AT, -a1 * da);
 		break;
 	case REC_CFA_VAL_OFFSET:
 	case REC_CFA_VAL_OFFSET_SF:
-		set_rule(s, a0, REC_RULE_VAL, a1 * da);
+		set_rule(s, a0, SAC_CFI_VAL, a1 * da);
 		break;
 	case REC_CFA_UNDEFINED:
 	case REC_CFA_SAME_VALUE:
-		set_rule(s, a0, in->op == REC_CFA_UNDEFINED ? REC_RULE_UNSET : REC_RULE_SAME, 0);
+		set_rule(s, a0, in->op == REC_CFA_UNDEFINED ? SAC_CFI_UNSET : SAC_CFI_SAME, 0);
 		break;
 	case REC_CFA_REGISTER:
 	case REC_CFA_EXPR:
@@ -191,7 +188,7 @@ static bool apply(struct eval *e, const struct rec_cfainsn *in)
  * Run the program @r until the location passes e->pc (libdw: the row before
  * that advance applies) or the program ends. @return false: HARD.
  */
-static bool run(struct eval *e, struct rd r)
+static bool run(struct eval *e, struct rec_cfird r)
 {
 	struct rec_cfainsn in;
 	uint32_t left = MAX_INSNS;
@@ -224,17 +221,18 @@ static bool run(struct eval *e, struct rd r)
 	return ret == 0;
 }
 
-static int to_row(const struct state *s, bool signal, struct rec_cfirow *row)
+static int to_row(const struct state *s, bool signal, struct sac_cfi_row *row)
 {
 	size_t k;
 
 	if (s->cfa == CFA_BAD ||
-	    (s->cfa == CFA_OFF && s->cfa_reg != DW_REG_RBP && s->cfa_reg != DW_REG_RSP))
+	    (s->cfa == CFA_OFF && s->cfa_reg != SAC_DWARF_RBP && s->cfa_reg != SAC_DWARF_RSP))
 		return REC_CFIROW_HARD;
 	for (k = 0; k < 3; k++)
 		if (s->r[k].how == RULE_HARD)
 			return REC_CFIROW_HARD;
-	row->cfa_reg = s->cfa == CFA_OFF ? (uint8_t)s->cfa_reg : REC_NO_CFA;
+	row->how = SAC_CFI_RULES;
+	row->cfa_reg = s->cfa == CFA_OFF ? (uint8_t)s->cfa_reg : SAC_CFI_NO_CFA;
 	row->cfa_off = s->cfa == CFA_OFF ? s->cfa_off : 0;
 	row->rbp = s->r[0].how;
 	row->rbp_off = s->r[0].off;
@@ -248,7 +246,7 @@ static int to_row(const struct state *s, bool signal, struct rec_cfirow *row)
 
 /* The row of @pc in the FDE @f of CIE @c. */
 static int evaluate(const struct rec_cie *c, const struct rec_fde *f, uint64_t pc,
-		    struct rec_cfirow *row)
+		    struct sac_cfi_row *row)
 {
 	struct eval e = {.s = abi_state, .c = c};
 	struct state cie_row;
@@ -297,7 +295,7 @@ static bool find_fde(const struct rec_cfirows *t, uint64_t vaddr, uint64_t *off)
 	return true;
 }
 
-static int lookup(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row)
+static int lookup(struct rec_cfirows *t, uint64_t vaddr, struct sac_cfi_row *row)
 {
 	struct rec_fde f;
 	uint64_t off;
@@ -311,7 +309,7 @@ static int lookup(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row)
 	return evaluate(&t->cie, &f, vaddr, row);
 }
 
-int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row)
+int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct sac_cfi_row *row)
 {
 	struct slot *sl = &t->cache[(vaddr * 0x9e3779b97f4a7c15ULL) >> (64 - CACHE_BITS)];
 
@@ -324,7 +322,7 @@ int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *ro
 	return sl->ret;
 }
 
-int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct rec_cfirow *row)
+int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct sac_cfi_row *row)
 {
 	for (size_t i = 0; i < t->nloads; i++)
 		if (off >= t->loads[i].off && off - t->loads[i].off < t->loads[i].size)
@@ -353,14 +351,14 @@ static void read_loads(struct rec_cfirows *t)
  */
 static void use_hdr(struct rec_cfirows *t, const struct rec_cfisec *h)
 {
-	struct rd r = {h->buf, h->buf, h->buf + h->size, h->va, 0};
+	struct rec_cfird r = {h->buf, h->buf, h->buf + h->size, h->va, 0};
 	uint8_t ver, ptr_enc, cnt_enc, tab_enc;
 	uint64_t eh, n;
 
-	ver = (uint8_t)rd_u(&r, 1);
-	ptr_enc = (uint8_t)rd_u(&r, 1);
-	cnt_enc = (uint8_t)rd_u(&r, 1);
-	tab_enc = (uint8_t)rd_u(&r, 1);
+	ver = (uint8_t)rec_cfird__u(&r, 1);
+	ptr_enc = (uint8_t)rec_cfird__u(&r, 1);
+	cnt_enc = (uint8_t)rec_cfird__u(&r, 1);
+	tab_enc = (uint8_t)rec_cfird__u(&r, 1);
 	eh = rec_cfi_addr(&r, ptr_enc);
 	n = rec_cfi_addr(&r, cnt_enc);
 	if (r.bad || ver != 1 || tab_enc != (REC_PE_DATAREL | REC_PE_SDATA4) || eh != t->eh.va ||
@@ -392,14 +390,8 @@ static int build_index(struct rec_cfirows *t)
 	while ((ret = rec_cfi_next(&t->eh, &off, &c, &f)) > 0) {
 		if (!f.len)
 			continue;
-		if (t->n == cap) {
-			struct fdeix *ix = realloc(t->ix, (cap * 2 + 64) * sizeof(*ix));
-
-			if (!ix)
-				return -ENOMEM;
-			t->ix = ix;
-			cap = cap * 2 + 64;
-		}
+		if (SAC_GROW(t->ix, cap, t->n + 1, 64))
+			return -ENOMEM;
 		t->ix[t->n++] = (struct fdeix){f.lo, f.off};
 	}
 	if (ret)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cfirows.h - the CFI row of one x86-64 ELF file's .eh_frame at an address,
- * reduced as sa-report's unwinder reduces libdw's (report/uwrows.c): the CFA
- * and the rules for rbp, rsp and the return address, so that sa-record can
- * tell which stack words that unwind will read.
+ * reduced as sa-report's unwinder reduces libdw's (report/uwrows.c) to a
+ * core/cfistep.h row, so that sa-record can tell which stack words that
+ * unwind will read.
  */
 #ifndef REC_CFIROWS_H
 #define REC_CFIROWS_H
@@ -11,24 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cfistep.h"
+
 struct rec_cfirows;
-
-/* Where a register of the caller is, given the CFA: enum uw_rule of report/uwrows.h. */
-enum rec_rule {
-	REC_RULE_UNSET, /* cannot be recovered */
-	REC_RULE_SAME,	/* this frame did not change it */
-	REC_RULE_AT,	/* saved at CFA + off */
-	REC_RULE_VAL,	/* its value is CFA + off */
-};
-
-#define REC_NO_CFA 0xff
-
-struct rec_cfirow {
-	uint8_t cfa_reg;			   /* DWARF 6 (rbp), 7 (rsp), or REC_NO_CFA */
-	uint8_t rbp, rsp, ra;			   /* enum rec_rule */
-	bool signal;				   /* the CIE has augmentation 'S' */
-	int64_t cfa_off, rbp_off, rsp_off, ra_off; /* 0 where unused */
-};
 
 enum {
 	REC_CFIROW_OK,
@@ -64,7 +49,7 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out);
  * does not evaluate for the CFA, rbp, rsp or the return address, or FDE data
  * that does not parse).
  */
-int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *row);
+int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct sac_cfi_row *row);
 
 /**
  * rec_cfirows__at_offset() - rec_cfirows__at() for the byte at offset @off
@@ -72,7 +57,7 @@ int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct rec_cfirow *ro
  * turned into an address through the file's PT_LOAD segments.
  * @return as rec_cfirows__at(); REC_CFIROW_NONE where no segment holds @off.
  */
-int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct rec_cfirow *row);
+int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct sac_cfi_row *row);
 
 /** rec_cfirows__free() - release @t. Accepts NULL. */
 void rec_cfirows__free(struct rec_cfirows *t);

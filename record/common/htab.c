@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hash.h"
 #include "htab.h"
 
 struct rec_htab {
@@ -25,57 +26,6 @@ struct rec_htab {
 static inline unsigned char *slot_at(const struct rec_htab *h, size_t i)
 {
 	return h->slots + i * h->slot_sz;
-}
-
-uint64_t rec_hash_bytes(const void *p, size_t len, uint64_t seed)
-{
-	const unsigned char *b = p;
-	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ull);
-	uint64_t w;
-
-	while (len >= 8) {
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-		b += 8;
-		len -= 8;
-	}
-	w = 0;
-	memcpy(&w, b, len);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 31);
-}
-
-/*
- * rec_hash_bytes() runs one chain of dependent multiplies, 8 bytes per
- * multiply's latency; on the 4-32 KiB stack copies of --call-graph dwarf that
- * was the recorder's largest cost. Four chains over 32-byte blocks keep the
- * multiplier busy; the tail and the lanes go through rec_hash_bytes().
- */
-uint64_t rec_hash_bulk(const void *p, size_t len, uint64_t seed)
-{
-	const unsigned char *b = p;
-	uint64_t a = seed ^ len, c = seed ^ 0x243f6a8885a308d3ull, d = seed ^ 0x13198a2e03707344ull,
-		 e = seed ^ 0xa4093822299f31d0ull, w[4];
-
-	for (; len >= 32; b += 32, len -= 32) {
-		memcpy(w, b, 32);
-		a = (a ^ w[0]) * 0xff51afd7ed558ccdull;
-		c = (c ^ w[1]) * 0xff51afd7ed558ccdull;
-		d = (d ^ w[2]) * 0xff51afd7ed558ccdull;
-		e = (e ^ w[3]) * 0xff51afd7ed558ccdull;
-		a ^= a >> 32;
-		c ^= c >> 32;
-		d ^= d >> 32;
-		e ^= e >> 32;
-	}
-	w[0] = a;
-	w[1] = c;
-	w[2] = d;
-	w[3] = e;
-	return rec_hash_bytes(b, len, rec_hash_bytes(w, sizeof(w), seed));
 }
 
 struct rec_htab *rec_htab__new(size_t key_sz, size_t val_sz)
@@ -101,7 +51,7 @@ struct rec_htab *rec_htab__new(size_t key_sz, size_t val_sz)
 static size_t find(const struct rec_htab *h, const void *key, bool *found)
 {
 	size_t mask = h->cap - 1;
-	size_t i = rec_hash_bytes(key, h->key_sz, 0) & mask;
+	size_t i = sac_hash_bytes(key, h->key_sz, 0) & mask;
 	unsigned char *s;
 
 	for (;; i = (i + 1) & mask) {

@@ -13,19 +13,6 @@
 struct rec_htab;
 
 /**
- * rec_hash_bytes() - 64-bit hash of @len bytes at @p, varied by @seed.
- */
-uint64_t rec_hash_bytes(const void *p, size_t len, uint64_t seed);
-
-/**
- * rec_hash_bulk() - 64-bit hash of @len bytes at @p, varied by @seed, about
- * eight times faster than rec_hash_bytes() on kilobytes (four independent
- * multiply chains instead of one). Weaker: for keys that are compared byte
- * for byte on a match, never for identity by hash alone.
- */
-uint64_t rec_hash_bulk(const void *p, size_t len, uint64_t seed);
-
-/**
  * rec_htab__new() - an empty table of @key_sz-byte keys (compared bytewise:
  * zero any padding) and @val_sz-byte values.
  * @return a table released with rec_htab__free(), or NULL with errno set.

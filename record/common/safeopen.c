@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "filekind.h"
 #include "safeopen.h"
 
 static int resolve(const char *path, const struct rec_safeopen_opts *o)
@@ -40,25 +41,6 @@ static int resolve(const char *path, const struct rec_safeopen_opts *o)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static const char *kind(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFLNK:
-		return "a symbolic link";
-	case S_IFIFO:
-		return "a FIFO";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFSOCK:
-		return "a socket";
-	case S_IFDIR:
-		return "a directory";
-	}
-	return "not a regular file";
-}
-
 static bool owner_ok(const struct stat *st, const struct rec_safeopen_opts *o)
 {
 	int i;
@@ -78,7 +60,9 @@ static bool owner_ok(const struct stat *st, const struct rec_safeopen_opts *o)
 static int check(const struct stat *st, const struct rec_safeopen_opts *o, char *why, size_t sz)
 {
 	if (!S_ISREG(st->st_mode)) {
-		snprintf(why, sz, "%s", kind(st->st_mode));
+		const char *k = sac_file_kind(st->st_mode);
+
+		snprintf(why, sz, "%s", k ? k : "not a regular file");
 		return S_ISLNK(st->st_mode) ? -ELOOP : -EPERM;
 	}
 	if (!owner_ok(st, o)) {

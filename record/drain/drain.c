@@ -14,7 +14,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpf_session.h"
+#include "clock.h"
 #include "drain.h"
+#include "grow.h"
 #include "htab.h"
 #include "loss.h"
 #include "mapdrain.h"
@@ -89,24 +91,9 @@ static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u6
 /* Room for one more new stack of @n frames (doubling both arrays). */
 static int reserve_news(struct rec_drain *d, __u32 n)
 {
-	if (d->nnews == d->news_cap) {
-		size_t cap = d->news_cap ? 2 * d->news_cap : 64;
-		struct new_stack *v = realloc(d->news, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->news = v;
-		d->news_cap = cap;
-	}
-	while (d->nnew_ips + n > d->new_ips_cap) {
-		size_t cap = d->new_ips_cap ? 2 * d->new_ips_cap : 1024;
-		__u64 *v = realloc(d->new_ips, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->new_ips = v;
-		d->new_ips_cap = cap;
-	}
+	if (SAC_GROW(d->news, d->news_cap, d->nnews + 1, 64) ||
+	    SAC_GROW(d->new_ips, d->new_ips_cap, d->nnew_ips + n, 1024))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -357,19 +344,12 @@ static int clear_stacks(struct rec_drain *d, __u32 set)
 {
 	int fd = rec_session__stack_fd(d->s, set);
 	size_t n = 0, i;
-	__u32 key, *p;
+	__u32 key;
 
 	for (__u32 *prev = NULL; !bpf_map_get_next_key(fd, prev, &key);
 	     prev = &d->stack_keys[n - 1]) {
-		if (n == d->stack_keys_cap) {
-			size_t cap = n ? 2 * n : 1024;
-
-			p = realloc(d->stack_keys, cap * sizeof(*p));
-			if (!p)
-				return -ENOMEM;
-			d->stack_keys = p;
-			d->stack_keys_cap = cap;
-		}
+		if (SAC_GROW(d->stack_keys, d->stack_keys_cap, n + 1, 1024))
+			return -ENOMEM;
 		d->stack_keys[n++] = key;
 	}
 	for (i = 0; i < n; i++)
@@ -443,9 +423,9 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 
 static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
 {
-	uint64_t until = rec_now_ns(CLOCK_MONOTONIC) + grace_ns, now;
+	uint64_t until = sac_now_ns(CLOCK_MONOTONIC) + grace_ns, now;
 
-	while ((now = rec_now_ns(CLOCK_MONOTONIC)) < until)
+	while ((now = sac_now_ns(CLOCK_MONOTONIC)) < until)
 		rec_drain__poll(d, (int)((until - now) / 1000000) + 1);
 }
 
@@ -470,7 +450,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (d->sc && (err = rec_sc__poll(d->sc)))
 		return err;
 	rec_session__flip(d->s, &epoch);
-	iv.end_ns = rec_now_ns(CLOCK_MONOTONIC);
+	iv.end_ns = sac_now_ns(CLOCK_MONOTONIC);
 	*end_ns = iv.end_ns;
 	iv.seq = epoch;
 	set = epoch & 1;

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
+#include "hash.h"
 #include "htab.h"
 #include "record.h"
 #include "stackdb.h"
@@ -53,18 +55,13 @@ struct rec_stackdb *rec_stackdb__new(void)
 
 static int remember_nframes(struct rec_stackdb *db, __u32 id, __u32 n)
 {
-	__u8 *p;
-
 	if (id >= db->cap) {
-		size_t cap = db->cap ? db->cap * 2 : 4096;
+		size_t old = db->cap;
 
-		p = realloc(db->nframes, cap);
-		if (!p)
+		if (SAC_GROW(db->nframes, db->cap, (size_t)id + 1, 4096))
 			return -ENOMEM;
 		/* id 0 means "no stack" and is looked up too: it must read 0 */
-		memset(p + db->cap, 0, cap - db->cap);
-		db->nframes = p;
-		db->cap = cap;
+		memset(db->nframes + old, 0, db->cap - old);
 	}
 	db->nframes[id] = n > 255 ? 255 : n;
 	return 0;
@@ -88,8 +85,8 @@ __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, 
 	*err = 0;
 	if (!n)
 		return 0;
-	k.h1 = rec_hash_bytes(ips, n * sizeof(*ips), 0x5a5a);
-	k.h2 = rec_hash_bytes(ips, n * sizeof(*ips), 0x0123456789abcdefull);
+	k.h1 = sac_hash_bytes(ips, n * sizeof(*ips), 0x5a5a);
+	k.h2 = sac_hash_bytes(ips, n * sizeof(*ips), 0x0123456789abcdefull);
 	id = rec_htab__put(db->ids, &k, &is_new);
 	if (!id) {
 		*err = -ENOMEM;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "htab.h"
 #include "stackkeep.h"
 
@@ -58,18 +59,8 @@ int rec_stack_frames__add(struct stack_frames *sf, __u32 id, __u32 kind, const _
 	struct kept *k;
 	bool is_new;
 
-	if (fs->nips + n > fs->cap) {
-		size_t cap = fs->cap ? fs->cap : 4096;
-		__u64 *p;
-
-		while (cap < fs->nips + n)
-			cap *= 2;
-		p = realloc(fs->ips, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		fs->ips = p;
-		fs->cap = cap;
-	}
+	if (SAC_GROW(fs->ips, fs->cap, fs->nips + n, 4096))
+		return -ENOMEM;
 	k = rec_htab__put(fs->ids, &id, &is_new);
 	if (!k)
 		return -ENOMEM;

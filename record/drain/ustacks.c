@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "grow.h"
+#include "hash.h"
 #include "htab.h"
 #include "procs.h"
 #include "record.h"
@@ -93,7 +95,7 @@ bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set)
 /* The hash of capture @e with bytes @b. */
 static __u64 ent_hash(const struct us_ent *e, const void *b)
 {
-	return rec_hash_bulk(b, e->ubytes, rec_hash_bytes(e, ENT_ID_LEN, 0x5a5a));
+	return sac_hash_bulk(b, e->ubytes, sac_hash_bytes(e, ENT_ID_LEN, 0x5a5a));
 }
 
 /* Is the entry at @off of @s capture @e with bytes @b? */
@@ -255,18 +257,8 @@ static void keep_frames(struct rec_ustacks *u, struct us_set *s, struct us_ent *
 	const uint64_t *pcs;
 	uint32_t n, walk = rec_uwtrim__frames(u->trim, &pcs, &n);
 
-	if (s->nframes + n > s->frames_cap) {
-		size_t ncap = s->frames_cap ? s->frames_cap : 4096;
-		uint64_t *p;
-
-		while (ncap < s->nframes + n)
-			ncap *= 2;
-		p = realloc(s->frames, ncap * sizeof(*p));
-		if (!p)
-			return; /* the record says "not walked": a report needs the binaries */
-		s->frames = p;
-		s->frames_cap = ncap;
-	}
+	if (SAC_GROW(s->frames, s->frames_cap, s->nframes + n, 4096))
+		return; /* the record says "not walked": a report needs the binaries */
 	memcpy(s->frames + s->nframes, pcs, n * sizeof(*pcs));
 	e->walk = walk;
 	e->fr = s->nframes;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * uwtrim.c - walk a captured user stack the way sa-report will (the step
- * rules of report/unwind.c, over rows from record/cfirows.c) and keep the
+ * of core/cfistep.h, over rows from record/cfirows.c) and keep the
  * words that walk reads. The walk needs a few words per frame out of the
  * 4-16 KiB copied, so a USTACK_SPARSE record is a few hundred bytes, and
  * sa-report decompresses that much instead of the whole copy.
@@ -23,6 +23,7 @@
 
 #include "elfsyms.h"
 #include "cfirows.h"
+#include "hash.h"
 #include "htab.h"
 #include "maptab.h"
 #include "saf.h"
@@ -57,12 +58,6 @@ struct rec_uwtrim {
 	struct ut_file last;
 	uint8_t last_bid[SAF_MAX_BUILD_ID];
 	uint32_t last_len; /* 0: none */
-};
-
-/* A register of the frame being stepped from: its value, if known. */
-struct ut_reg {
-	uint64_t v;
-	bool ok;
 };
 
 struct rec_uwtrim *rec_uwtrim__new(struct rec_maptab *mt)
@@ -124,11 +119,11 @@ static const struct ut_file *open_file(struct rec_uwtrim *t, uint32_t pid, const
 	int fd;
 
 	if (m->build_id.len) {
-		k.h1 = rec_hash_bytes(m->build_id.data, m->build_id.len, s1);
-		k.h2 = rec_hash_bytes(m->build_id.data, m->build_id.len, s2);
+		k.h1 = sac_hash_bytes(m->build_id.data, m->build_id.len, s1);
+		k.h2 = sac_hash_bytes(m->build_id.data, m->build_id.len, s2);
 	} else {
-		k.h1 = rec_hash_bytes(m->path.str, m->path.len, rec_hash_bytes(di, sizeof(di), s1));
-		k.h2 = rec_hash_bytes(m->path.str, m->path.len, rec_hash_bytes(di, sizeof(di), s2));
+		k.h1 = sac_hash_bytes(m->path.str, m->path.len, sac_hash_bytes(di, sizeof(di), s1));
+		k.h2 = sac_hash_bytes(m->path.str, m->path.len, sac_hash_bytes(di, sizeof(di), s2));
 	}
 	f = rec_htab__get(t->files, &k);
 	if (f)
@@ -174,7 +169,7 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
  * / _HARD where the walk cannot be followed here.
  */
 static int row_at(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint64_t pc,
-		  struct rec_cfirow *r)
+		  struct sac_cfi_row *r)
 {
 	const struct ut_file *f;
 	struct saf_map m;
@@ -210,56 +205,10 @@ static bool read_word(struct ut_walk *w, uint64_t addr, uint64_t *v)
 	return true;
 }
 
-/* The caller's register by @rule (report/unwind.c caller_reg()). */
-static struct ut_reg caller_reg(struct ut_walk *w, uint8_t rule, int64_t off, uint64_t cfa,
-				struct ut_reg same)
+/* read_word() as core/cfistep.h calls it. */
+static bool step_read(void *w, uint64_t addr, uint64_t *v)
 {
-	struct ut_reg r = {0, false};
-
-	switch (rule) {
-	case REC_RULE_SAME:
-		return same;
-	case REC_RULE_AT:
-		r.ok = read_word(w, cfa + (uint64_t)off, &r.v);
-		return r;
-	case REC_RULE_VAL:
-		return (struct ut_reg){cfa + (uint64_t)off, true};
-	}
-	return r;
-}
-
-/* One step by row @r (report/unwind.c step(), CFI case): the caller's pc or 0. */
-static uint64_t step(struct ut_walk *w, const struct rec_cfirow *r, struct ut_reg *sp,
-		     struct ut_reg *fp)
-{
-	struct ut_reg cfa, ra, prev;
-
-	cfa = r->cfa_reg == 6 ? *fp : r->cfa_reg == 7 ? *sp : (struct ut_reg){0, false};
-	if (!cfa.ok)
-		return 0;
-	cfa.v += (uint64_t)r->cfa_off;
-	prev = caller_reg(w, r->rbp, r->rbp_off, cfa.v, *fp);
-	*sp = caller_reg(w, r->rsp, r->rsp_off, cfa.v, *sp);
-	*fp = prev;
-	ra = caller_reg(w, r->ra, r->ra_off, cfa.v, (struct ut_reg){0, false});
-	return ra.ok ? ra.v : 0;
-}
-
-/* No module: libdwfl's x86-64 frame-pointer fallback (report/unwind.c step()). */
-static uint64_t fp_step(struct ut_walk *w, struct ut_reg *sp, struct ut_reg *fp)
-{
-	uint64_t old_sp = sp->ok ? sp->v : 0, ra;
-	struct ut_reg prev = {0, true};
-
-	if (!fp->ok || !fp->v)
-		return 0;
-	if (!read_word(w, fp->v, &prev.v))
-		prev.v = 0;
-	if (!read_word(w, fp->v + 8, &ra) || old_sp >= fp->v + 16)
-		return 0;
-	*sp = (struct ut_reg){fp->v + 16, true};
-	*fp = prev;
-	return ra;
+	return read_word(w, addr, v);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -341,7 +290,7 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 			 uint64_t fp, const uint8_t *stack, uint32_t len, uint8_t *out, size_t cap)
 {
 	struct ut_walk w = {t, sp, stack, len};
-	struct ut_reg rsp = {sp, true}, rbp = {fp, true};
+	struct sac_cfi_reg rsp = {sp, true}, rbp = {fp, true};
 	uint32_t tail = len; /* kept whole from here on */
 	uint64_t pc = ip;
 	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
@@ -355,7 +304,7 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 	if (!len)
 		return -1; /* nothing copied, nothing to trim */
 	for (int depth = 1; pc && depth < UT_MAX_FRAMES; depth++) {
-		struct rec_cfirow r;
+		struct sac_cfi_row r;
 		int rc;
 
 		if (depth > 1)
@@ -363,7 +312,8 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 		rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r);
 
 		if (rc == UT_NO_MODULE) {
-			pc = fp_step(&w, &rsp, &rbp);
+			/* libdwfl's frame-pointer fallback, as the report's walk takes it */
+			pc = sac_cfi__fp_step(&rsp, &rbp, step_read, &w);
 			exact = false;
 			continue;
 		}
@@ -377,7 +327,7 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 			t->walk = SAF_WALK_CUT;
 			break;
 		}
-		pc = step(&w, &r, &rsp, &rbp);
+		pc = sac_cfi__step(&r, &rsp, &rbp, step_read, &w);
 		exact = r.signal;
 	}
 	if (t->nreads > UT_MAX_READS)

@@ -12,8 +12,11 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "elfread.h"
 #include "elfsyms.h"
+#include "grow.h"
+#include "hash.h"
 #include "safeopen.h"
 
 #define SYM_WANTED  1
@@ -43,22 +46,9 @@ struct rec_elfsyms {
 	struct rec_elfsyms_stats st;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static size_t bid_hash(const uint8_t *b, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return (size_t)h;
+	return (size_t)sac_hash_fnv1a(SAC_FNV1A_BASIS, b, len);
 }
 
 static size_t default_max_fds(void)
@@ -116,14 +106,8 @@ static int grow(struct rec_elfsyms *es)
 	size_t cap, i;
 	void *p;
 
-	if (es->nfiles == es->cap) {
-		cap = es->cap ? es->cap * 2 : 64;
-		p = realloc(es->files, cap * sizeof(*es->files));
-		if (!p)
-			return -ENOMEM;
-		es->files = p;
-		es->cap = cap;
-	}
+	if (SAC_GROW(es->files, es->cap, es->nfiles + 1, 64))
+		return -ENOMEM;
 	if ((es->nfiles + 1) * 2 <= es->hash_cap)
 		return 0;
 	cap = es->hash_cap ? es->hash_cap * 2 : 128;
@@ -190,7 +174,7 @@ cleanup:
 
 static void load(struct rec_elfsyms *es, struct efile *f)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int fd = f->fd, err;
 
 	if (fd < 0)
@@ -222,22 +206,13 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 		es->st.failed++;
 	else
 		es->st.loaded++;
-	es->st.load_ns += now_ns() - t0;
+	es->st.load_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 static int push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v)
 {
-	void *p;
-
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-
-		p = realloc(*arr, c * elem);
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*cap = c;
-	}
+	if (sac_grow(arr, cap, *n + 1, elem, 16))
+		return -ENOMEM;
 	memcpy((char *)*arr + *n * elem, v, elem);
 	(*n)++;
 	return 0;

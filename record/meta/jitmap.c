@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
+#include "grow.h"
 #include "jitmap.h"
 #include "safeopen.h"
 
@@ -72,19 +74,11 @@ static size_t lower_bound(const struct rec_jitmap *jm, uint32_t pid)
 int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid)
 {
 	size_t i = lower_bound(jm, pid);
-	void *p;
 
 	if (i < jm->n && jm->ps[i].pid == pid)
 		return 0;
-	if (jm->n == jm->cap) {
-		size_t cap = jm->cap ? jm->cap * 2 : 64;
-
-		p = realloc(jm->ps, cap * sizeof(*jm->ps));
-		if (!p)
-			return -ENOMEM;
-		jm->ps = p;
-		jm->cap = cap;
-	}
+	if (SAC_GROW(jm->ps, jm->cap, jm->n + 1, 64))
+		return -ENOMEM;
 	memmove(&jm->ps[i + 1], &jm->ps[i], (jm->n - i) * sizeof(*jm->ps));
 	jm->ps[i] = (struct jproc){.pid = pid, .fd = -1, .nuids = -1};
 	jm->n++;
@@ -195,20 +189,12 @@ static int emit_line(uint32_t pid, char *line, const struct rec_sink *sink)
 	return rec_sink__emit(sink, &rec) ?: 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Each drain (@force), and an exit seen JIT_POLL_NS after the last budget
  * ran out, gets JIT_POLL_BYTES and JIT_POLL_NS for all map files together,
  * however many there are and however they grow. */
 static void refill(struct rec_jitmap *jm, bool force)
 {
-	uint64_t t = now_ns();
+	uint64_t t = sac_now_ns(CLOCK_MONOTONIC);
 
 	if (!force && t < jm->poll_end_ns + JIT_POLL_NS)
 		return;
@@ -218,7 +204,7 @@ static void refill(struct rec_jitmap *jm, bool force)
 
 static bool budget_left(struct rec_jitmap *jm)
 {
-	return jm->poll_bytes && now_ns() < jm->poll_end_ns;
+	return jm->poll_bytes && sac_now_ns(CLOCK_MONOTONIC) < jm->poll_end_ns;
 }
 
 /* Emit the complete lines of jm->buf[0, n), read at jp->off; *more is

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "grow.h"
 #include "htab.h"
 #include "maptab.h"
 #include "safeopen.h"
@@ -130,15 +131,8 @@ static struct image *get_img(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 
 	if (i >= 0)
 		return &mt->imgs[i];
-	if (mt->nimgs == mt->cap) {
-		size_t cap = mt->cap ? mt->cap * 2 : 256;
-
-		im = realloc(mt->imgs, cap * sizeof(*im));
-		if (!im)
-			return NULL;
-		mt->imgs = im;
-		mt->cap = cap;
-	}
+	if (SAC_GROW(mt->imgs, mt->cap, mt->nimgs + 1, 256))
+		return NULL;
 	im = &mt->imgs[mt->nimgs++];
 	memset(im, 0, sizeof(*im));
 	im->pid = pid;
@@ -226,16 +220,9 @@ static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 		if (own >= 0)
 			close(own);
 		di = &tmp;
-		if (e->m.inode && mt->ndis < 65536) {
-			void *p = mt->ndis < mt->dis_cap
-					  ? mt->dis
-					  : realloc(mt->dis, (mt->dis_cap = mt->dis_cap * 2 + 64) *
-								     sizeof(*mt->dis));
-			if (p) {
-				mt->dis = p;
-				mt->dis[mt->ndis++] = tmp;
-			}
-		}
+		if (e->m.inode && mt->ndis < 65536 &&
+		    !SAC_GROW(mt->dis, mt->dis_cap, mt->ndis + 1, 64))
+			mt->dis[mt->ndis++] = tmp;
 	}
 	if (di->bid_len > 0) {
 		memcpy(e->bid, di->bid, di->bid_len);
@@ -247,15 +234,8 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 {
 	struct mapent *e;
 
-	if (im->n == im->cap) {
-		size_t cap = im->cap ? im->cap * 2 : 16;
-
-		e = realloc(im->maps, cap * sizeof(*e));
-		if (!e)
-			goto nomem;
-		im->maps = e;
-		im->cap = cap;
-	}
+	if (SAC_GROW(im->maps, im->cap, im->n + 1, 16))
+		goto nomem;
 	e = &im->maps[im->n];
 	e->m = *m;
 	e->file = -1;

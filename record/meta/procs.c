@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
+#include "hash.h"
 #include "htab.h"
 #include "maptab.h"
 #include "procs.h"
@@ -101,7 +103,7 @@ static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 	struct rec_sink sink = {rec_sink__writer_emit, p->w};
 	char path[64], pcomm[64], exe[4096];
 	bool current = !p->cur_gen || p->cur_gen(p->ctx, tgid) == gen;
-	uint64_t now = rec_now_ns(CLOCK_MONOTONIC);
+	uint64_t now = sac_now_ns(CLOCK_MONOTONIC);
 	ssize_t n = 0;
 	int err;
 
@@ -159,7 +161,7 @@ int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const
 		return -ENOMEM;
 	if (is_new && (err = capture(p, tgid, gen, name)))
 		return err;
-	h = rec_hash_bytes(name, strlen(name), gen) | 1;
+	h = sac_hash_bytes(name, strlen(name), gen) | 1;
 	last = rec_htab__put(p->comms, &tid, NULL);
 	if (!last)
 		return -ENOMEM;
@@ -167,7 +169,7 @@ int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const
 		return 0;
 	*last = h;
 	rec.comm =
-		(struct saf_comm){.pid = tgid, .tid = tid, .time_ns = rec_now_ns(CLOCK_MONOTONIC)};
+		(struct saf_comm){.pid = tgid, .tid = tid, .time_ns = sac_now_ns(CLOCK_MONOTONIC)};
 	rec.comm.comm = saf_str__from(name);
 	return saf_writer__add(p->w, &rec);
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
+#include "grow.h"
 #include "jitmap.h"
 #include "ksyms.h"
 #include "maptab.h"
@@ -37,14 +39,6 @@ struct rec_sc {
 	size_t nips, ips_cap;
 	uint64_t note_ns;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 {
@@ -91,7 +85,7 @@ cleanup:
 static int write_child(struct rec_sc *sc)
 {
 	struct saf_record rec = {.kind = SAF_REC_PROC};
-	uint64_t t = mono_ns();
+	uint64_t t = sac_now_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	rec.proc = (struct saf_proc){.pid = sc->child,
@@ -117,36 +111,20 @@ int rec_sc__poll(struct rec_sc *sc)
 
 static int keep_ustack(struct rec_sc *sc, uint32_t fid, const uint64_t *ips, uint32_t n)
 {
-	void *p;
-
 	if (fid < sc->us_base)
 		return 0;
 	fid -= sc->us_base;
 	if (fid >= sc->nus) {
-		size_t cap = sc->nus ? sc->nus : 1024;
+		size_t old = sc->nus; /* the count is the capacity: every slot is set or zero */
 
-		while (cap <= fid)
-			cap *= 2;
-		p = realloc(sc->us, cap * sizeof(*sc->us));
-		if (!p)
+		if (SAC_GROW(sc->us, sc->nus, (size_t)fid + 1, 1024))
 			return -ENOMEM;
-		sc->us = p;
-		memset(sc->us + sc->nus, 0, (cap - sc->nus) * sizeof(*sc->us));
-		sc->nus = cap;
+		memset(sc->us + old, 0, (sc->nus - old) * sizeof(*sc->us));
 	}
 	if (sc->us[fid].set)
 		return 0;
-	if (sc->nips + n > sc->ips_cap) {
-		size_t cap = sc->ips_cap ? sc->ips_cap * 2 : 65536;
-
-		while (cap < sc->nips + n)
-			cap *= 2;
-		p = realloc(sc->ips, cap * sizeof(*sc->ips));
-		if (!p)
-			return -ENOMEM;
-		sc->ips = p;
-		sc->ips_cap = cap;
-	}
+	if (SAC_GROW(sc->ips, sc->ips_cap, sc->nips + n, 65536))
+		return -ENOMEM;
 	memcpy(sc->ips + sc->nips, ips, n * sizeof(*ips));
 	sc->us[fid] = (struct ustack){.off = sc->nips, .n = n, .set = 1};
 	sc->nips += n;
@@ -155,7 +133,7 @@ static int keep_ustack(struct rec_sc *sc, uint32_t fid, const uint64_t *ips, uin
 
 int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t *ips, uint32_t n)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = 0;
 
 	/* Loaded at the first kernel stack, not at start: reading kallsyms
@@ -168,13 +146,13 @@ int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t
 		ret = rec_ksyms__note(sc->ks, ips, n, &sc->sink);
 	else if (kind == SAF_STACK_USER && sc->es && fid)
 		ret = keep_ustack(sc, fid, ips, n);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
 int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = rec_jitmap__note(sc->jm, pid);
 	const struct ustack *u = ufid >= sc->us_base && ufid - sc->us_base < sc->nus
 					 ? &sc->us[ufid - sc->us_base]
@@ -182,24 +160,24 @@ int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 
 	if (!ret && sc->es && ufid && u && u->set)
 		ret = rec_maptab__note_stack(sc->mt, pid, gen, sc->ips + u->off, u->n);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
 int rec_sc__note_ip(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint64_t ip)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = rec_jitmap__note(sc->jm, pid);
 
 	if (!ret && sc->es)
 		ret = rec_maptab__note_stack(sc->mt, pid, gen, &ip, 1);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
 int rec_sc__interval_end(struct rec_sc *sc)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int ret = 0;
 
 	if (sc->es)
@@ -207,7 +185,7 @@ int rec_sc__interval_end(struct rec_sc *sc)
 	if (ret >= 0)
 		ret = rec_jitmap__poll(sc->jm, &sc->sink);
 	rec_maptab__drained(sc->mt);
-	sc->note_ns += mono_ns() - t0;
+	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }
 
@@ -266,7 +244,7 @@ int rec_sc__new_file(struct rec_sc *sc, uint32_t keep_from)
 	rec_jitmap__new_file(sc->jm);
 	ret = rebase_ustacks(sc, keep_from);
 	if (!ret)
-		ret = rec_maptab__emit_all(sc->mt, mono_ns(), &sc->sink);
+		ret = rec_maptab__emit_all(sc->mt, sac_now_ns(CLOCK_MONOTONIC), &sc->sink);
 	return ret < 0 ? ret : 0;
 }
 

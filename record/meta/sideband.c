@@ -17,6 +17,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
+#include "grow.h"
 #include "jitmap.h"
 #include "safeopen.h"
 #include "sideband.h"
@@ -53,14 +55,6 @@ struct rec_sideband {
 	uint64_t seq;
 	struct rec_sideband_stats st;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static size_t read_pid_max(void)
 {
@@ -172,28 +166,10 @@ static int queue_add(struct rec_sideband *sb, const void *a, size_t alen, const 
 {
 	size_t len = alen + blen;
 	struct qent *e;
-	void *p;
 
-	if (sb->arena_len + len > sb->arena_cap) {
-		size_t cap = sb->arena_cap ? sb->arena_cap * 2 : 1 << 20;
-
-		while (cap < sb->arena_len + len)
-			cap *= 2;
-		p = realloc(sb->arena, cap);
-		if (!p)
-			return -ENOMEM;
-		sb->arena = p;
-		sb->arena_cap = cap;
-	}
-	if (sb->nq == sb->qcap) {
-		size_t cap = sb->qcap ? sb->qcap * 2 : 4096;
-
-		p = realloc(sb->q, cap * sizeof(*sb->q));
-		if (!p)
-			return -ENOMEM;
-		sb->q = p;
-		sb->qcap = cap;
-	}
+	if (SAC_GROW(sb->arena, sb->arena_cap, sb->arena_len + len, 1 << 20) ||
+	    SAC_GROW(sb->q, sb->qcap, sb->nq + 1, 4096))
+		return -ENOMEM;
 	memcpy(sb->arena + sb->arena_len, a, alen);
 	if (blen)
 		memcpy(sb->arena + sb->arena_len + alen, b, blen);
@@ -476,7 +452,7 @@ static int compact(struct rec_sideband *sb, size_t done)
 
 int rec_sideband__poll(struct rec_sideband *sb, bool final)
 {
-	uint64_t limit = final ? UINT64_MAX : mono_ns() - REORDER_NS;
+	uint64_t limit = final ? UINT64_MAX : sac_now_ns(CLOCK_MONOTONIC) - REORDER_NS;
 	size_t i = 0;
 	int r, err = 0;
 

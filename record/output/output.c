@@ -17,15 +17,6 @@
 #include "rec_output.h"
 #include "record.h"
 
-/** rec_now_ns() - the time of @clock in nanoseconds. */
-uint64_t rec_now_ns(int clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /**
  * rec_output_open() - create the recording under a temporary name beside
  * @path ("@path.tmp-PID", O_EXCL | O_NOFOLLOW, mode 0600), so that a start

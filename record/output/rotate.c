@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "grow.h"
 #include "record.h"
 #include "rotate.h"
 
@@ -178,7 +179,7 @@ static int cmp_name(const void *a, const void *b)
 /* The closed files of the set, oldest first. */
 static int list_set(struct rec_rotate *rt, struct old_file **out, size_t *n)
 {
-	struct old_file *v = NULL, *p;
+	struct old_file *v = NULL;
 	size_t cap = 0;
 	struct dirent *de;
 	struct stat st;
@@ -197,13 +198,8 @@ static int list_set(struct rec_rotate *rt, struct old_file **out, size_t *n)
 		if (fstatat(rt->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p)
-				break;
-			v = p;
-		}
+		if (SAC_GROW(v, cap, *n + 1, 64))
+			break;
 		v[*n].name = strdup(de->d_name);
 		v[*n].size = (uint64_t)st.st_size;
 		if (v[*n].name)

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "binopen.h"
+#include "filekind.h"
+#include "hash.h"
 
 #define WARNED_MAX 64
 
@@ -20,19 +22,10 @@ static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t warned[WARNED_MAX];
 static size_t nwarned;
 
-static uint64_t hash_path(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
 /* Once per path (a binary is tried by build id, then symbols, then DWARF). */
 static void warn_once(const char *path, const char *why)
 {
-	uint64_t h = hash_path(path);
+	uint64_t h = sac_hash_fnv1a(SAC_FNV1A_BASIS, path, strlen(path));
 	bool seen = false;
 	size_t i;
 
@@ -44,21 +37,6 @@ static void warn_once(const char *path, const char *why)
 	pthread_mutex_unlock(&warned_lock);
 	if (!seen)
 		fprintf(stderr, "sa-report: skipping %s: %s\n", path, why);
-}
-
-static const char *kind(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFIFO:
-		return "a FIFO, not a regular file";
-	case S_IFCHR:
-		return "a character device, not a regular file";
-	case S_IFBLK:
-		return "a block device, not a regular file";
-	case S_IFSOCK:
-		return "a socket, not a regular file";
-	}
-	return "not a regular file";
 }
 
 int rpt_bin_open(const char *path)
@@ -74,7 +52,10 @@ int rpt_bin_open(const char *path)
 	if (!err && S_ISDIR(st.st_mode)) {
 		err = -EISDIR; /* a directory: just not there, as before */
 	} else if (!err && !S_ISREG(st.st_mode)) {
-		warn_once(path, kind(st.st_mode));
+		const char *k = sac_file_kind(st.st_mode);
+
+		snprintf(why, sizeof(why), "%s%snot a regular file", k ? k : "", k ? ", " : "");
+		warn_once(path, why);
 		err = -EPERM;
 	} else if (!err && (uint64_t)st.st_size > RPT_BIN_MAX_SIZE) {
 		snprintf(why, sizeof(why), "%lld bytes, over the cap of %llu",

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+#include "hash.h"
 #include "profile.h"
 #include "strpool.h"
 
@@ -16,26 +18,12 @@
 #define INIT_INDEX 1024 /* slots; always a power of two */
 #define EMPTY_SLOT 0	/* name_index: offset 0 ("") is never stored; stack_index: index + 1 */
 
-/* FNV-1a, 64 bit: short names, good spread, no dependency. */
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *b = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define HASH_SEED 0xcbf29ce484222325ULL
-
 /* A frame's module, or 0 in a profile without a module table (profile.h). */
 #define FRAME_MODULE(p, f) ((p)->nmodules ? (f).module : 0)
 
 static uint64_t hash_frames(const struct rpt_profile *p, const struct rpt_frame *f, uint32_t n)
 {
-	uint64_t h = HASH_SEED;
+	uint64_t h = SAC_FNV1A_BASIS;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t v = ((uint64_t)f[i].name << 3) ^ f[i].kind ^
@@ -97,7 +85,7 @@ static int rehash_names(struct rpt_profile *p)
 
 		if (off == EMPTY_SLOT)
 			continue;
-		slot = hash_bytes(HASH_SEED, s, strlen(s)) & mask;
+		slot = sac_hash_fnv1a(SAC_FNV1A_BASIS, s, strlen(s)) & mask;
 		while (idx[slot] != EMPTY_SLOT)
 			slot = (slot + 1) & mask;
 		idx[slot] = off;
@@ -127,7 +115,7 @@ int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
 			return err;
 	}
 	mask = p->name_index_cap - 1;
-	slot = hash_bytes(HASH_SEED, name, len) & mask;
+	slot = sac_hash_fnv1a(SAC_FNV1A_BASIS, name, len) & mask;
 	while ((off = p->name_index[slot]) != EMPTY_SLOT) {
 		if (!memcmp(p->pool + off, name, len) && p->pool[off + len] == '\0')
 			return off;
@@ -135,7 +123,7 @@ int64_t rpt_profile__intern(struct rpt_profile *p, const char *name, size_t len)
 	}
 	if (p->pool_len + len + 1 > UINT32_MAX)
 		return -ENOMEM;
-	err = rpt_grow((void **)&p->pool, &p->pool_cap, p->pool_len + len + 1, 1, INIT_POOL);
+	err = sac_grow((void **)&p->pool, &p->pool_cap, p->pool_len + len + 1, 1, INIT_POOL);
 	if (err)
 		return err;
 	off = (uint32_t)p->pool_len;
@@ -212,11 +200,9 @@ int rpt_profile__reserve(struct rpt_profile *p, size_t nstacks, size_t nframes)
 	size_t cap = p->stack_index_cap;
 	int err;
 
-	err = rpt_grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + nstacks,
-		       sizeof(*p->stacks), 256);
+	err = SAC_GROW(p->stacks, p->stacks_cap, p->nstacks + nstacks, 256);
 	if (!err)
-		err = rpt_grow((void **)&p->frames, &p->frames_cap, p->nframes + nframes,
-			       sizeof(*p->frames), 1024);
+		err = SAC_GROW(p->frames, p->frames_cap, p->nframes + nframes, 1024);
 	while (!err && (p->nstacks + nstacks) * 2 > cap)
 		cap *= 2;
 	if (err || cap == p->stack_index_cap)
@@ -262,11 +248,9 @@ int64_t rpt_profile__add_index(struct rpt_profile *p, const struct rpt_frame *fr
 	}
 	if (p->nstacks >= UINT32_MAX - 1 || p->nframes + n > UINT32_MAX)
 		return -ENOMEM;
-	err = rpt_grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks),
-		       256);
+	err = SAC_GROW(p->stacks, p->stacks_cap, p->nstacks + 1, 256);
 	if (!err)
-		err = rpt_grow((void **)&p->frames, &p->frames_cap, p->nframes + n,
-			       sizeof(*p->frames), 1024);
+		err = SAC_GROW(p->frames, p->frames_cap, p->nframes + n, 1024);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
@@ -368,7 +352,7 @@ int rpt_profile__merge(struct rpt_profile *dst, const struct rpt_profile *src)
 		const struct rpt_stack *s = &src->stacks[i];
 		const struct rpt_frame *f = src->frames + s->first;
 
-		err = rpt_grow((void **)&buf, &cap, s->nframes, sizeof(*buf), 64);
+		err = SAC_GROW(buf, cap, s->nframes, 64);
 		if (err)
 			goto cleanup;
 		for (uint32_t j = 0; j < s->nframes; j++) {
@@ -431,8 +415,7 @@ int64_t rpt_profile__add_module(struct rpt_profile *p, const char *path, const c
 	 * Frames stored before hold module 0, which hashes as it did without
 	 * it, so the stack index stays valid.
 	 */
-	err = rpt_grow((void **)&p->modules, &p->modules_cap, p->nmodules + 1, sizeof(*p->modules),
-		       16);
+	err = SAC_GROW(p->modules, p->modules_cap, p->nmodules + 1, 16);
 	if (err)
 		return err;
 	p->modules[p->nmodules++] = (struct rpt_module){(uint32_t)off, (uint32_t)bid};

@@ -1,46 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * strpool.c - interning string pool and u64 -> u64 hash map of the report
- * pipeline, and rpt_grow(). Both grow by doubling; lookups are O(1) expected,
+ * pipeline. Both grow by doubling; lookups are O(1) expected,
  * so report cost follows the number of distinct names and addresses, not samples.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "strpool.h"
-
-uint64_t rpt_hash_bytes(const void *p, size_t len, uint64_t seed)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return rpt_hash64(h);
-}
-
-int rpt_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t init)
-{
-	size_t ncap = *cap ? *cap : init;
-	void *nbuf;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	nbuf = realloc(*buf, ncap * elem);
-	if (!nbuf)
-		return -ENOMEM;
-	*buf = nbuf;
-	*cap = ncap;
-	return 0;
-}
 
 int rpt_strpool__init(struct rpt_strpool *sp)
 {
@@ -76,7 +45,7 @@ static uint32_t str_hash(const char *s, size_t len)
 		memcpy(&w, s, len);
 		h = (h ^ w) * 0xff51afd7ed558ccdULL;
 	}
-	return (uint32_t)rpt_hash64(h);
+	return (uint32_t)sac_hash_mix64(h);
 }
 
 static int strpool_grow_index(struct rpt_strpool *sp)
@@ -147,7 +116,7 @@ int64_t rpt_strpool__intern(struct rpt_strpool *sp, const char *s, size_t len)
 
 static size_t hmap_find(const struct rpt_hmap *m, uint64_t key)
 {
-	size_t j = rpt_hash64(key) & (m->cap - 1);
+	size_t j = sac_hash_mix64(key) & (m->cap - 1);
 
 	while (m->slots[j].key != UINT64_MAX && m->slots[j].key != key)
 		j = (j + 1) & (m->cap - 1);

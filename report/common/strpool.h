@@ -58,27 +58,4 @@ int rpt_hmap__put(struct rpt_hmap *m, uint64_t key, uint64_t val);
 /** rpt_hmap__fini() - release the map's memory. Safe on a zeroed map. */
 void rpt_hmap__fini(struct rpt_hmap *m);
 
-/** rpt_hash64() - a well-mixed hash of a 64-bit value. */
-static inline uint64_t rpt_hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/** rpt_hash_bytes() - FNV-1a of a byte range, mixed. */
-uint64_t rpt_hash_bytes(const void *p, size_t len, uint64_t seed);
-
-/**
- * rpt_grow() - make room for @need elements of @elem bytes in the array
- * *@buf of capacity *@cap (in elements), doubling from @init (> 0). On
- * success *@buf and *@cap may change; on failure both are left as they
- * were, so the caller still owns (and frees) the old array.
- * @return 0 or -ENOMEM (also when the size would overflow).
- */
-int rpt_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t init);
-
 #endif /* SA_REPORT_STRPOOL_H */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "input.h"
 #include "output.h"
 
@@ -80,15 +81,8 @@ static int add_line(struct parse_state *st, const char *s, const char *e, uint64
 
 		if (n == UINT32_MAX)
 			return -EOVERFLOW;
-		if (n >= st->cap) {
-			size_t ncap = st->cap ? st->cap * 2 : 64;
-			void *nf = realloc(st->frames, ncap * sizeof(*st->frames));
-
-			if (!nf)
-				return -ENOMEM;
-			st->frames = nf;
-			st->cap = ncap;
-		}
+		if (SAC_GROW(st->frames, st->cap, (size_t)n + 1, 64))
+			return -ENOMEM;
 		kind = frame_kind(s, &len, n);
 		off = rpt_profile__intern(st->p, s, len);
 		if (off < 0)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "input.h"
 
 #define MAX_NAME 4096
@@ -193,17 +194,7 @@ static uint32_t frame_kind(const char *mod, size_t mlen, bool unknown)
 /* Room for one more frame and the root. */
 static int grow(struct ps *x)
 {
-	size_t ncap = x->cap ? x->cap * 2 : 128;
-	void *nf;
-
-	if (x->n + 2 <= x->cap)
-		return 0;
-	nf = realloc(x->fr, ncap * sizeof(*x->fr));
-	if (!nf)
-		return -ENOMEM;
-	x->fr = nf;
-	x->cap = ncap;
-	return 0;
+	return SAC_GROW(x->fr, x->cap, x->n + 2, 128);
 }
 
 static int push(struct ps *x, const char *name, uint32_t kind, uint32_t module)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "output_int.h"
 
 static int cmp_idx(const void *a, const void *b, void *arg)
@@ -22,15 +23,8 @@ static int push_node(struct rpt_flame *f, uint32_t name, uint32_t kind, uint32_t
 {
 	struct rpt_flame_node *n;
 
-	if (f->len == f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 1024;
-		void *nn = realloc(f->n, ncap * sizeof(*f->n));
-
-		if (!nn)
-			return -ENOMEM;
-		f->n = nn;
-		f->cap = ncap;
-	}
+	if (SAC_GROW(f->n, f->cap, f->len + 1, 1024))
+		return -ENOMEM;
 	n = &f->n[f->len++];
 	memset(n, 0, sizeof(*n));
 	n->name = name;

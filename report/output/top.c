@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "output_int.h"
 
 static int functab_grow_index(struct rpt_functab *t)
@@ -47,15 +48,8 @@ static struct rpt_func *functab_get(struct rpt_functab *t, uint32_t name, uint32
 			return &t->v[v - 1];
 		slot = (slot + 1) & mask;
 	}
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		void *nv = realloc(t->v, ncap * sizeof(*t->v));
-
-		if (!nv)
-			return NULL;
-		t->v = nv;
-		t->cap = ncap;
-	}
+	if (SAC_GROW(t->v, t->cap, t->n + 1, 256))
+		return NULL;
 	r = &t->v[t->n];
 	memset(r, 0, sizeof(*r));
 	r->name = name;

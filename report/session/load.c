@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
+#include "hash.h"
 #include "session_int.h"
 
 static int64_t intern(struct rpt_session *s, const struct saf_str *str)
@@ -93,29 +95,9 @@ static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_
 
 static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 {
-	struct rpt_stackref *ref;
-
-	if (l->nrefs == l->refs_cap) {
-		size_t ncap = l->refs_cap ? l->refs_cap * 2 : 1024;
-
-		ref = realloc(l->refs, ncap * sizeof(*ref));
-		if (!ref)
-			return -ENOMEM;
-		l->refs = ref;
-		l->refs_cap = ncap;
-	}
-	if (l->nips + st->nframes > l->ips_cap) {
-		size_t ncap = l->ips_cap ? l->ips_cap * 2 : 16384;
-		uint64_t *ips;
-
-		while (ncap < l->nips + st->nframes)
-			ncap *= 2;
-		ips = realloc(l->ips, ncap * sizeof(*ips));
-		if (!ips)
-			return -ENOMEM;
-		l->ips = ips;
-		l->ips_cap = ncap;
-	}
+	if (SAC_GROW(l->refs, l->refs_cap, l->nrefs + 1, 1024) ||
+	    SAC_GROW(l->ips, l->ips_cap, l->nips + st->nframes, 16384))
+		return -ENOMEM;
 	if (st->nframes) /* both arrays may be NULL for an empty stack */
 		memcpy(l->ips + l->nips, st->ips, st->nframes * sizeof(*st->ips));
 	l->refs[l->nrefs] = (struct rpt_stackref){l->nips, st->nframes, st->kind};
@@ -244,7 +226,7 @@ static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64
 
 	if ((l->ncounts + 1) * 2 > l->counts_cap && counts_grow(l))
 		return -ENOMEM;
-	h = (uint32_t)rpt_hash_bytes(k, sizeof(*k), 0);
+	h = (uint32_t)sac_hash_fnv(k, sizeof(*k), 0);
 	j = h & (l->counts_cap - 1);
 	while (l->counts[j].used &&
 	       (l->counts[j].hash != h || memcmp(&l->counts[j].k, k, sizeof(*k))))

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "grow.h"
 #include "maps.h"
 
 struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
@@ -25,15 +26,8 @@ struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
 		m->proc_valid = true;
 		return &m->procs[idx];
 	}
-	if (m->nprocs == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-
-		p = realloc(m->procs, ncap * sizeof(*p));
-		if (!p)
-			return NULL;
-		m->procs = p;
-		m->cap = ncap;
-	}
+	if (SAC_GROW(m->procs, m->cap, m->nprocs + 1, 64))
+		return NULL;
 	if (rpt_hmap__put(&m->index, key, m->nprocs))
 		return NULL;
 	m->proc_key = key;
@@ -54,15 +48,8 @@ int rpt_maps__add(struct rpt_maps *m, uint32_t pid, uint32_t gen, const struct r
 		return -ENOMEM;
 	if (map->end <= map->start)
 		return 0;
-	if (p->nmaps == p->maps_cap) {
-		size_t ncap = p->maps_cap ? p->maps_cap * 2 : 16;
-		struct rpt_map *n = realloc(p->maps, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->maps = n;
-		p->maps_cap = ncap;
-	}
+	if (SAC_GROW(p->maps, p->maps_cap, p->nmaps + 1, 16))
+		return -ENOMEM;
 	p->maps[p->nmaps++] = *map;
 	if (map->end - map->start > p->max_len)
 		p->max_len = map->end - map->start;

@@ -181,8 +181,7 @@ static int64_t module_of(struct res_ctx *x, uint32_t dso)
 	if (dso == RPT_NO_DSO)
 		return 0;
 	if (dso >= cap) {
-		if (rpt_grow((void **)&x->mods, &x->mods_cap, (size_t)dso + 1, sizeof(*x->mods),
-			     64))
+		if (SAC_GROW(x->mods, x->mods_cap, (size_t)dso + 1, 64))
 			return -ENOMEM;
 		for (size_t i = cap; i < x->mods_cap; i++)
 			x->mods[i] = -1;
@@ -264,11 +263,10 @@ static int warm(struct res_ctx *x, const struct key_job *jobs, size_t njobs)
 				continue;
 			off = la - m->start + m->pgoff;
 			/* a collision only leaves an address to the keys' own lookup */
-			key = rpt_hash64(off ^ rpt_hash64(m->dso ^ (m->pgoff << 24))) >> 1;
+			key = sac_hash_mix64(off ^ sac_hash_mix64(m->dso ^ (m->pgoff << 24))) >> 1;
 			if (rpt_hmap__get(&seen, key, &key))
 				continue;
-			if (rpt_grow((void **)&v, &cap, n + 1, sizeof(*v), 1024) ||
-			    rpt_hmap__put(&seen, key, 0)) {
+			if (SAC_GROW(v, cap, n + 1, 1024) || rpt_hmap__put(&seen, key, 0)) {
 				err = -ENOMEM;
 				break;
 			}

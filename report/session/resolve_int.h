@@ -6,6 +6,8 @@
 #ifndef SA_REPORT_RESOLVE_INT_H
 #define SA_REPORT_RESOLVE_INT_H
 
+#include "grow.h"
+#include "hash.h"
 #include "session_int.h"
 
 #define RES_MAX_FRAMES (2 * SAF_MAX_FRAMES + 2)

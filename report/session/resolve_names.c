@@ -146,7 +146,7 @@ int rpt_res__addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t
 	n = rpt_symbolizer__lookup(x->s->sym, dso, off, pgoff, &f);
 	if (n < 0)
 		return n;
-	if (rpt_grow((void **)&c->frames, &c->frames_cap, c->nframes + n, sizeof(*c->frames), 1024))
+	if (SAC_GROW(c->frames, c->frames_cap, c->nframes + n, 1024))
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		int64_t name = rpt_res__prof_name(x->s, x->prof, f[i].name);
@@ -212,8 +212,7 @@ int rpt_res__kernel(struct res_ctx *x, const struct key_job *job)
 		x->n = e->n;
 	} else {
 		err = kernel_frames(x, &job->kstack, &e->unnamed);
-		if (err || rpt_grow((void **)&x->kframes, &x->kframes_cap, x->nkframes + x->n,
-				    sizeof(*x->kframes), 1024))
+		if (err || SAC_GROW(x->kframes, x->kframes_cap, x->nkframes + x->n, 1024))
 			return err ? err : -ENOMEM;
 		memcpy(x->kframes + x->nkframes, x->fr, x->n * sizeof(*x->fr));
 		*e = (struct kstack_ent){(uint32_t)x->nkframes, x->n, true, e->unnamed};

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "session_int.h"
 
 static int parse_ids(const char *list, uint32_t **out, size_t *n)
@@ -98,15 +99,8 @@ int rpt_session__add_file(struct rpt_session *s, const char *path, struct rpt_pr
 	int64_t p;
 	int err;
 
-	if (s->nfiles == s->files_cap) {
-		size_t ncap = s->files_cap ? s->files_cap * 2 : 4;
-		struct rpt_file_stats *f = realloc(s->files, ncap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		s->files = f;
-		s->files_cap = ncap;
-	}
+	if (SAC_GROW(s->files, s->files_cap, s->nfiles + 1, 4))
+		return -ENOMEM;
 	l.st = &s->files[s->nfiles];
 	memset(l.st, 0, sizeof(*l.st));
 	l.file_idx = s->nfiles;

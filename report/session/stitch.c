@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hash.h"
 #include "session_int.h"
 
 #define STITCH_MAX_OUTER 3
@@ -24,7 +25,7 @@ _Static_assert(RPT_USTACK_MAX_FRAMES < 1 << STITCH_POS_BITS, "frame positions fi
 static uint64_t stitch_key(uint32_t pid, uint32_t gen, uint64_t addr)
 {
 	uint64_t k[2] = {(uint64_t)pid << 32 | gen, addr};
-	uint64_t h = rpt_hash_bytes(k, sizeof(k), 0x57);
+	uint64_t h = sac_hash_fnv(k, sizeof(k), 0x57);
 
 	return h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
 }

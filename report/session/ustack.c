@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "session_int.h"
 #include "unwind.h"
 #include "uwpick.h"
@@ -97,7 +98,7 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 static int intern_frames(struct rpt_loaded *l, const uint64_t *ips, uint32_t n, uint32_t *id,
 			 bool *is_new)
 {
-	uint64_t h = rpt_hash_bytes(ips, n * sizeof(*ips), n), v, r;
+	uint64_t h = sac_hash_fnv(ips, n * sizeof(*ips), n), v, r;
 	bool hashed = rpt_hmap__get(&l->ustack_ids, h == UINT64_MAX ? 0 : h, &v);
 
 	if (hashed && rpt_hmap__get(&l->stacks, v, &r) && l->refs[r].n == n &&

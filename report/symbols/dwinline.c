@@ -15,6 +15,7 @@
 #include <dwarf.h>
 
 #include "dwinline.h"
+#include "grow.h"
 #include "strpool.h"
 
 #define DWI_MAX_DEPTH 256
@@ -93,13 +94,13 @@ static int add_die(struct sub_idx *c, Dwarf_Die *die, int32_t parent)
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
 
-	if (rpt_grow((void **)&c->dies, &c->dies_cap, c->ndies + 1, sizeof(*c->dies), 64))
+	if (SAC_GROW(c->dies, c->dies_cap, c->ndies + 1, 64))
 		return -ENOMEM;
 	c->dies[me] = (struct dwi_die){*die, parent, c->nranges, 0};
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (end <= start)
 			continue;
-		if (rpt_grow((void **)&c->own, &c->ranges_cap, c->nranges + 1, sizeof(*c->own), 64))
+		if (SAC_GROW(c->own, c->ranges_cap, c->nranges + 1, 64))
 			return -ENOMEM;
 		c->own[c->nranges++] = (struct dwi_range){start, end, me};
 		c->dies[me].n++;
@@ -203,7 +204,7 @@ static int collect_subs(struct cu_subs *c, Dwarf_Die *parent, int depth)
 		while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
-			if (rpt_grow((void **)&c->subs, &c->cap, c->n + 1, sizeof(*c->subs), 64))
+			if (SAC_GROW(c->subs, c->cap, c->n + 1, 64))
 				return -ENOMEM;
 			c->subs[c->n++] = (struct dwi_sub){lo, hi, d, NULL};
 		}
@@ -238,7 +239,7 @@ static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 
 	if (rpt_hmap__get(&x->by_cu, key, &v))
 		return &x->cus[v];
-	if (rpt_grow((void **)&x->cus, &x->cus_cap, x->ncus + 1, sizeof(*x->cus), 64))
+	if (SAC_GROW(x->cus, x->cus_cap, x->ncus + 1, 64))
 		return NULL;
 	c = &x->cus[x->ncus];
 	*c = (struct cu_subs){.plain_c = plain_c(cu)};

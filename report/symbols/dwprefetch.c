@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "dwprefetch.h"
+#include "grow.h"
 #include "strpool.h"
 
 enum pf_state { PF_PENDING, PF_RUNNING, PF_DONE, PF_TAKEN };
@@ -206,16 +207,9 @@ int rpt_dwprefetch__want(struct rpt_dwprefetch *p, const char *path, const char 
 	}
 	if (p->failed)
 		goto out;
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 8;
-		struct pf_job *nj = realloc(p->jobs, ncap * sizeof(*nj));
-
-		ret = -ENOMEM;
-		if (!nj)
-			goto out;
-		p->jobs = nj;
-		p->cap = ncap;
-	}
+	ret = -ENOMEM;
+	if (SAC_GROW(p->jobs, p->cap, p->n + 1, 8))
+		goto out;
 	j = &p->jobs[p->n];
 	*j = (struct pf_job){.path = strdup(path), .hex = strdup(hex), .wants = 1, .kib = 1};
 	if (!stat(path, &st))
@@ -259,8 +253,7 @@ int rpt_dwprefetch__drop(struct rpt_dwprefetch *p, void (*fn)(void *), void *arg
 	int ret = -EAGAIN;
 
 	pthread_mutex_lock(&p->mu);
-	if (p->started &&
-	    !rpt_grow((void **)&p->drops, &p->drops_cap, p->ndrops + 1, sizeof(*p->drops), 16)) {
+	if (p->started && !SAC_GROW(p->drops, p->drops_cap, p->ndrops + 1, 16)) {
 		p->drops[p->ndrops++] = (struct pf_drop){fn, arg};
 		pthread_cond_broadcast(&p->cv);
 		ret = 0;

@@ -12,6 +12,7 @@
 #include <dwarf.h>
 
 #include "dwunits.h"
+#include "grow.h"
 #include "strpool.h"
 
 #define DWU_MAX_HEADER 32 /* 64-bit DWARF 5 header with a unit id */
@@ -138,7 +139,7 @@ static int parse_set(struct rpt_dwunits *u, const uint8_t **pp, const uint8_t *e
 		p += 2 * asize;
 		if (!addr && !size)
 			break;
-		if (rpt_grow((void **)v, cap, *n + 1, sizeof(**v), 256))
+		if (sac_grow((void **)v, cap, *n + 1, sizeof(**v), 256))
 			return -ENOMEM;
 		(*v)[*n] = (struct dwu_arange){addr, size, hdr, *n};
 		(*n)++;

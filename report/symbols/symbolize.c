@@ -17,6 +17,7 @@
 
 #include "dwprefetch.h"
 #include "elfsym.h"
+#include "grow.h"
 #include "profile.h"
 #include "symbolize_int.h"
 
@@ -108,15 +109,8 @@ static int dso_add(struct rpt_symbolizer *s, const char *hex, const char *path, 
 	struct rpt_dso *d;
 	int64_t p, b;
 
-	if (s->ndsos == s->dsos_cap) {
-		size_t ncap = s->dsos_cap ? s->dsos_cap * 2 : 64;
-
-		d = realloc(s->dsos, ncap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		s->dsos = d;
-		s->dsos_cap = ncap;
-	}
+	if (SAC_GROW(s->dsos, s->dsos_cap, s->ndsos + 1, 64))
+		return -ENOMEM;
 	p = intern(s, path);
 	b = intern(s, hex);
 	if (p < 0 || b < 0)
@@ -521,18 +515,8 @@ static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, ui
 
 static int cache_store(struct rpt_symbolizer *s, uint64_t key, int n)
 {
-	if (s->nsyms + n > s->syms_cap) {
-		size_t ncap = s->syms_cap ? s->syms_cap * 2 : 1024;
-		struct rpt_sym *ns;
-
-		while (ncap < s->nsyms + n)
-			ncap *= 2;
-		ns = realloc(s->syms, ncap * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		s->syms = ns;
-		s->syms_cap = ncap;
-	}
+	if (SAC_GROW(s->syms, s->syms_cap, s->nsyms + n, 1024))
+		return -ENOMEM;
 	if (n) /* s->syms is still NULL when nothing was stored */
 		memcpy(s->syms + s->nsyms, s->tmp, n * sizeof(*s->tmp));
 	if (rpt_hmap__put(&s->cache, key, (uint64_t)s->nsyms << 8 | n))

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "symcache_int.h"
 
 struct rpt_symcache {
@@ -173,16 +174,15 @@ int rpt_symcache_ent__put_frames(struct rpt_symcache_ent *e, uint64_t off, uint6
 {
 	uint64_t i;
 
-	if (n < 0 || off == UINT64_MAX ||
-	    rpt_grow((void **)&e->frames, &e->frames_cap, e->nframes + n, sizeof(*e->frames), 64) ||
+	if (n < 0 || off == UINT64_MAX || SAC_GROW(e->frames, e->frames_cap, e->nframes + n, 64) ||
 	    e->nframes + n > UINT32_MAX)
 		return -ENOMEM;
 	if (last) { /* no lookup follows: no index; the last of an offset is written */
-		if (rpt_grow((void **)&e->recs, &e->recs_cap, e->nrecs + 1, sizeof(*e->recs), 64))
+		if (SAC_GROW(e->recs, e->recs_cap, e->nrecs + 1, 64))
 			return -ENOMEM;
 		i = e->nrecs++;
 	} else if (!rpt_hmap__get(&e->index, off, &i)) {
-		if (rpt_grow((void **)&e->recs, &e->recs_cap, e->nrecs + 1, sizeof(*e->recs), 64) ||
+		if (SAC_GROW(e->recs, e->recs_cap, e->nrecs + 1, 64) ||
 		    rpt_hmap__put(&e->index, off, e->nrecs))
 			return -ENOMEM;
 		i = e->nrecs++;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "symcache.h"
 
 #define TMP_AGE_S 3600 /* a temporary file this old was left by a crash */
@@ -138,7 +139,7 @@ static int files_list(int dirfd, struct sc_file **v, size_t *n, uint64_t *total)
 		len = strlen(de->d_name);
 		if (!ends_with(de->d_name, RPT_SYMCACHE_SUFFIX) || len >= sizeof((*v)->name))
 			continue;
-		err = rpt_grow((void **)v, &cap, *n + 1, sizeof(**v), 64);
+		err = sac_grow((void **)v, &cap, *n + 1, sizeof(**v), 64);
 		if (err)
 			break;
 		(*v)[*n].mtime_ns = mt;

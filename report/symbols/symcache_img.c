@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "symcache_int.h"
 
 #define SC_MAGIC   "SASYMC\r\n"
@@ -19,7 +20,7 @@
 /*
  * The payload's checksum: FNV-1a's multiply on 8-byte little-endian words
  * (a shift folds the high bits back after each), the tail by bytes, then
- * rpt_hash64(). It finds damage, not tampering (the directory is the
+ * sac_hash_mix64(). It finds damage, not tampering (the directory is the
  * user's own), at a fifth of the cost of a byte-wise hash.
  */
 static uint64_t sc_sum(const uint8_t *p, size_t len)
@@ -33,7 +34,7 @@ static uint64_t sc_sum(const uint8_t *p, size_t len)
 	}
 	for (; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return rpt_hash64(h);
+	return sac_hash_mix64(h);
 }
 
 struct sc_cur {

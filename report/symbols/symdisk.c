@@ -13,6 +13,7 @@
 
 #include "dwprefetch.h"
 #include "elfsym.h"
+#include "grow.h"
 #include "symbolize_int.h"
 
 #define SYM_VARIANT_LINES 1u /* names carry " file:line" */
@@ -232,8 +233,8 @@ int rpt_symdisk__get(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, 
 void rpt_symdisk__put(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off, uint64_t pgoff,
 		      int n)
 {
-	if (rpt_grow((void **)&s->pend, &s->pend_cap, s->npend + 1, sizeof(*s->pend), 256) ||
-	    rpt_grow((void **)&s->psyms, &s->psyms_cap, s->npsyms + n, sizeof(*s->psyms), 1024))
+	if (SAC_GROW(s->pend, s->pend_cap, s->npend + 1, 256) ||
+	    SAC_GROW(s->psyms, s->psyms_cap, s->npsyms + n, 1024))
 		return; /* not kept: a later miss */
 	s->pend[s->npend++] = (struct rpt_symdisk_pend){d - s->dsos, n, s->npsyms, off, pgoff};
 	if (n) /* s->psyms is still NULL while only empty answers were kept */

@@ -7,20 +7,14 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
+#include "grow.h"
 #include "symtab.h"
 
 int rpt_symtab__add(struct rpt_symtab *st, uint64_t key, uint64_t start, uint64_t size,
 		    uint32_t name)
 {
-	if (st->n == st->cap) {
-		size_t ncap = st->cap ? st->cap * 2 : 256;
-		struct rpt_symtab_ent *e = realloc(st->ents, ncap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		st->ents = e;
-		st->cap = ncap;
-	}
+	if (SAC_GROW(st->ents, st->cap, st->n + 1, 256))
+		return -ENOMEM;
 	st->ents[st->n++] = (struct rpt_symtab_ent){key, start, size, name};
 	st->sorted = false;
 	return 0;

@@ -15,6 +15,8 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "grow.h"
+#include "hash.h"
 #include "strpool.h"
 #include "unwind.h"
 #include "uwbin.h"
@@ -179,8 +181,8 @@ static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	 * it as a register (DW_OP_breg16 in every lazy-binding PLT's FDE), and
 	 * libdwfl fails the step when that register is unset.
 	 */
-	if (!dwfl_thread_state_registers(thread, UW_X86_RBP, 2, r) ||
-	    !dwfl_thread_state_registers(thread, UW_X86_RA, 1, &ip))
+	if (!dwfl_thread_state_registers(thread, SAC_DWARF_RBP, 2, r) ||
+	    !dwfl_thread_state_registers(thread, SAC_DWARF_RA, 1, &ip))
 		return false;
 	dwfl_thread_state_register_pc(thread, u->regs->ip);
 	return true;
@@ -246,7 +248,7 @@ static int image_get(struct rpt_unwinder *u, uint64_t key, const struct rpt_unwi
 	uint64_t v;
 
 	if (!rpt_hmap__get(&u->img_index, key, &v)) {
-		if (rpt_grow((void **)&u->imgs, &u->imgs_cap, u->nimgs + 1, sizeof(*u->imgs), 16))
+		if (SAC_GROW(u->imgs, u->imgs_cap, u->nimgs + 1, 16))
 			return -ENOMEM;
 		v = u->nimgs;
 		if (rpt_hmap__put(&u->img_index, key, v))
@@ -324,66 +326,10 @@ static int walk_dwfl(struct rpt_unwinder *u, Dwfl *dwfl)
 	return u->n;
 }
 
-/* A register of the frame being stepped from: its value, if known. */
-struct uw_reg {
-	uint64_t v;
-	bool ok;
-};
-
-/* The caller's @rule register, given the CFA and the callee's value @same. */
-static struct uw_reg caller_reg(struct rpt_unwinder *u, uint8_t rule, int64_t off, uint64_t cfa,
-				struct uw_reg same)
+/* read_word() as core/cfistep.h's step calls it. */
+static bool step_read(void *u, uint64_t addr, uint64_t *v)
 {
-	struct uw_reg r = {0, false};
-
-	switch (rule) {
-	case UW_SAME:
-		return same;
-	case UW_AT:
-		r.ok = read_word(u, cfa + (uint64_t)off, &r.v);
-		return r;
-	case UW_VAL:
-		return (struct uw_reg){cfa + (uint64_t)off, true};
-	}
-	return r;
-}
-
-/*
- * Step from the frame at @pc with @sp and @fp to its caller as libdwfl
- * would: the row's rules, or with no CFI the frame-pointer fallback of
- * elfutils' x86-64 backend. @return the caller's pc, 0 where the walk ends.
- */
-static uint64_t step(struct rpt_unwinder *u, const struct uw_row *r, struct uw_reg *sp,
-		     struct uw_reg *fp)
-{
-	struct uw_reg cfa, ra, prev;
-
-	if (r->how == UW_FP) {
-		uint64_t old_sp = sp->ok ? sp->v : 0;
-
-		if (!fp->ok || !fp->v)
-			return 0;
-		prev.ok = true;
-		if (!read_word(u, fp->v, &prev.v))
-			prev.v = 0;
-		if (!read_word(u, fp->v + 8, &ra.v) || old_sp >= fp->v + 16)
-			return 0;
-		*sp = (struct uw_reg){fp->v + 16, true};
-		*fp = prev;
-		return ra.v;
-	}
-	cfa = r->cfa_reg == UW_X86_RBP	 ? *fp
-	      : r->cfa_reg == UW_X86_RSP ? *sp
-					 : (struct uw_reg){0, false};
-	if (!cfa.ok)
-		return 0; /* no rule can be evaluated: libdwfl ends here */
-	cfa.v += (uint64_t)r->cfa_off;
-	/* libdwfl reads every register's rule in DWARF order: rbp, rsp, then ra */
-	prev = caller_reg(u, r->rbp, r->rbp_off, cfa.v, *fp);
-	*sp = caller_reg(u, r->rsp, r->rsp_off, cfa.v, *sp);
-	*fp = prev;
-	ra = caller_reg(u, r->ra, r->ra_off, cfa.v, (struct uw_reg){0, false});
-	return ra.ok ? ra.v : 0;
+	return read_word(u, addr, v);
 }
 
 /*
@@ -392,8 +338,8 @@ static uint64_t step(struct rpt_unwinder *u, const struct uw_row *r, struct uw_r
  */
 static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 {
-	static const struct uw_row no_module = {.how = UW_FP};
-	struct uw_reg sp = {u->regs->sp, true}, fp = {u->regs->fp, true};
+	static const struct sac_cfi_row no_module = {.how = SAC_CFI_FP};
+	struct sac_cfi_reg sp = {u->regs->sp, true}, fp = {u->regs->fp, true};
 	uint64_t pc = u->regs->ip;
 	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
 
@@ -404,18 +350,19 @@ static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 	while (u->n < u->cap) {
 		uint64_t at = exact ? pc : pc - 1;
 		const struct rpt_uwmod *m = rpt_uwmods__at(&img->mods, at);
-		const struct uw_row *r = m ? rpt_uwrows__get(&u->rows, u->bins.bins[m->bin].dwfl,
-							     m->bin, at - m->delta)
-					   : &no_module;
+		const struct sac_cfi_row *r =
+			m ? rpt_uwrows__get(&u->rows, u->bins.bins[m->bin].dwfl, m->bin,
+					    at - m->delta)
+			  : &no_module;
 
 		if (!r)
 			return -ENOMEM;
-		if (r->how == UW_DWFL)
+		if (r->how == SAC_CFI_DWFL)
 			return -EAGAIN;
-		pc = step(u, r, &sp, &fp);
+		pc = sac_cfi__step(r, &sp, &fp, step_read, u);
 		if (!pc)
 			break;
-		exact = r->how == UW_CFI && r->signal;
+		exact = r->how == SAC_CFI_RULES && r->signal;
 		u->ips[u->n++] = pc;
 	}
 	return u->n;
@@ -434,7 +381,7 @@ static int walk(struct rpt_unwinder *u, const struct uw_image *img,
 static uint64_t regs_hash(uint64_t key, const struct rpt_unwind_regs *regs)
 {
 	uint64_t r[4] = {key, regs->ip, regs->sp, regs->fp};
-	uint64_t h = rpt_hash_bytes(r, sizeof(r), 1);
+	uint64_t h = sac_hash_fnv(r, sizeof(r), 1);
 
 	return h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
 }
@@ -482,11 +429,9 @@ static int cache_put(struct rpt_unwinder *u, uint64_t h, uint64_t key, size_t nm
 
 	if (u->reads_overflow)
 		return 0;
-	if (rpt_grow((void **)&u->cached, &u->cached_cap, u->ncached + 1, sizeof(*u->cached),
-		     256) ||
-	    rpt_grow((void **)&u->cips, &u->cips_cap, u->ncips + n, sizeof(*u->cips), 256) ||
-	    rpt_grow((void **)&u->creads, &u->creads_cap, u->ncreads + u->nreads,
-		     sizeof(*u->creads), 256))
+	if (SAC_GROW(u->cached, u->cached_cap, u->ncached + 1, 256) ||
+	    SAC_GROW(u->cips, u->cips_cap, u->ncips + n, 256) ||
+	    SAC_GROW(u->creads, u->creads_cap, u->ncreads + u->nreads, 256))
 		return -ENOMEM;
 	if (rpt_hmap__get(&u->cache_index, h, &head))
 		next = head + 1;

@@ -14,6 +14,8 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "grow.h"
+#include "hash.h"
 #include "uwbin.h"
 #include "uwrows.h"
 
@@ -49,13 +51,13 @@ const Dwfl_Callbacks rpt_uw_dwfl_cb = {
 static bool bid_matches(Elf *elf, const char *want)
 {
 	const uint8_t *bid;
-	char hex[2 * UW_MAX_BID + 1];
+	char hex[2 * RPT_UW_MAX_BID + 1];
 	ssize_t n;
 
 	if (!want || !*want)
 		return true;
 	n = dwelf_elf_gnu_build_id(elf, (const void **)&bid);
-	if (n <= 0 || n > UW_MAX_BID)
+	if (n <= 0 || n > RPT_UW_MAX_BID)
 		return false;
 	for (ssize_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
@@ -170,7 +172,7 @@ static int64_t bin_get(struct rpt_uwbins *b, const struct rpt_unwind_module *m)
 
 	/* a hash shared by two keys sends the second one on to the next salt */
 	for (uint64_t salt = 1;; salt++) {
-		uint64_t h = rpt_hash_bytes(key, strlen(key), salt * 2 + !*bid);
+		uint64_t h = sac_hash_fnv(key, strlen(key), salt * 2 + !*bid);
 
 		h = h == UINT64_MAX ? 0 : h; /* UINT64_MAX is rpt_hmap's empty mark */
 		if (rpt_hmap__get(&b->index, h, &v)) {
@@ -185,7 +187,7 @@ static int64_t bin_get(struct rpt_uwbins *b, const struct rpt_unwind_module *m)
 			}
 			return -ENOMEM;
 		}
-		if (rpt_grow((void **)&b->bins, &b->cap, b->n + 1, sizeof(*b->bins), 16))
+		if (SAC_GROW(b->bins, b->cap, b->n + 1, 16))
 			return -ENOMEM;
 		n = &b->bins[b->n];
 		*n = (struct rpt_uwbin){.path = strdup(m->path), .build_id = strdup(bid)};
@@ -214,7 +216,6 @@ static int mods_add(struct rpt_uwmods *t, struct rpt_uwbins *b, const struct rpt
 	const struct rpt_uwbin *bin;
 	uint64_t bias = 0;
 	Dwarf_Addr ignored;
-	struct rpt_uwmod *n;
 
 	if (i < 0)
 		return (int)i;
@@ -228,10 +229,8 @@ static int mods_add(struct rpt_uwmods *t, struct rpt_uwbins *b, const struct rpt
 		if (!elf || rpt_uw_bias(elf, m, &bias))
 			return 0;
 	}
-	n = realloc(t->m, (t->n + 1) * sizeof(*n));
-	if (!n)
+	if (SAC_GROW(t->m, t->cap, t->n + 1, 8))
 		return -ENOMEM;
-	t->m = n;
 	/* libdwfl puts an ET_DYN module at the base it is given, an ET_EXEC one where it links */
 	t->m[t->n++] = (struct rpt_uwmod){(uint32_t)i, bin->start + bias, bin->end + bias, bias};
 	/* the modules dwfl_attach_state() skips when it looks for the architecture */

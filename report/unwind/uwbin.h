@@ -43,7 +43,7 @@ struct rpt_uwmod {
 /* The binaries of one process image, in the order a Dwfl of it reports them. */
 struct rpt_uwmods {
 	struct rpt_uwmod *m; /* owned */
-	size_t n;
+	size_t n, cap;
 	bool attached; /* libdwfl could walk this image (a module has an arch) */
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "uwpick.h"
 
 /*
@@ -94,11 +95,9 @@ int rpt_uwpick__note(struct rpt_uwpick *p, const struct rpt_uwmods *t,
 			p->missing[i].walks++;
 			return 0;
 		}
-	m = realloc(p->missing, (p->nmissing + 1) * sizeof(*m));
-	if (!m)
+	if (SAC_GROW(p->missing, p->missing_cap, p->nmissing + 1, 4))
 		return -ENOMEM;
-	p->missing = m;
-	m += p->nmissing;
+	m = &p->missing[p->nmissing];
 	*m = (struct rpt_uwmissing){strdup(mods[k].path), strdup(bid), 1};
 	if (!m->path || !m->build_id) {
 		free(m->path);
@@ -116,5 +115,5 @@ void rpt_uwpick__fini(struct rpt_uwpick *p)
 		free(p->missing[i].build_id);
 	}
 	free(p->missing);
-	*p = (struct rpt_uwpick){NULL, 0};
+	*p = (struct rpt_uwpick){NULL, 0, 0};
 }

@@ -30,7 +30,7 @@ struct rpt_uwpick {
 		char *path, *build_id; /* owned */
 		uint64_t walks;	       /* walks that stopped there */
 	} * missing;
-	size_t nmissing;
+	size_t nmissing, missing_cap;
 };
 
 /**

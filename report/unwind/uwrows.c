@@ -5,7 +5,7 @@
  * the rules for the CFA, rbp, rsp and the return address are kept in a row.
  * A rule outside the simple forms the compilers emit for these registers
  * (a DWARF expression, as in PLT stubs and realigned stacks) marks the row
- * UW_DWFL and the whole unwind is left to libdwfl.
+ * SAC_CFI_DWFL and the whole unwind is left to libdwfl.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,8 @@
 #include <gelf.h>
 
 #include "binopen.h"
+#include "grow.h"
+#include "hash.h"
 #include "uwrows.h"
 
 /*
@@ -32,16 +34,16 @@ static bool rule_of(Dwarf_Frame *frame, int regno, uint8_t *rule, int64_t *off)
 	uint64_t sum = 0;
 
 	if (dwarf_frame_register(frame, regno, mem, &ops, &nops)) {
-		*rule = UW_UNSET; /* libdwfl leaves such a register unset */
+		*rule = SAC_CFI_UNSET; /* libdwfl leaves such a register unset */
 		return true;
 	}
 	if (!nops) {
-		*rule = ops ? UW_UNSET : UW_SAME;
+		*rule = ops ? SAC_CFI_UNSET : SAC_CFI_SAME;
 		return true;
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return false;
-	*rule = UW_AT;
+	*rule = SAC_CFI_AT;
 	for (; i < nops; i++) {
 		if (ops[i].atom == DW_OP_plus_uconst) {
 			sum += ops[i].number;
@@ -50,7 +52,7 @@ static bool rule_of(Dwarf_Frame *frame, int regno, uint8_t *rule, int64_t *off)
 			sum += ops[i].number;
 			i++;
 		} else if (ops[i].atom == DW_OP_stack_value && i + 1 == nops) {
-			*rule = UW_VAL;
+			*rule = SAC_CFI_VAL;
 		} else {
 			return false;
 		}
@@ -59,30 +61,30 @@ static bool rule_of(Dwarf_Frame *frame, int regno, uint8_t *rule, int64_t *off)
 	return true;
 }
 
-void rpt_uwrows__compile(Dwarf_Frame *frame, struct uw_row *r)
+void rpt_uwrows__compile(Dwarf_Frame *frame, struct sac_cfi_row *r)
 {
 	Dwarf_Op *ops;
 	size_t nops;
 
-	r->how = UW_DWFL;
+	r->how = SAC_CFI_DWFL;
 	if (dwarf_frame_info(frame, NULL, NULL, &r->signal) == -1 ||
 	    dwarf_frame_cfa(frame, &ops, &nops))
 		return;
 	if (!nops) {
-		r->cfa_reg = UW_NO_CFA; /* every rule using the CFA fails */
+		r->cfa_reg = SAC_CFI_NO_CFA; /* every rule using the CFA fails */
 	} else if (nops == 1 && ops[0].atom == DW_OP_bregx) {
 		/* libdw's form of DW_CFA_def_cfa: register, then offset */
-		if (ops[0].number != UW_X86_RBP && ops[0].number != UW_X86_RSP)
+		if (ops[0].number != SAC_DWARF_RBP && ops[0].number != SAC_DWARF_RSP)
 			return;
 		r->cfa_reg = ops[0].number;
 		r->cfa_off = (int64_t)ops[0].number2;
 	} else {
 		return;
 	}
-	if (rule_of(frame, UW_X86_RBP, &r->rbp, &r->rbp_off) &&
-	    rule_of(frame, UW_X86_RSP, &r->rsp, &r->rsp_off) &&
-	    rule_of(frame, UW_X86_RA, &r->ra, &r->ra_off))
-		r->how = UW_CFI;
+	if (rule_of(frame, SAC_DWARF_RBP, &r->rbp, &r->rbp_off) &&
+	    rule_of(frame, SAC_DWARF_RSP, &r->rsp, &r->rsp_off) &&
+	    rule_of(frame, SAC_DWARF_RA, &r->ra, &r->ra_off))
+		r->how = SAC_CFI_RULES;
 }
 
 static bool has_section(Elf *elf, const char *want)
@@ -114,7 +116,7 @@ static bool has_section(Elf *elf, const char *want)
 static bool may_have_debug_frame(Dwfl_Module *mod)
 {
 	static const char dir[] = "/usr/lib/debug/.build-id/";
-	char path[sizeof(dir) + 2 * UW_MAX_BID + 8];
+	char path[sizeof(dir) + 2 * RPT_UW_MAX_BID + 8];
 	const unsigned char *bid;
 	GElf_Addr vaddr;
 	Dwarf_Addr bias;
@@ -127,7 +129,7 @@ static bool may_have_debug_frame(Dwfl_Module *mod)
 	if (has_section(elf, ".debug_info"))
 		return false; /* libdwfl uses the DWARF of the binary itself */
 	n = dwfl_module_build_id(mod, &bid, &vaddr);
-	if (n < 2 || n > UW_MAX_BID)
+	if (n < 2 || n > RPT_UW_MAX_BID)
 		return true;
 	len = snprintf(path, sizeof(path), "%s%02x/", dir, bid[0]);
 	for (int i = 1; i < n; i++)
@@ -152,7 +154,7 @@ static uint64_t file_key(Dwfl_Module *mod)
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
 	if (!file)
 		return 0;
-	key = rpt_hash_bytes(file, strlen(file), 7);
+	key = sac_hash_fnv(file, strlen(file), 7);
 	return key == UINT64_MAX || !key ? 1 : key;
 }
 
@@ -180,14 +182,14 @@ static Dwarf_CFI *debug_frame(struct rpt_uwrows *t, Dwfl_Module *mod, Dwarf_Addr
 }
 
 /* libdwfl's order: .eh_frame, then .debug_frame, then frame pointers. */
-static void lookup(struct rpt_uwrows *t, Dwfl *dwfl, uint64_t pc, struct uw_row *r)
+static void lookup(struct rpt_uwrows *t, Dwfl *dwfl, uint64_t pc, struct sac_cfi_row *r)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
 	Dwarf_Frame *frame;
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi;
 
-	r->how = UW_FP;
+	r->how = SAC_CFI_FP;
 	if (!mod)
 		return;
 	cfi = dwfl_module_eh_cfi(mod, &bias);
@@ -200,18 +202,19 @@ static void lookup(struct rpt_uwrows *t, Dwfl *dwfl, uint64_t pc, struct uw_row 
 	free(frame);
 }
 
-const struct uw_row *rpt_uwrows__get(struct rpt_uwrows *t, Dwfl *dwfl, uint32_t img, uint64_t pc)
+const struct sac_cfi_row *rpt_uwrows__get(struct rpt_uwrows *t, Dwfl *dwfl, uint32_t img,
+					  uint64_t pc)
 {
-	static const struct uw_row dwfl_row = {.how = UW_DWFL};
+	static const struct sac_cfi_row dwfl_row = {.how = SAC_CFI_DWFL};
 	uint64_t key = (uint64_t)img << 48 | pc, v;
-	struct uw_row r = {0};
+	struct sac_cfi_row r = {0};
 
 	if (img >= 1u << 16 || pc >> 48)
 		return &dwfl_row; /* not a key this table holds: libdwfl decides */
 	if (rpt_hmap__get(&t->index, key, &v))
 		return &t->rows[v];
 	lookup(t, dwfl, pc, &r);
-	if (rpt_grow((void **)&t->rows, &t->cap, t->nrows + 1, sizeof(*t->rows), 256) ||
+	if (SAC_GROW(t->rows, t->cap, t->nrows + 1, 256) ||
 	    rpt_hmap__put(&t->index, key, t->nrows)) {
 		errno = ENOMEM;
 		return NULL;

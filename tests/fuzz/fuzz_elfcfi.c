@@ -40,7 +40,7 @@ static void symbols(int fd)
 static void rows(int fd, const uint8_t *data, size_t size)
 {
 	struct rec_cfirows *t;
-	struct rec_cfirow row;
+	struct sac_cfi_row row;
 	uint64_t va = 0;
 	int i;
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "elfplt.h"
 
 #ifndef TD
@@ -192,14 +193,4 @@ static void test_no_contents(void **state)
 	close(fd);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixtures),
-		cmocka_unit_test(test_ibt_lazy_stub),
-		cmocka_unit_test(test_debian_binaries),
-		cmocka_unit_test(test_no_contents),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_fixtures, test_ibt_lazy_stub, test_debian_binaries, test_no_contents)

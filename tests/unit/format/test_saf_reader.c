@@ -9,6 +9,7 @@
 #include <fcntl.h>
 
 #include "saf_test.h"
+#include "sa_cmocka.h"
 
 /* Encoded records of every complete chunk in [0, end), in file order. */
 static size_t prefix_len(const struct tst_read *full, const uint8_t *buf, size_t len,
@@ -494,20 +495,4 @@ static void test_bad_files(void **state)
 	assert_true(checked >= 8);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_truncate_every_offset),
-		cmocka_unit_test(test_bitflip_every_bit),
-		cmocka_unit_test(test_newer_major_refused),
-		cmocka_unit_test(test_newer_minor_read),
-		cmocka_unit_test(test_missing_trailing_fields),
-		cmocka_unit_test(test_declared_lengths),
-		cmocka_unit_test(test_highly_compressible),
-		cmocka_unit_test(test_oom_loop),
-		cmocka_unit_test(test_open_errors),
-		cmocka_unit_test(test_bad_files),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_truncate_every_offset, test_bitflip_every_bit, test_newer_major_refused, test_newer_minor_read, test_missing_trailing_fields, test_declared_lengths, test_highly_compressible, test_oom_loop, test_open_errors, test_bad_files)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "saf_test.h"
+#include "sa_cmocka.h"
 
 static bool rs_prefetch; /* the second run: opts.prefetch */
 

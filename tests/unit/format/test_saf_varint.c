@@ -5,6 +5,7 @@
  * deltas, record limits and forward-compatible record decoding.
  */
 #include "saf_test.h"
+#include "sa_cmocka.h"
 
 static void roundtrip(uint64_t v, size_t want_len)
 {
@@ -128,15 +129,4 @@ static void test_limits(void **state)
 	saf_buf_release(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_varint_edges),
-		cmocka_unit_test(test_varint_rejects),
-		cmocka_unit_test(test_stack_zigzag),
-		cmocka_unit_test(test_record_forward_compat),
-		cmocka_unit_test(test_limits),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_varint_edges, test_varint_rejects, test_stack_zigzag, test_record_forward_compat, test_limits)

@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include "saf_test.h"
+#include "sa_cmocka.h"
 
 /* The sample in file order: META, PROCS, KSYMS, USYMS, JIT, STACKS, 2x SAMPLES, END. */
 static void test_roundtrip_fields(void **state)
@@ -601,26 +602,4 @@ static void test_offcpu_roundtrip(void **state)
 	free(a.ips);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip_fields),
-		cmocka_unit_test(test_strings_terminated),
-		cmocka_unit_test(test_rewrite_identical),
-		cmocka_unit_test(test_split_repeats_interval),
-		cmocka_unit_test(test_split_repeats_symtab),
-		cmocka_unit_test(test_bytes_counter),
-		cmocka_unit_test(test_next_file),
-		cmocka_unit_test(test_invalid),
-		cmocka_unit_test(test_enospc),
-		cmocka_unit_test(test_epipe_sticks),
-		cmocka_unit_test(test_oom_loop),
-		cmocka_unit_test(test_ustack_roundtrip),
-		cmocka_unit_test(test_ustack_too_many_regs),
-		cmocka_unit_test(test_ustack_sparse),
-		cmocka_unit_test(test_ustack_walked),
-		cmocka_unit_test(test_offcpu_roundtrip),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_roundtrip_fields, test_strings_terminated, test_rewrite_identical, test_split_repeats_interval, test_split_repeats_symtab, test_bytes_counter, test_next_file, test_invalid, test_enospc, test_epipe_sticks, test_oom_loop, test_ustack_roundtrip, test_ustack_too_many_regs, test_ustack_sparse, test_ustack_walked, test_offcpu_roundtrip)

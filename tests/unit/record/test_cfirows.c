@@ -35,7 +35,7 @@ struct tally {
 	double ns; /* spent in rec_cfirows__at() */
 };
 
-static void fail_row(uint64_t a, const struct uw_row *w, const struct rec_cfirow *g, int ret)
+static void fail_row(uint64_t a, const struct sac_cfi_row *w, const struct sac_cfi_row *g, int ret)
 {
 	fail_msg("%#" PRIx64 ": libdw cfa %u%+" PRId64 " rbp %u%+" PRId64 " rsp %u%+" PRId64
 		 " ra %u%+" PRId64 " signal %d; cfirows %d: cfa %u%+" PRId64 " rbp %u%+" PRId64
@@ -45,7 +45,7 @@ static void fail_row(uint64_t a, const struct uw_row *w, const struct rec_cfirow
 		 g->rsp_off, g->ra, g->ra_off, g->signal);
 }
 
-static bool same_row(const struct uw_row *w, const struct rec_cfirow *g)
+static bool same_row(const struct sac_cfi_row *w, const struct sac_cfi_row *g)
 {
 	return w->cfa_reg == g->cfa_reg && w->cfa_off == g->cfa_off && w->rbp == g->rbp &&
 	       w->rbp_off == g->rbp_off && w->rsp == g->rsp && w->rsp_off == g->rsp_off &&
@@ -56,8 +56,8 @@ static bool same_row(const struct uw_row *w, const struct rec_cfirow *g)
  * none. */
 static void check_addr(struct rec_cfirows *t, Dwarf_CFI *cfi, uint64_t a, struct tally *n)
 {
-	struct uw_row want = {0};
-	struct rec_cfirow got, again;
+	struct sac_cfi_row want = {0};
+	struct sac_cfi_row got, again;
 	struct timespec t0, t1;
 	Dwarf_Frame *frame;
 	int ret;
@@ -78,7 +78,7 @@ static void check_addr(struct rec_cfirows *t, Dwarf_CFI *cfi, uint64_t a, struct
 	rpt_uwrows__compile(frame, &want);
 	free(frame);
 	n->in_fde++;
-	if (want.how != UW_CFI) {
+	if (want.how != SAC_CFI_RULES) {
 		if (ret != REC_CFIROW_HARD)
 			fail_msg("%#" PRIx64 ": libdw's row is not simple; cfirows %d", a, ret);
 		n->dwfl++;
@@ -92,7 +92,7 @@ static void check_addr(struct rec_cfirows *t, Dwarf_CFI *cfi, uint64_t a, struct
 /* The byte at @a is at file offset @off: both lookups give the same row. */
 static void check_offset(struct rec_cfirows *t, uint64_t a, uint64_t off)
 {
-	struct rec_cfirow by_addr, by_off;
+	struct sac_cfi_row by_addr, by_off;
 	int ret = rec_cfirows__at(t, a, &by_addr);
 
 	assert_int_equal(rec_cfirows__at_offset(t, off, &by_off), ret);
@@ -106,7 +106,7 @@ static void check_fd(int fd, unsigned stride, struct tally *n)
 	struct rec_cfirows *t = NULL;
 	struct rec_cfisec eh;
 	struct rec_fde f;
-	struct rec_cfirow row;
+	struct sac_cfi_row row;
 	uint64_t a, off = 0, fend = 0;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL), *own;
 	Dwarf_CFI *cfi = dwarf_getcfi_elf(e);
@@ -253,7 +253,7 @@ static void test_foreign_and_bare(void **state)
 static int probe(int fd, size_t *ok)
 {
 	struct rec_cfirows *t;
-	struct rec_cfirow row;
+	struct sac_cfi_row row;
 	Elf *e;
 	size_t i, nph;
 	GElf_Phdr ph;

@@ -18,6 +18,7 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "elfsyms.h"
 #include "rec_test_sink.h"
 
@@ -258,17 +259,4 @@ static void test_not_elf(void **state)
 	close(fd);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_binary),
-		cmocka_unit_test(test_dynsym_only),
-		cmocka_unit_test(test_deleted_file),
-		cmocka_unit_test(test_build_id_mismatch),
-		cmocka_unit_test(test_sink_failure_keeps_pending),
-		cmocka_unit_test(test_prefers_global_name),
-		cmocka_unit_test(test_not_elf),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_own_binary, test_dynsym_only, test_deleted_file, test_build_id_mismatch, test_sink_failure_keeps_pending, test_prefers_global_name, test_not_elf)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "kfeatures.h"
 
 static void all(struct rec_kfeatures *f, signed char v)
@@ -97,15 +98,4 @@ static void test_probe_answers(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_present),
-		cmocka_unit_test(test_unknown_is_not_refused),
-		cmocka_unit_test(test_each_missing),
-		cmocka_unit_test(test_first_missing_named),
-		cmocka_unit_test(test_probe_answers),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_all_present, test_unknown_is_not_refused, test_each_missing, test_first_missing_named, test_probe_answers)

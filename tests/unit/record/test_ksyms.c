@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "ksyms.h"
 #include "rec_test_sink.h"
 
@@ -203,16 +204,4 @@ static void test_unsorted_tail(void **state)
 	test_sink_reset(&ts);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_load_and_note),
-		cmocka_unit_test(test_return_address_at_next_function),
-		cmocka_unit_test(test_sink_error_is_returned),
-		cmocka_unit_test(test_restricted),
-		cmocka_unit_test(test_unsorted_tail),
-		cmocka_unit_test(test_real_kallsyms),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_load_and_note, test_return_address_at_next_function, test_sink_error_is_returned, test_restricted, test_unsorted_tail, test_real_kallsyms)

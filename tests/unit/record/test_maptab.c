@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "maptab.h"
 #include "rec_test_sink.h"
 
@@ -104,12 +105,4 @@ static void test_many_images_of_gen_zero(void **state)
 	test_sink_reset(&ts);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fd_once_per_build_id),
-		cmocka_unit_test(test_many_images_of_gen_zero),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_fd_once_per_build_id, test_many_images_of_gen_zero)

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "record.h"
 #include "rotate.h"
 
@@ -150,13 +151,4 @@ static void test_prune_only_ours(void **state)
 	assert_int_equal(system(p), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_name_sorts_by_time),
-		cmocka_unit_test(test_prune_only_ours),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_parse, test_name_sorts_by_time, test_prune_only_ours)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "sideband.h"
 #include "rec_test_sink.h"
 
@@ -78,11 +79,4 @@ static void test_fork_exec_exit(void **state)
 	rec_elfsyms__free(es);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fork_exec_exit),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_fork_exec_exit)

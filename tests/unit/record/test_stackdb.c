@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "record.h"
 #include "stackdb.h"
 
@@ -62,11 +63,4 @@ static void test_no_stack_has_no_frames(void **state)
 	close(fd);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_stack_has_no_frames),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_no_stack_has_no_frames)

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "record.h"
 #include "stackdb.h"
 
@@ -59,11 +60,4 @@ static void test_carry(void **state)
 	close(fd);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_carry),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_carry)

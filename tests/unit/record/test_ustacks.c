@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "procs.h"
 #include "record.h"
 #include "ustacks.h"
@@ -174,12 +175,4 @@ static void test_noted_once_per_write(void **state)
 	free(b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_identical_merge_others_stay_apart),
-		cmocka_unit_test(test_noted_once_per_write),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_identical_merge_others_stay_apart, test_noted_once_per_write)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "output.h"
 #include "rpt_test.h"
@@ -146,13 +147,4 @@ static void test_svg(void **state)
 	free(svg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_folded),
-		cmocka_unit_test(test_top),
-		cmocka_unit_test(test_svg),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_folded, test_top, test_svg)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include <gelf.h>
 #include <elfutils/libdw.h>
 
@@ -116,12 +117,4 @@ static void test_malformed(void **state)
 	rpt_dwunits__fini(&u);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_like_libdw),
-		cmocka_unit_test(test_malformed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_like_libdw, test_malformed)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "output.h"
 
@@ -162,15 +163,4 @@ static void test_empty(void **state)
 	rpt_profile__free(p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip_sorted),
-		cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_sanitize),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_empty),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_roundtrip_sorted, test_kinds, test_sanitize, test_malformed, test_empty)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "input.h"
 #include "output.h"
@@ -105,12 +106,4 @@ static void test_pid_tid_roots(void **state)
 	rpt_profile__free(p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frames_and_kinds),
-		cmocka_unit_test(test_pid_tid_roots),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_frames_and_kinds, test_pid_tid_roots)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "input.h"
 #include "saf.h"
@@ -93,13 +94,4 @@ static void test_open_missing(void **state)
 	rpt_input__close(NULL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sniff),
-		cmocka_unit_test(test_pipe_loses_nothing),
-		cmocka_unit_test(test_open_missing),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_sniff, test_pipe_loses_nothing, test_open_missing)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "export.h"
 #include "pbenc.h"
@@ -430,13 +431,4 @@ static void test_module_merge(void **state)
 	rpt_profile__free(q);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header),	   cmocka_unit_test(test_samples),
-		cmocka_unit_test(test_root_plain), cmocka_unit_test(test_varint_edges),
-		cmocka_unit_test(test_module_merge),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_header, test_samples, test_root_plain, test_varint_edges, test_module_merge)

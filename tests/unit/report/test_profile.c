@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "profile.h"
 
@@ -174,13 +175,4 @@ static void test_merge(void **state)
 	rpt_profile__free(b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_intern),	   cmocka_unit_test(test_intern_many),
-		cmocka_unit_test(test_add_merges), cmocka_unit_test(test_add_many),
-		cmocka_unit_test(test_sort),	   cmocka_unit_test(test_merge),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_intern, test_intern_many, test_add_merges, test_add_many, test_sort, test_merge)

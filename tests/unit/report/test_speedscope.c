@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "export.h"
 
@@ -138,13 +139,4 @@ static void test_split(void **state)
 	assert_int_equal(np.line, 7);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_processes),
-		cmocka_unit_test(test_counts_and_escapes),
-		cmocka_unit_test(test_split),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_two_processes, test_counts_and_escapes, test_split)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "output_int.h"
 #include "rpt_test.h"
@@ -311,19 +312,4 @@ static void test_fmt_fixed(void **state)
 	print_message("# %ld values formatted as printf does\n", checked);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_widths),
-		cmocka_unit_test(test_hostile_names),
-		cmocka_unit_test(test_put_xml_truncates),
-		cmocka_unit_test(test_min_width),
-		cmocka_unit_test(test_inverted),
-		cmocka_unit_test(test_colours),
-		cmocka_unit_test(test_palettes_apart),
-		cmocka_unit_test(test_short_names),
-		cmocka_unit_test(test_fmt_fixed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_widths, test_hostile_names, test_put_xml_truncates, test_min_width, test_inverted, test_colours, test_palettes_apart, test_short_names, test_fmt_fixed)

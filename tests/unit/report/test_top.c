@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 
 #include "output.h"
 #include "rpt_test.h"
@@ -174,13 +175,4 @@ static void test_filter_keeps_modules(void **state)
 	rpt_profile__free(p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shared_helper), cmocka_unit_test(test_recursion),
-		cmocka_unit_test(test_exact),	      cmocka_unit_test(test_roots),
-		cmocka_unit_test(test_filter),	      cmocka_unit_test(test_filter_keeps_modules),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+SA_TEST_MAIN(test_shared_helper, test_recursion, test_exact, test_roots, test_filter, test_filter_keeps_modules)

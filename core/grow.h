@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * grow.h - room for one more element (or n more) in a realloc'ed array that
+ * doubles, the one form of the growth idiom record/ and report/ both use.
+ */
+#ifndef SAC_GROW_H
+#define SAC_GROW_H
+
+#include <stddef.h>
+
+/** sac_grow_realloc() - sac_grow() where the array is full. */
+int sac_grow_realloc(void **buf, size_t *cap, size_t need, size_t elem, size_t init);
+
+/**
+ * sac_grow() - make room for @need elements of @elem bytes in the array
+ * *@buf of capacity *@cap (in elements): the capacity doubles from @init
+ * (> 0), or from *@cap when it is not 0, until it holds @need. On success
+ * *@buf and *@cap may change; on failure both are left as they were, so the
+ * caller still owns (and frees) the old array. The check is inline, so a
+ * caller that does not need to grow pays no call.
+ * @return 0 or -ENOMEM (also when the size in bytes would overflow).
+ */
+static inline int sac_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t init)
+{
+	if (need <= *cap)
+		return 0;
+	return sac_grow_realloc(buf, cap, need, elem, init);
+}
+
+/*
+ * SAC_GROW() - sac_grow() on array @p (any object pointer) with size_t
+ * capacity @cap: room for @need elements, doubling from @init.
+ */
+#define SAC_GROW(p, cap, need, init) sac_grow((void **)&(p), &(cap), (need), sizeof(*(p)), (init))
+
+#endif /* SAC_GROW_H */
