@@ -151,20 +151,6 @@ $(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
-# ---- static/ ---------------------------------------------------------------
-# `make static`: sa-record linked statically (libbpf, libelf, zstd, zlib and
-# libc from Debian's -dev packages), the BPF object embedded as always. It
-# needs nothing from a host but the kernel (docs/deploy.md).
-STATIC_RECORD := $(B)/static/sa-record
-
-.PHONY: static
-static: $(STATIC_RECORD)
-
-$(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
-	$(call msg,LINK,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
-
 # ---- report/ ---------------------------------------------------------------
 REPORT_SRCS := $(wildcard report/*.c)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
@@ -178,6 +164,40 @@ $(B)/bin/sa-report: $(REPORT_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(REPORT_LIBS)
+
+# ---- static/ ---------------------------------------------------------------
+# `make static`: sa-record and sa-report linked statically (libbpf, libelf,
+# libdw, zstd, zlib, xz, bzip2, libiberty and libc from Debian's -dev
+# packages), the BPF object embedded as always. They need nothing from a host
+# but the kernel (docs/deploy.md). Debian ships no static ISA-L: the static
+# sa-report inflates debug sections with zlib (SA_INFLATE_ZLIB in dwload.c).
+# glibc warns that the static sa-report's dlopen() of libdebuginfod needs
+# the host's glibc; without it, it just does not ask debuginfod.
+STATIC_RECORD := $(B)/static/sa-record
+STATIC_REPORT := $(B)/static/sa-report
+STATIC_REPORT_OBJS := $(filter-out $(B)/obj/report/dwload.o,$(REPORT_OBJS)) \
+	$(B)/static/obj/report/dwload.o
+STATIC_REPORT_LIBS := -ldw -lelf -lzstd -lz -llzma -lbz2 -lm $(REPORT_EXTRA_LIBS)
+
+.PHONY: static
+static: $(STATIC_RECORD) $(STATIC_REPORT)
+
+$(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+
+$(B)/static/obj/report/dwload.o: report/dwload.c $(wildcard report/*.h core/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -DSA_INFLATE_ZLIB $(REPORT_INC) -c $< -o $@
+
+$(STATIC_REPORT): $(STATIC_REPORT_OBJS) $(LIBSAF)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(STATIC_REPORT_LIBS) 2>$@.err; \
+		rc=$$?; grep -v "dlopen' in statically linked\|in function .dbgd_load" $@.err >&2; \
+		rm -f $@.err; exit $$rc
 
 # ---- samples/ --------------------------------------------------------------
 # Workloads with a known profile, built with frame pointers.
