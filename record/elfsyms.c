@@ -29,7 +29,8 @@ struct efile {
 	uint8_t *flags;	   /* per symbol: SYM_* */
 	uint32_t *pending; /* symbols wanted, not emitted */
 	size_t npending, pending_cap;
-	int dirty; /* on the dirty list */
+	int dirty;     /* on the dirty list */
+	uint32_t used; /* es->gen when a sample last noted it */
 };
 
 struct rec_elfsyms {
@@ -40,6 +41,7 @@ struct rec_elfsyms {
 	int *dirty;
 	size_t ndirty, dirty_cap;
 	size_t max_fds;
+	uint32_t gen; /* files begun (--rotate) */
 	struct rec_elfsyms_stats st;
 };
 
@@ -188,6 +190,12 @@ cleanup:
 	return err;
 }
 
+/* Heap bytes of @f's table: symbols, names and one flag per symbol. */
+static uint64_t tab_bytes(const struct efile *f)
+{
+	return f->tab.nsyms * (sizeof(*f->tab.syms) + 1) + f->tab.names_len + 1;
+}
+
 static void load(struct rec_elfsyms *es, struct efile *f)
 {
 	uint64_t t0 = now_ns();
@@ -216,6 +224,8 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 		es->st.fds_held--;
 	f->fd = -1;
 	f->state = err ? err : 1;
+	if (!err)
+		es->st.tab_bytes += tab_bytes(f);
 	if (err == -ENOENT && fd >= 0)
 		es->st.no_symbols++;
 	else if (err)
@@ -252,6 +262,7 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off)
 	if (file < 0 || (size_t)file >= es->nfiles)
 		return -EINVAL;
 	f = &es->files[file];
+	f->used = es->gen;
 	if (!f->state)
 		load(es, f);
 	if (f->state < 0)
@@ -322,13 +333,56 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink)
 	return total;
 }
 
-void rec_elfsyms__new_file(struct rec_elfsyms *es)
+/* Drop @f's table; it is read again from its path if a sample needs it. */
+static void evict(struct rec_elfsyms *es, struct efile *f)
 {
+	es->st.tab_bytes -= tab_bytes(f);
+	rec_elftab__release(&f->tab);
+	free(f->flags);
+	free(f->pending);
+	f->flags = NULL;
+	f->pending = NULL;
+	f->pending_cap = 0;
+	f->state = 0;
+	es->st.evicted++;
+}
+
+/* Can @f's table go? Read, and nothing waits to be emitted from it. */
+static bool evictable(const struct efile *f)
+{
+	return f->state > 0 && !f->npending && !f->dirty;
+}
+
+/* The least recently noted table that can go, or NULL. */
+static struct efile *lru(struct rec_elfsyms *es)
+{
+	struct efile *best = NULL;
 	size_t i;
 
-	for (i = 0; i < es->nfiles; i++)
-		if (es->files[i].state > 0 && !es->files[i].npending)
-			memset(es->files[i].flags, 0, es->files[i].tab.nsyms);
+	for (i = 0; i < es->nfiles; i++) {
+		struct efile *f = &es->files[i];
+
+		if (evictable(f) && (!best || es->gen - f->used > es->gen - best->used))
+			best = f;
+	}
+	return best;
+}
+
+void rec_elfsyms__new_file(struct rec_elfsyms *es)
+{
+	struct efile *f;
+	size_t i;
+
+	es->gen++;
+	for (i = 0; i < es->nfiles; i++) {
+		f = &es->files[i];
+		if (evictable(f) && es->gen - f->used > 2)
+			evict(es, f);
+		else if (f->state > 0 && !f->npending)
+			memset(f->flags, 0, f->tab.nsyms);
+	}
+	while (es->st.tab_bytes > REC_ELFSYMS_BUDGET && (f = lru(es)))
+		evict(es, f);
 }
 
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st)

@@ -26,7 +26,18 @@ struct rec_elfsyms_stats {
 	uint64_t usyms;	     /* USYM records emitted */
 	uint64_t name_bytes; /* bytes of names in those USYM records */
 	uint64_t load_ns;    /* CLOCK_MONOTONIC time spent reading ELF files */
+	uint64_t evicted;    /* tables dropped at a rotation (read again if needed) */
+	uint64_t tab_bytes;  /* heap bytes of the tables held now */
 };
+
+/*
+ * --rotate: the symbol tables held across files are a cache. A table no
+ * sample noted in the file just closed nor the one before is dropped at a
+ * rotation, and the least recently noted go until at most this many bytes
+ * remain (about 40 python3-sized tables); a dropped one is read again from
+ * its path when a sample needs it.
+ */
+#define REC_ELFSYMS_BUDGET (16u << 20)
 
 /**
  * rec_elfsyms__new() - an empty registry.
@@ -80,7 +91,8 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
 /**
  * rec_elfsyms__new_file() - after rec_elfsyms__flush(), the writer moved to
  * a new file (--rotate): forget which symbols were emitted, so symbols
- * noted from now on are emitted again.
+ * noted from now on are emitted again, and drop tables as
+ * REC_ELFSYMS_BUDGET says.
  */
 void rec_elfsyms__new_file(struct rec_elfsyms *es);
 

@@ -107,6 +107,56 @@ static void test_own_binary(void **state)
 	rec_elfsyms__free(es);
 }
 
+/*
+ * --rotate: a table no sample noted in the file just closed nor the one
+ * before is dropped at the next rotation, and read again (same symbol, a
+ * new SYMTAB + USYM) when a sample needs it; one noted in the file just
+ * closed stays.
+ */
+static void test_rotation_drops_unused_table(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900];
+	uint64_t off;
+	int n, id, i;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	es = rec_elfsyms__new(0);
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	rec_elfsyms__stats(es, &st);
+	assert_true(st.tab_bytes > 0);
+	for (i = 0; i < 2; i++) { /* noted in file 0: kept into files 1, 2 */
+		rec_elfsyms__new_file(es);
+		rec_elfsyms__stats(es, &st);
+		assert_int_equal(st.evicted, 0);
+	}
+	rec_elfsyms__new_file(es); /* files 1 and 2 noted nothing */
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.evicted, 1);
+	assert_int_equal(st.tab_bytes, 0);
+	test_sink_reset(&ts);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_int_equal(ts.n, 2);
+	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.loaded, 2);
+	rec_elfsyms__new_file(es); /* noted in the file just closed: kept */
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.evicted, 1);
+	assert_true(st.tab_bytes > 0);
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
 static void test_dynsym_only(void **state)
 {
 	struct test_sink ts = {0};
@@ -262,6 +312,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_binary),
+		cmocka_unit_test(test_rotation_drops_unused_table),
 		cmocka_unit_test(test_dynsym_only),
 		cmocka_unit_test(test_deleted_file),
 		cmocka_unit_test(test_build_id_mismatch),
