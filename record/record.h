@@ -173,6 +173,9 @@ int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve,
 int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx);
 int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 		      struct rec_procs *procs, struct rec_sc *sc);
+/* --rotate: a file stack id about to be referenced in the current file. */
+typedef int (*rec_carry_fn)(void *ctx, __u32 fid);
+void rec_offcpu__set_carry(struct rec_offcpu *o, rec_carry_fn carry, void *ctx);
 void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
 			   const struct rec_ctrs *c);
 void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v);
