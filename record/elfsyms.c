@@ -30,7 +30,7 @@ struct efile {
 	uint32_t *pending; /* symbols wanted, not emitted */
 	size_t npending, pending_cap;
 	int dirty;     /* on the dirty list */
-	uint32_t used; /* es->gen when a sample last noted it */
+	uint32_t used; /* es->gen when a sample last noted it, or it was mapped */
 };
 
 struct rec_elfsyms {
@@ -153,6 +153,7 @@ int rec_elfsyms__file(struct rec_elfsyms *es, const uint8_t *build_id, size_t bi
 	id = find(es, build_id, bid_len);
 	if (id >= 0) {
 		f = &es->files[id];
+		f->used = es->gen;
 		/* A later mapping may give a way in that the first lacked. */
 		if (f->fd < 0 && !f->state && fd >= 0 && es->st.fds_held < es->max_fds) {
 			f->fd = fd;
@@ -175,6 +176,7 @@ int rec_elfsyms__file(struct rec_elfsyms *es, const uint8_t *build_id, size_t bi
 	memcpy(f->bid, build_id, bid_len);
 	f->bid_len = bid_len;
 	f->fd = -1;
+	f->used = es->gen;
 	if (fd >= 0 && es->st.fds_held < es->max_fds) {
 		f->fd = fd;
 		es->st.fds_held++;
@@ -376,6 +378,11 @@ void rec_elfsyms__new_file(struct rec_elfsyms *es)
 	es->gen++;
 	for (i = 0; i < es->nfiles; i++) {
 		f = &es->files[i];
+		if (!f->state && f->fd >= 0 && es->gen - f->used > 2) {
+			close(f->fd); /* it would pin a deleted binary for good */
+			f->fd = -1;
+			es->st.fds_held--;
+		}
 		if (evictable(f) && es->gen - f->used > 2)
 			evict(es, f);
 		else if (f->state > 0 && !f->npending)

@@ -35,7 +35,9 @@ struct rec_elfsyms_stats {
  * sample noted in the file just closed nor the one before is dropped at a
  * rotation, and the least recently noted go until at most this many bytes
  * remain (about 40 python3-sized tables); a dropped one is read again from
- * its path when a sample needs it.
+ * its path when a sample needs it. Likewise the fd kept for a file not read
+ * yet is closed once neither a mapping nor a sample named the file in those
+ * two files: it would keep a deleted binary on disk for the whole run.
  */
 #define REC_ELFSYMS_BUDGET (16u << 20)
 

@@ -3,7 +3,7 @@
  * test_elfsyms.c - symbols embedded for sampled file offsets: the test's own
  * binary (.symtab), libc (.dynsym only on Debian), a deleted copy read
  * through a kept fd, a build-id mismatch, uncovered offsets and each symbol
- * emitted once.
+ * emitted once; what a rotation drops (tables, fds).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,6 +214,41 @@ static void test_deleted_file(void **state)
 	rec_elfsyms__free(es);
 }
 
+/*
+ * --rotate: the fd kept for a file not read yet is closed at the rotation
+ * after two files that neither mapped nor sampled it (it would keep a
+ * deleted binary on disk); one mapped again in the meantime keeps its fd.
+ */
+static void test_rotation_closes_idle_fd(void **state)
+{
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900];
+	uint64_t off;
+	int n, id, i;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	es = rec_elfsyms__new(4);
+	id = rec_elfsyms__file(es, bid, n, path, open(path, O_RDONLY));
+	for (i = 0; i < 4; i++) { /* mapped again in each of files 0..3 */
+		rec_elfsyms__new_file(es);
+		assert_int_equal(rec_elfsyms__file(es, bid, n, path, -1), id);
+	}
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.fds_held, 1);
+	for (i = 0; i < 3; i++) {
+		rec_elfsyms__stats(es, &st);
+		assert_int_equal(st.fds_held, 1);
+		rec_elfsyms__new_file(es);
+	}
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.fds_held, 0);
+	rec_elfsyms__free(es);
+}
+
 static void test_build_id_mismatch(void **state)
 {
 	struct rec_elfsyms_stats st;
@@ -315,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_rotation_drops_unused_table),
 		cmocka_unit_test(test_dynsym_only),
 		cmocka_unit_test(test_deleted_file),
+		cmocka_unit_test(test_rotation_closes_idle_fd),
 		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_sink_failure_keeps_pending),
 		cmocka_unit_test(test_prefers_global_name),
