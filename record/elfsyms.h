@@ -31,13 +31,15 @@ struct rec_elfsyms_stats {
 };
 
 /*
- * --rotate: the symbol tables held across files are a cache. A table no
- * sample noted in the file just closed nor the one before is dropped at a
- * rotation, and the least recently noted go until at most this many bytes
- * remain (about 40 python3-sized tables); a dropped one is read again from
- * its path when a sample needs it. Likewise the fd kept for a file not read
- * yet is closed once neither a mapping nor a sample named the file in those
- * two files: it would keep a deleted binary on disk for the whole run.
+ * The symbol tables held are a cache. When reading one takes them past
+ * this many bytes, the least recently used go (about 40 python3-sized
+ * tables fit; those with symbols still to be written in the interval stay).
+ * With --rotate, a table no mapping or sample named in the file just closed
+ * nor the one before goes at the rotation. A dropped table is read again
+ * from its path when a sample needs it; within a file, what was written of
+ * it is remembered (a flag per symbol). Likewise the fd kept for a file not
+ * read yet is closed at a rotation after two such files: it would keep a
+ * deleted binary on disk for the whole run.
  */
 #define REC_ELFSYMS_BUDGET (16u << 20)
 
@@ -99,6 +101,9 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
 void rec_elfsyms__new_file(struct rec_elfsyms *es);
 
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st);
+
+/** rec_elfsyms__set_budget() - bytes of tables held (REC_ELFSYMS_BUDGET by default). */
+void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes);
 
 /**
  * rec_elfsyms__read_build_id() - the GNU build id of an ELF file.

@@ -157,6 +157,49 @@ static void test_rotation_drops_unused_table(void **state)
 	rec_elfsyms__free(es);
 }
 
+/*
+ * Over the budget in the middle of a file, the least recently used table
+ * goes; read again in the same file, its symbols already written are not
+ * written twice.
+ */
+static void test_budget_within_a_file(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID], lbid[SAF_MAX_BUILD_ID];
+	char path[900], lpath[900];
+	uint64_t off, loff;
+	int n, ln, id, lid;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	assert_int_equal(where((void *)fopen, lpath, sizeof(lpath), &loff), 0);
+	n = bid_of(path, bid);
+	ln = bid_of(lpath, lbid);
+	es = rec_elfsyms__new(0);
+	rec_elfsyms__set_budget(es, 1); /* one table at a time */
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	lid = rec_elfsyms__file(es, lbid, ln, lpath, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_int_equal(rec_elfsyms__note(es, lid, loff), 1); /* the first goes */
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.evicted, 1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 0); /* read again, not re-emitted */
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 0);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.loaded, 3);
+	assert_int_equal(st.evicted, 2);
+	assert_int_equal(st.usyms, 2);
+	rec_elfsyms__new_file(es); /* a new file: emitted again */
+	assert_int_equal(rec_elfsyms__note(es, lid, loff), 1);
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
 static void test_dynsym_only(void **state)
 {
 	struct test_sink ts = {0};
@@ -348,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_binary),
 		cmocka_unit_test(test_rotation_drops_unused_table),
+		cmocka_unit_test(test_budget_within_a_file),
 		cmocka_unit_test(test_dynsym_only),
 		cmocka_unit_test(test_deleted_file),
 		cmocka_unit_test(test_rotation_closes_idle_fd),
