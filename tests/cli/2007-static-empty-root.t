@@ -9,8 +9,8 @@
 # `make static`'s sa-report, also without a dynamic section, reads each file
 # in a root of its own and writes the same folded stacks, byte for byte, as
 # the plain build's sa-report given only what the file holds.
-# Under make check-san the plain build's binary is tested (ASan cannot link
-# statically).
+# Under make check-san the plain build's binaries are tested (ASan cannot
+# link statically).
 . "$(dirname "$0")/lib.sh"
 
 require_root_bpf
@@ -20,6 +20,7 @@ B=$SA_BUILD
 [ "${SA_SANITIZED:-0}" = 1 ] && B=$(dirname "$SA_BUILD")
 STATIC=$B/static/sa-record
 STATIC_REPORT=$B/static/sa-report
+PLAIN_REPORT=$B/bin/sa-report # not the sanitized one: ASan needs /proc
 [ -x "$STATIC" ] || skip_all "$STATIC not built; run make static"
 [ -x "$STATIC_REPORT" ] || skip_all "$STATIC_REPORT not built; run make static"
 command -v chroot >/dev/null 2>&1 || skip_all "chroot missing (coreutils)"
@@ -110,9 +111,9 @@ report_in_root()
 
 S=$T/sroot
 D=$T/droot
-LDSO=$(ldd "$SA_REPORT" | grep -o '/[^ ]*ld-linux[^ ]*' | head -1)
-mkdir -p "$S" "$D/ld" && cp "$STATIC_REPORT" "$S/sa-report" && cp "$SA_REPORT" "$D/sa-report" &&
-	for lib in $(ldd "$SA_REPORT" | grep -o '/[^ ]*'); do cp -L "$lib" "$D/ld/"; done
+LDSO=$(ldd "$PLAIN_REPORT" | grep -o '/[^ ]*ld-linux[^ ]*' | head -1)
+mkdir -p "$S" "$D/ld" && cp "$STATIC_REPORT" "$S/sa-report" && cp "$PLAIN_REPORT" "$D/sa-report" &&
+	for lib in $(ldd "$PLAIN_REPORT" | grep -o '/[^ ]*'); do cp -L "$lib" "$D/ld/"; done
 
 record_in_root fp
 record_in_root dwarf
@@ -125,7 +126,7 @@ report_in_root dwarf
 # memcmp); coreutils ship no debug info, so each line is glibc's. Same
 # stacks, byte for byte, and at least 10 with a glibc line (about 50 here).
 "$SA_RECORD" -q -F 999 -o "$T/sort.sa" -- sh -c 'seq 1500000 | sort -r >/dev/null' 2>"$T/sort.err"
-for r in "$STATIC_REPORT" "$SA_REPORT"; do
+for r in "$STATIC_REPORT" "$PLAIN_REPORT"; do
 	env -u DEBUGINFOD_URLS "$r" --no-cache --lines -o "$T/$(basename "$(dirname "$r")").folded" \
 		"$T/sort.sa" 2>/dev/null
 done
