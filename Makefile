@@ -58,7 +58,7 @@ REPORT_LIBS := -ldw -lelf -lzstd -lz -lisal -lm $(REPORT_EXTRA_LIBS)
 # package is missing, and only as root: a non-root user with the build
 # packages present builds without any apt step.
 BUILD_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
-	libisal-dev libiberty-dev pkg-config $(EXTRA_BUILD_PKGS)
+	libisal-dev libiberty-dev liblzma-dev libbz2-dev pkg-config $(EXTRA_BUILD_PKGS)
 TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils zstd perl procps \
 	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod-dev \
 	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils bpftrace \
@@ -157,20 +157,6 @@ $(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
-# ---- static/ ---------------------------------------------------------------
-# `make static`: sa-record linked statically (libbpf, libelf, zstd, zlib and
-# libc from Debian's -dev packages), the BPF object embedded as always. It
-# needs nothing from a host but the kernel (docs/deploy.md).
-STATIC_RECORD := $(B)/static/sa-record
-
-.PHONY: static
-static: $(STATIC_RECORD)
-
-$(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
-	$(call msg,LINK,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
-
 # ---- report/ ---------------------------------------------------------------
 REPORT_SRCS := $(wildcard report/*.c report/*/*.c)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
@@ -184,6 +170,40 @@ $(B)/bin/sa-report: $(REPORT_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(REPORT_LIBS)
+
+# ---- static/ ---------------------------------------------------------------
+# `make static`: sa-record and sa-report linked statically (libbpf, libelf,
+# libdw, zstd, zlib, xz, bzip2, libiberty and libc from Debian's -dev
+# packages), the BPF object embedded as always. They need nothing from a host
+# but the kernel (docs/deploy.md). Debian ships no static ISA-L: the static
+# sa-report inflates debug sections with zlib (SA_INFLATE_ZLIB in report/symbols/dwload.c).
+# glibc warns that the static sa-report's dlopen() of libdebuginfod needs
+# the host's glibc; without it, it just does not ask debuginfod.
+STATIC_RECORD := $(B)/static/sa-record
+STATIC_REPORT := $(B)/static/sa-report
+STATIC_REPORT_OBJS := $(filter-out $(B)/obj/report/symbols/dwload.o,$(REPORT_OBJS)) \
+	$(B)/static/obj/report/symbols/dwload.o
+STATIC_REPORT_LIBS := -ldw -lelf -lzstd -lz -llzma -lbz2 -lm $(REPORT_EXTRA_LIBS)
+
+.PHONY: static
+static: $(STATIC_RECORD) $(STATIC_REPORT)
+
+$(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+
+$(B)/static/obj/report/symbols/dwload.o: report/symbols/dwload.c $(wildcard report/*.h report/*/*.h core/*.h) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -DSA_INFLATE_ZLIB $(REPORT_INC) -c $< -o $@
+
+$(STATIC_REPORT): $(STATIC_REPORT_OBJS) $(LIBSAF)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(STATIC_REPORT_LIBS) 2>$@.err; \
+		rc=$$?; grep -v "dlopen' in statically linked\|in function .dbgd_load" $@.err >&2; \
+		rm -f $@.err; exit $$rc
 
 # ---- samples/ --------------------------------------------------------------
 # Workloads with a known profile, built with frame pointers.

@@ -368,8 +368,6 @@ static int check(struct rec_opts *o, int ntargets)
 	if ((o->keep || o->keep_size) && !o->rotate_secs && !o->rotate_bytes)
 		return usage_error("%s", "--keep and --keep-size need --rotate");
 	/* a stay can outlive a file, and its stacks with it (docs/deploy.md) */
-	if (o->off_cpu && (o->rotate_secs || o->rotate_bytes))
-		return usage_error("%s", "--off-cpu does not combine with --rotate yet");
 	if (o->cmd && !o->all && !ntargets)
 		o->filter = SA_FILTER_TGID; /* CMD and its descendants */
 	for (i = 0; i < o->nids; i++) {

@@ -21,5 +21,5 @@ CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-trim
 # The static sa-record (test 2007). ASan cannot link statically: the
 # sanitized pass runs 2007 on the plain build's binary.
 ifneq ($(SA_SANITIZED),1)
-CHECK_EXTRA_DEPS += $(STATIC_RECORD)
+CHECK_EXTRA_DEPS += $(STATIC_RECORD) $(STATIC_REPORT)
 endif

@@ -528,6 +528,7 @@ size_t rec_drain__unique_stacks(const struct rec_drain *d)
 int rec_drain__keep_frames(struct rec_drain *d)
 {
 	rec_ustacks__set_ensure(d->us, carry, d);
+	rec_offcpu__set_carry(d->off, carry, d);
 	return rec_stackdb__keep_frames(d->db);
 }
 

@@ -62,6 +62,8 @@ struct rec_offcpu {
 	__u32 *tids;
 	struct sa_off_start *starts;
 	struct rec_htab *pinned; /* pin_key -> file stack id, of stays still open */
+	rec_carry_fn carry;	 /* --rotate, else NULL */
+	void *cctx;
 };
 
 /**
@@ -418,6 +420,41 @@ int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, v
 }
 
 /**
+ * rec_offcpu__set_carry() - --rotate: a stay can span rotations, and the
+ * file it ends in must hold its stacks. rec_offcpu__write() hands each id
+ * it writes, and each id a stay still open holds (pinned, or recovered
+ * from the ring), to @carry(@ctx, id), which writes the STACK record again
+ * where the current file lacks it. Done at every interval, an id held over
+ * a rotation is always of the current or the previous file, whose frames
+ * stackkeep.c has. Accepts a NULL @o (no --off-cpu).
+ */
+void rec_offcpu__set_carry(struct rec_offcpu *o, rec_carry_fn carry, void *ctx)
+{
+	if (!o)
+		return;
+	o->carry = carry;
+	o->cctx = ctx;
+}
+
+/* --rotate: carry the stacks that open stays hold into the current file. */
+static int carry_open(struct rec_offcpu *o)
+{
+	const struct pending_val *pv;
+	const void *k;
+	__u32 *fid;
+	size_t it = 0;
+	int err = 0;
+
+	while (!err && (k = rec_htab__next(o->pinned, &it, (void **)&fid)))
+		err = o->carry(o->cctx, *fid);
+	it = 0;
+	while (!err && (k = rec_htab__next(o->pending, &it, (void **)&pv)))
+		if (!pv->done && !(err = o->carry(o->cctx, pv->ufid)))
+			err = o->carry(o->cctx, pv->kfid);
+	return err < 0 ? err : 0;
+}
+
+/**
  * rec_offcpu__write() - write set @set's aggregated off-CPU time as OFFCPU
  * records into the open interval of @w, noting each thread in @procs and
  * each user stack in @sc (NULL: none), then forget it.
@@ -433,6 +470,10 @@ int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 	int err = 0;
 
 	while (!err && (k = rec_htab__next(o->agg[set], &it, (void **)&v))) {
+		if (o->carry && (err = o->carry(o->cctx, k->ufid)) >= 0)
+			err = o->carry(o->cctx, k->kfid);
+		if (err < 0)
+			break;
 		err = rec_procs__note(procs, k->tgid, k->gen, k->tid, v->comm);
 		if (!err && sc)
 			err = rec_sc__count(sc, k->tgid, k->gen, k->ufid);
@@ -451,6 +492,8 @@ int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 		err = saf_writer__add(w, &rec);
 	}
 	rec_htab__clear(o->agg[set]);
+	if (!err && o->carry)
+		err = carry_open(o);
 	return err ? err : compact_pending(o);
 }
 

@@ -71,6 +71,20 @@ int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, v
 int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 		      struct rec_procs *procs, struct rec_sc *sc);
 
+/* --rotate: a file stack id about to be referenced in the current file. */
+typedef int (*rec_carry_fn)(void *ctx, __u32 fid);
+
+/**
+ * rec_offcpu__set_carry() - --rotate: a stay can span rotations, and the
+ * file it ends in must hold its stacks. rec_offcpu__write() hands each id
+ * it writes, and each id a stay still open holds (pinned, or recovered
+ * from the ring), to @carry(@ctx, id), which writes the STACK record again
+ * where the current file lacks it. Done at every interval, an id held over
+ * a rotation is always of the current or the previous file, whose frames
+ * stackkeep.c has. Accepts a NULL @o (no --off-cpu).
+ */
+void rec_offcpu__set_carry(struct rec_offcpu *o, rec_carry_fn carry, void *ctx);
+
 /**
  * rec_offcpu__fill_loss() - append the off-CPU counters of @c to @l, with
  * the periods of set @set sa-record dropped moved from off_kept to

@@ -26,8 +26,9 @@ struct stack_key {
 
 struct rec_stackdb {
 	struct rec_htab *ids; /* stack_key -> __u32 id */
-	__u8 *nframes;	      /* by id */
+	__u8 *nframes;	      /* by id - nf_base */
 	size_t cap;
+	__u32 nf_base; /* --rotate: ids below are referenced no more */
 	__u32 next_id;
 	struct stack_frames *keep; /* NULL unless rotating: see stackkeep.c */
 	__u32 file_first;	   /* the first id given in the current file */
@@ -55,6 +56,7 @@ struct rec_stackdb *rec_stackdb__new(void)
 
 static int remember_nframes(struct rec_stackdb *db, __u32 id, __u32 n)
 {
+	id -= db->nf_base;
 	if (id >= db->cap) {
 		size_t old = db->cap;
 
@@ -65,6 +67,18 @@ static int remember_nframes(struct rec_stackdb *db, __u32 id, __u32 n)
 	}
 	db->nframes[id] = n > 255 ? 255 : n;
 	return 0;
+}
+
+/* Forget the frame counts of ids below @first (in place: cannot fail). */
+static void drop_nframes(struct rec_stackdb *db, __u32 first)
+{
+	__u32 drop = first - db->nf_base;
+
+	if (first <= db->nf_base || !db->cap)
+		return;
+	memmove(db->nframes, db->nframes + drop, db->next_id - first);
+	memset(db->nframes + (db->next_id - first), 0, db->cap - (db->next_id - first));
+	db->nf_base = first;
 }
 
 /**
@@ -113,7 +127,7 @@ __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, 
  */
 __u32 rec_stackdb__nframes(const struct rec_stackdb *db, __u32 id)
 {
-	return id && id < db->next_id ? db->nframes[id] : 0;
+	return id && id >= db->nf_base && id < db->next_id ? db->nframes[id - db->nf_base] : 0;
 }
 
 /** rec_stackdb__count() - unique stacks so far. */
@@ -149,8 +163,9 @@ int rec_stackdb__keep_frames(struct rec_stackdb *db)
 /**
  * rec_stackdb__new_file() - the writer moved to a new file: forget which
  * stacks were written (a stack seen again gets a new id and STACK record;
- * ids stay unique over the whole run), so memory is bounded by one file's
- * stacks. Ids given before stay valid through rec_stackdb__ensure().
+ * ids stay unique over the whole run), so memory is bounded by two files'
+ * stacks: frame counts of ids before the file just closed are dropped. Ids
+ * given before stay valid through rec_stackdb__ensure().
  * @return the first id of the file just closed: no later reference can
  * name a smaller one.
  */
@@ -161,6 +176,7 @@ __u32 rec_stackdb__new_file(struct rec_stackdb *db)
 	rec_htab__clear(db->ids);
 	if (db->keep)
 		rec_stack_frames__new_file(db->keep);
+	drop_nframes(db, first);
 	db->file_first = db->next_id;
 	return first;
 }

@@ -29,10 +29,13 @@ struct efile {
 	int fd;
 	int state; /* 0 not read yet, 1 read, < 0 the negative errno of reading */
 	struct rec_elftab tab;
-	uint8_t *flags;	   /* per symbol: SYM_* */
+	uint8_t *flags; /* per symbol: SYM_*; kept in a file when the table goes */
+	size_t nflags;
 	uint32_t *pending; /* symbols wanted, not emitted */
 	size_t npending, pending_cap;
-	int dirty; /* on the dirty list */
+	int dirty;     /* on the dirty list */
+	uint32_t used; /* es->gen when a sample last noted it, or it was mapped */
+	uint64_t last; /* es->tick then */
 };
 
 struct rec_elfsyms {
@@ -43,6 +46,9 @@ struct rec_elfsyms {
 	int *dirty;
 	size_t ndirty, dirty_cap;
 	size_t max_fds;
+	uint32_t gen;  /* files begun (--rotate) */
+	uint64_t tick; /* notes and mappings so far */
+	uint64_t budget;
 	struct rec_elfsyms_stats st;
 };
 
@@ -72,6 +78,7 @@ struct rec_elfsyms *rec_elfsyms__new(size_t max_fds)
 	if (!es)
 		return NULL;
 	es->max_fds = max_fds ? max_fds : default_max_fds();
+	es->budget = REC_ELFSYMS_BUDGET;
 	return es;
 }
 
@@ -135,6 +142,8 @@ int rec_elfsyms__file(struct rec_elfsyms *es, const uint8_t *build_id, size_t bi
 	id = find(es, build_id, bid_len);
 	if (id >= 0) {
 		f = &es->files[id];
+		f->used = es->gen;
+		f->last = ++es->tick;
 		/* A later mapping may give a way in that the first lacked. */
 		if (f->fd < 0 && !f->state && fd >= 0 && es->st.fds_held < es->max_fds) {
 			f->fd = fd;
@@ -157,6 +166,8 @@ int rec_elfsyms__file(struct rec_elfsyms *es, const uint8_t *build_id, size_t bi
 	memcpy(f->bid, build_id, bid_len);
 	f->bid_len = bid_len;
 	f->fd = -1;
+	f->used = es->gen;
+	f->last = ++es->tick;
 	if (fd >= 0 && es->st.fds_held < es->max_fds) {
 		f->fd = fd;
 		es->st.fds_held++;
@@ -172,8 +183,68 @@ cleanup:
 	return err;
 }
 
+/* Heap bytes of @f's table: symbols and names. */
+static uint64_t tab_bytes(const struct efile *f)
+{
+	return f->tab.nsyms * sizeof(*f->tab.syms) + f->tab.names_len + 1;
+}
+
+/*
+ * Drop @f's table; it is read again from its path if a sample needs it.
+ * In the middle of a file (@keep_flags) what was emitted stays known: the
+ * same build id reads back in the same order.
+ */
+static void evict(struct rec_elfsyms *es, struct efile *f, bool keep_flags)
+{
+	es->st.tab_bytes -= tab_bytes(f);
+	rec_elftab__release(&f->tab);
+	if (!keep_flags) {
+		free(f->flags);
+		f->flags = NULL;
+		f->nflags = 0;
+	}
+	free(f->pending);
+	f->pending = NULL;
+	f->pending_cap = 0;
+	f->state = 0;
+	es->st.evicted++;
+}
+
+/* Can @f's table go? Read, and nothing waits to be emitted from it. */
+static bool evictable(const struct efile *f)
+{
+	return f->state > 0 && !f->npending && !f->dirty;
+}
+
+/* The least recently used table that can go, other than @spare; or NULL. */
+static struct efile *lru(struct rec_elfsyms *es, const struct efile *spare)
+{
+	struct efile *best = NULL;
+	size_t i;
+
+	for (i = 0; i < es->nfiles; i++) {
+		struct efile *f = &es->files[i];
+
+		if (f != spare && evictable(f) && (!best || f->last < best->last))
+			best = f;
+	}
+	return best;
+}
+
+/* Flags for @f's table just read: those kept in this file, or new ones. */
+static int set_flags(struct efile *f)
+{
+	if (f->flags && f->nflags == f->tab.nsyms)
+		return 0;
+	free(f->flags);
+	f->nflags = f->tab.nsyms;
+	f->flags = calloc(f->nflags, 1);
+	return f->flags ? 0 : -ENOMEM;
+}
+
 static void load(struct rec_elfsyms *es, struct efile *f)
 {
+	struct efile *victim;
 	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
 	int fd = f->fd, err;
 
@@ -187,19 +258,19 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 		err = fd;
 	} else {
 		err = rec_elftab__read(fd, f->bid, f->bid_len, &f->tab);
-		if (!err) {
-			f->flags = calloc(f->tab.nsyms, 1);
-			if (!f->flags) {
-				rec_elftab__release(&f->tab);
-				err = -ENOMEM;
-			}
-		}
+		if (!err && (err = set_flags(f)))
+			rec_elftab__release(&f->tab);
 		close(fd);
 	}
 	if (f->fd >= 0)
 		es->st.fds_held--;
 	f->fd = -1;
 	f->state = err ? err : 1;
+	if (!err)
+		es->st.tab_bytes += tab_bytes(f);
+	/* over the budget in the middle of a file: the least recently used go */
+	while (es->st.tab_bytes > es->budget && (victim = lru(es, f)))
+		evict(es, victim, true);
 	if (err == -ENOENT && fd >= 0)
 		es->st.no_symbols++;
 	else if (err)
@@ -227,6 +298,8 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off)
 	if (file < 0 || (size_t)file >= es->nfiles)
 		return -EINVAL;
 	f = &es->files[file];
+	f->used = es->gen;
+	f->last = ++es->tick;
 	if (!f->state)
 		load(es, f);
 	if (f->state < 0)
@@ -299,11 +372,32 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink)
 
 void rec_elfsyms__new_file(struct rec_elfsyms *es)
 {
+	struct efile *f;
 	size_t i;
 
-	for (i = 0; i < es->nfiles; i++)
-		if (es->files[i].state > 0 && !es->files[i].npending)
-			memset(es->files[i].flags, 0, es->files[i].tab.nsyms);
+	es->gen++;
+	for (i = 0; i < es->nfiles; i++) {
+		f = &es->files[i];
+		if (!f->state && f->fd >= 0 && es->gen - f->used > 2) {
+			close(f->fd); /* it would pin a deleted binary for good */
+			f->fd = -1;
+			es->st.fds_held--;
+		}
+		if (evictable(f) && es->gen - f->used > 2) {
+			evict(es, f, false);
+		} else if (f->state <= 0) { /* a new file: nothing was emitted */
+			free(f->flags);
+			f->flags = NULL;
+			f->nflags = 0;
+		} else if (f->state > 0 && !f->npending) {
+			memset(f->flags, 0, f->nflags);
+		}
+	}
+}
+
+void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes)
+{
+	es->budget = bytes;
 }
 
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st)

@@ -26,7 +26,22 @@ struct rec_elfsyms_stats {
 	uint64_t usyms;	     /* USYM records emitted */
 	uint64_t name_bytes; /* bytes of names in those USYM records */
 	uint64_t load_ns;    /* CLOCK_MONOTONIC time spent reading ELF files */
+	uint64_t evicted;    /* tables dropped at a rotation (read again if needed) */
+	uint64_t tab_bytes;  /* heap bytes of the tables held now */
 };
+
+/*
+ * The symbol tables held are a cache. When reading one takes them past
+ * this many bytes, the least recently used go (about 40 python3-sized
+ * tables fit; those with symbols still to be written in the interval stay).
+ * With --rotate, a table no mapping or sample named in the file just closed
+ * nor the one before goes at the rotation. A dropped table is read again
+ * from its path when a sample needs it; within a file, what was written of
+ * it is remembered (a flag per symbol). Likewise the fd kept for a file not
+ * read yet is closed at a rotation after two such files: it would keep a
+ * deleted binary on disk for the whole run.
+ */
+#define REC_ELFSYMS_BUDGET (16u << 20)
 
 /**
  * rec_elfsyms__new() - an empty registry.
@@ -80,11 +95,15 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
 /**
  * rec_elfsyms__new_file() - after rec_elfsyms__flush(), the writer moved to
  * a new file (--rotate): forget which symbols were emitted, so symbols
- * noted from now on are emitted again.
+ * noted from now on are emitted again, and drop tables as
+ * REC_ELFSYMS_BUDGET says.
  */
 void rec_elfsyms__new_file(struct rec_elfsyms *es);
 
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st);
+
+/** rec_elfsyms__set_budget() - bytes of tables held (REC_ELFSYMS_BUDGET by default). */
+void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes);
 
 /**
  * rec_elfsyms__read_build_id() - the GNU build id of an ELF file.

@@ -7,6 +7,9 @@
 # the commit and the commands. Not a test: no figure is asserted. Needs root.
 #   SIZE_MIN (default 20), SIZE_ROTATE (10m): the 19 Hz run and its files;
 #   LONG_MIN (default 25), LONG_ROTATE (5m): the 99 Hz run.
+#   CHURN (default 1): beside both, a loop compiles a small C program with
+#   gcc and runs it, each under a new build id, as a host building software
+#   does: the recorder meets new binaries and processes all along.
 # Usage: tests/bench/always-on.sh [BUILD_DIR] [OUT.md]
 set -u
 B=${1:-build}
@@ -18,7 +21,20 @@ LONG_MIN=${LONG_MIN:-25} LONG_ROTATE=${LONG_ROTATE:-5m}
 [ "$(id -u)" = 0 ] || { echo "always-on: needs root" >&2; exit 1; }
 T=$(mktemp -d /tmp/sa-always-on.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-mkdir "$T/s" "$T/l"
+mkdir "$T/s" "$T/l" "$T/c"
+CHURN=${CHURN:-1}
+# churn: until killed, a new program each turn (its own build id), run once
+churn() {
+	local i=0
+	while :; do
+		i=$((i + 1))
+		printf 'static volatile unsigned long s;\nint main(void) { for (unsigned long j = 0; j < %d; j++) s += j; return 0; }\n' \
+			$((1000000 + i)) >"$T/c/p.c"
+		gcc -O1 -o "$T/c/p" "$T/c/p.c" && "$T/c/p" && echo "$i" >"$T/c/n"
+	done
+}
+cpid=
+[ "$CHURN" = 1 ] && { churn & cpid=$!; }
 TCK=$(getconf CLK_TCK)
 ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
@@ -40,6 +56,8 @@ while kill -0 $lpid 2>/dev/null; do
 done
 wait $spid
 wait $lpid
+[ -n "$cpid" ] && kill "$cpid" 2>/dev/null
+nchurn=$(cat "$T/c/n" 2>/dev/null || echo 0)
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # size: every file of the 19 Hz run, bytes per hour over the run
@@ -63,7 +81,9 @@ cat >"$sec" <<MD
 Measured $(date -u +%Y-%m-%d) at commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 on $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)),
 kernel $(uname -r), load average $load0 at the start and $load1 at the
-end (other builds and tests ran beside it), both runs at once:
+end (other builds and tests ran beside it), both runs at once, beside a loop
+that compiled and ran $nchurn small programs with gcc, each under a new
+build id:
 
 | run | command | result |
 |-----|---------|--------|

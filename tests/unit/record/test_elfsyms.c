@@ -3,7 +3,7 @@
  * test_elfsyms.c - symbols embedded for sampled file offsets: the test's own
  * binary (.symtab), libc (.dynsym only on Debian), a deleted copy read
  * through a kept fd, a build-id mismatch, uncovered offsets and each symbol
- * emitted once.
+ * emitted once; what a rotation drops (tables, fds).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,6 +108,99 @@ static void test_own_binary(void **state)
 	rec_elfsyms__free(es);
 }
 
+/*
+ * --rotate: a table no sample noted in the file just closed nor the one
+ * before is dropped at the next rotation, and read again (same symbol, a
+ * new SYMTAB + USYM) when a sample needs it; one noted in the file just
+ * closed stays.
+ */
+static void test_rotation_drops_unused_table(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900];
+	uint64_t off;
+	int n, id, i;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	es = rec_elfsyms__new(0);
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	rec_elfsyms__stats(es, &st);
+	assert_true(st.tab_bytes > 0);
+	for (i = 0; i < 2; i++) { /* noted in file 0: kept into files 1, 2 */
+		rec_elfsyms__new_file(es);
+		rec_elfsyms__stats(es, &st);
+		assert_int_equal(st.evicted, 0);
+	}
+	rec_elfsyms__new_file(es); /* files 1 and 2 noted nothing */
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.evicted, 1);
+	assert_int_equal(st.tab_bytes, 0);
+	test_sink_reset(&ts);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_int_equal(ts.n, 2);
+	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.loaded, 2);
+	rec_elfsyms__new_file(es); /* noted in the file just closed: kept */
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.evicted, 1);
+	assert_true(st.tab_bytes > 0);
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+/*
+ * Over the budget in the middle of a file, the least recently used table
+ * goes; read again in the same file, its symbols already written are not
+ * written twice.
+ */
+static void test_budget_within_a_file(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID], lbid[SAF_MAX_BUILD_ID];
+	char path[900], lpath[900];
+	uint64_t off, loff;
+	int n, ln, id, lid;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	assert_int_equal(where((void *)fopen, lpath, sizeof(lpath), &loff), 0);
+	n = bid_of(path, bid);
+	ln = bid_of(lpath, lbid);
+	es = rec_elfsyms__new(0);
+	rec_elfsyms__set_budget(es, 1); /* one table at a time */
+	id = rec_elfsyms__file(es, bid, n, path, -1);
+	lid = rec_elfsyms__file(es, lbid, ln, lpath, -1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_int_equal(rec_elfsyms__note(es, lid, loff), 1); /* the first goes */
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.evicted, 1);
+	assert_int_equal(rec_elfsyms__note(es, id, off), 0); /* read again, not re-emitted */
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 0);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.loaded, 3);
+	assert_int_equal(st.evicted, 2);
+	assert_int_equal(st.usyms, 2);
+	rec_elfsyms__new_file(es); /* a new file: emitted again */
+	assert_int_equal(rec_elfsyms__note(es, lid, loff), 1);
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
 static void test_dynsym_only(void **state)
 {
 	struct test_sink ts = {0};
@@ -162,6 +255,41 @@ static void test_deleted_file(void **state)
 	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
 	assert_string_equal(ts.recs[0].s1, tmp);
 	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+/*
+ * --rotate: the fd kept for a file not read yet is closed at the rotation
+ * after two files that neither mapped nor sampled it (it would keep a
+ * deleted binary on disk); one mapped again in the meantime keeps its fd.
+ */
+static void test_rotation_closes_idle_fd(void **state)
+{
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+	char path[900];
+	uint64_t off;
+	int n, id, i;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	es = rec_elfsyms__new(4);
+	id = rec_elfsyms__file(es, bid, n, path, open(path, O_RDONLY));
+	for (i = 0; i < 4; i++) { /* mapped again in each of files 0..3 */
+		rec_elfsyms__new_file(es);
+		assert_int_equal(rec_elfsyms__file(es, bid, n, path, -1), id);
+	}
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.fds_held, 1);
+	for (i = 0; i < 3; i++) {
+		rec_elfsyms__stats(es, &st);
+		assert_int_equal(st.fds_held, 1);
+		rec_elfsyms__new_file(es);
+	}
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.fds_held, 0);
 	rec_elfsyms__free(es);
 }
 
@@ -259,4 +387,4 @@ static void test_not_elf(void **state)
 	close(fd);
 }
 
-SA_TEST_MAIN(test_own_binary, test_dynsym_only, test_deleted_file, test_build_id_mismatch, test_sink_failure_keeps_pending, test_prefers_global_name, test_not_elf)
+SA_TEST_MAIN(test_own_binary, test_rotation_drops_unused_table, test_budget_within_a_file, test_dynsym_only, test_deleted_file, test_rotation_closes_idle_fd, test_build_id_mismatch, test_sink_failure_keeps_pending, test_prefers_global_name, test_not_elf)

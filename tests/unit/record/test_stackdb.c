@@ -63,4 +63,43 @@ static void test_no_stack_has_no_frames(void **state)
 	close(fd);
 }
 
-SA_TEST_MAIN(test_no_stack_has_no_frames)
+/*
+ * --rotate: frame counts stay for the ids of the current file and the one
+ * just closed (samples drained after a rotation name those), and are
+ * dropped for older ones, so memory does not grow with the run.
+ */
+static void test_rotation_keeps_two_files(void **state)
+{
+	struct rec_stackdb *db = rec_stackdb__new();
+	int fd = memfd_create("stackdb", 0), err, f, i;
+	struct saf_writer *w = saf_writer__open_fd(fd, NULL);
+	__u64 ips[3] = {7, 8, 9};
+	__u32 first[4];
+
+	(void)state;
+	assert_non_null(db);
+	assert_non_null(w);
+	for (f = 0; f < 4; f++) { /* 5000 stacks of f + 1 frames per file */
+		first[f] = 0;
+		for (i = 0; i < 5000; i++) {
+			ips[0] = (__u64)f << 32 | (__u64)i;
+			__u32 id = rec_stackdb__intern(db, SAF_STACK_USER, ips, f + 1, w, &err);
+
+			assert_int_equal(err, 0);
+			first[f] = first[f] ? first[f] : id;
+		}
+		if (f < 3)
+			assert_int_equal(rec_stackdb__new_file(db), first[f]);
+	}
+	/* in file 3: ids of file 2 and 3 are known, older ones read 0 */
+	assert_int_equal(rec_stackdb__nframes(db, first[3] + 4999), 4);
+	assert_int_equal(rec_stackdb__nframes(db, first[2]), 3);
+	assert_int_equal(rec_stackdb__nframes(db, first[2] - 1), 0);
+	assert_int_equal(rec_stackdb__nframes(db, first[0]), 0);
+	assert_int_equal(rec_stackdb__count(db), 20000);
+	rec_stackdb__free(db);
+	saf_writer__free(w);
+	close(fd);
+}
+
+SA_TEST_MAIN(test_no_stack_has_no_frames, test_rotation_keeps_two_files)
