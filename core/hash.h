@@ -3,7 +3,7 @@
  * hash.h - the hashes of sa's tables, one copy for record/ and report/: a
  * word-at-a-time hash (and a four-lane one for kilobytes) where speed
  * matters, and seeded FNV-1a where a table's order decides output order
- * (report/strpool.c, load.c, ustack.c): its values must not change.
+ * (report/common/strpool.c, session/load.c, session/ustack.c): its values must not change.
  */
 #ifndef SAC_HASH_H
 #define SAC_HASH_H

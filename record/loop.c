@@ -415,14 +415,6 @@ static int reap_child(struct run *r)
 	return rec_exit_status(*r->child_wstatus);
 }
 
-/**
- * rec_run() - record as @o says until the end condition, then write END.
- * @child, @go, @status: the `-- CMD` child from rec_child__spawn() (child
- * 0 when there is none); the fds are consumed.
- * @child_wstatus: gets the child's waitpid() status.
- * @return the process exit code: 0, the child's status with `-- CMD`, or
- * 1 (125 with `-- CMD`) after printing a one-line error.
- */
 int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *child_wstatus)
 {
 	struct run r = {.o = o, .fd = -1, .child = child, .child_wstatus = child_wstatus};

@@ -204,11 +204,6 @@ static void pump_rings(void *ctx)
 		d->err = n;
 }
 
-/**
- * rec_drain__new() - drain state for session @s writing to @w and noting
- * processes in @procs (all borrowed; they must outlive the drain).
- * @return a drain released with rec_drain__free(), or NULL with errno.
- */
 struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 				 struct rec_procs *procs)
 {
@@ -250,11 +245,6 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	return d;
 }
 
-/**
- * rec_drain__poll() - wait up to @timeout_ms for the ring buffer to pass its
- * wake-up threshold, then consume what it holds.
- * @return 0 or a negative errno (-EINTR is not an error: returns 0).
- */
 int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 {
 	int n = ring_buffer__poll(d->rb, timeout_ms);
@@ -429,15 +419,6 @@ static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
 		rec_drain__poll(d, (int)((until - now) / 1000000) + 1);
 }
 
-/**
- * rec_drain__interval() - end the current interval (begun at @start_ns) and
- * write it: flip the map set, wait @grace_ns (longer than one sample period,
- * so that every program run that read the old epoch has finished), then
- * drain the old set and write INTERVAL, COUNTs and LOSS.
- * @end_ns: gets the time of the flip, which ends this interval and starts
- * the next.
- * @return 0 or a negative errno (a write error or a map error).
- */
 int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns, uint64_t *end_ns)
 {
 	struct saf_interval iv = {.start_ns = start_ns};
@@ -496,35 +477,26 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	return saf_writer__interval_end(d->w, &loss);
 }
 
-/** rec_drain__set_sc() - capture symbols and mappings through @sc (borrowed). */
 void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc)
 {
 	d->sc = sc;
 }
 
-/** rec_drain__set_trim() - keep only what an unwind reads of each stack copy (@trim borrowed). */
 void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim)
 {
 	rec_ustacks__set_trim(d->us, trim);
 }
 
-/** rec_drain__totals() - counters summed over every interval written; borrowed. */
 const struct rec_totals *rec_drain__totals(const struct rec_drain *d)
 {
 	return &d->tot;
 }
 
-/** rec_drain__unique_stacks() - stacks written to the file so far. */
 size_t rec_drain__unique_stacks(const struct rec_drain *d)
 {
 	return rec_stackdb__count(d->db);
 }
 
-/**
- * rec_drain__keep_frames() - --rotate: keep what rec_drain__new_file() needs
- * to write a stack interned before a rotation again after it.
- * @return 0 or -ENOMEM.
- */
 int rec_drain__keep_frames(struct rec_drain *d)
 {
 	rec_ustacks__set_ensure(d->us, carry, d);
@@ -532,18 +504,11 @@ int rec_drain__keep_frames(struct rec_drain *d)
 	return rec_stackdb__keep_frames(d->db);
 }
 
-/**
- * rec_drain__new_file() - the writer moved to a new file, after an
- * interval's end: stacks are written there again as they are referenced.
- * @return the first stack id of the file just closed (smaller ids are no
- * longer referenced).
- */
 __u32 rec_drain__new_file(struct rec_drain *d)
 {
 	return rec_stackdb__new_file(d->db);
 }
 
-/** rec_drain__free() - release the drain state. Accepts NULL. */
 void rec_drain__free(struct rec_drain *d)
 {
 	int i;

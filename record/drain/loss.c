@@ -11,11 +11,6 @@
 #include "offcpu.h"
 #include "record.h"
 
-/**
- * rec_loss__fill() - the on-CPU counters of @c as LOSS pairs in @l, with
- * @lost_us samples sa-record dropped moved from kept to their own cause,
- * @truncated kept samples at the depth limit and @sb_lost side-band records.
- */
 void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated, __u64 lost_us,
 		    __u64 sb_lost)
 {
@@ -52,7 +47,6 @@ void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncate
 	l->ncounters = i;
 }
 
-/** rec_totals__add() - add interval loss record @l to the recording's totals @t. */
 void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 {
 	__u32 i;

@@ -66,11 +66,6 @@ struct rec_offcpu {
 	void *cctx;
 };
 
-/**
- * rec_offcpu__new() - off-CPU drain state for session @s (borrowed),
- * interning recovered stacks with @intern(@ctx, ...).
- * @return an object released with rec_offcpu__free(), or NULL with errno.
- */
 struct rec_offcpu *rec_offcpu__new(struct rec_session *s, rec_intern_fn intern, void *ctx)
 {
 	struct rec_offcpu *o = calloc(1, sizeof(*o));
@@ -201,12 +196,6 @@ static int on_end(struct rec_offcpu *o, const struct sa_rb_offend *e)
 	return 0;
 }
 
-/**
- * rec_offcpu__on_rb() - ring_buffer callback for offrb (@ctx: the
- * rec_offcpu): interns an OFF_START's stacks, adds an OFF_END's time to
- * its interval. Out of memory, the period is counted lost; another error
- * stops the ring buffer's consumption with it.
- */
 int rec_offcpu__on_rb(void *ctx, void *data, size_t len)
 {
 	struct rec_offcpu *o = ctx;
@@ -270,14 +259,6 @@ static int drain_one(void *ctx, const void *key, const void *val)
 	return add_one(c->o, c->epoch, key, val, c->resolve, c->ctx);
 }
 
-/**
- * rec_offcpu__drain() - take the off-CPU counts of interval @epoch (its
- * set's map) out of the kernel (lookup_and_delete_batch, or one by one
- * where that is missing) and aggregate them by file stack ids, found with
- * @resolve(@ctx, ...) or pinned. Call after the grace period, before the
- * set's stack map is cleared.
- * @return 0 or a negative errno.
- */
 int rec_offcpu__drain(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
 {
 	struct drain_ctx c = {o, epoch, resolve, ctx};
@@ -397,16 +378,6 @@ static int unpin_old(struct rec_offcpu *o, __u32 oldest)
 	return 0;
 }
 
-/**
- * rec_offcpu__pin() - before interval @epoch's stack map is cleared, read
- * the stacks of its ids that stays still need: those of threads that left
- * the CPU in @epoch and have not come back, and those of stays counted in
- * the next interval's map since the flip. BPF adds a stay to the counts
- * before it deletes the thread's start, and the starts are read first, so
- * an id moving from one to the other is seen in either. Pins of intervals
- * no open or counted stay began in are dropped.
- * @return 0 or a negative errno.
- */
 int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
 {
 	struct pin_ctx c = {o, epoch, epoch, resolve, ctx};
@@ -419,15 +390,6 @@ int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, v
 	return err;
 }
 
-/**
- * rec_offcpu__set_carry() - --rotate: a stay can span rotations, and the
- * file it ends in must hold its stacks. rec_offcpu__write() hands each id
- * it writes, and each id a stay still open holds (pinned, or recovered
- * from the ring), to @carry(@ctx, id), which writes the STACK record again
- * where the current file lacks it. Done at every interval, an id held over
- * a rotation is always of the current or the previous file, whose frames
- * stackkeep.c has. Accepts a NULL @o (no --off-cpu).
- */
 void rec_offcpu__set_carry(struct rec_offcpu *o, rec_carry_fn carry, void *ctx)
 {
 	if (!o)
@@ -454,12 +416,6 @@ static int carry_open(struct rec_offcpu *o)
 	return err < 0 ? err : 0;
 }
 
-/**
- * rec_offcpu__write() - write set @set's aggregated off-CPU time as OFFCPU
- * records into the open interval of @w, noting each thread in @procs and
- * each user stack in @sc (NULL: none), then forget it.
- * @return 0 or a negative errno.
- */
 int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 		      struct rec_procs *procs, struct rec_sc *sc)
 {
@@ -497,11 +453,6 @@ int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 	return err ? err : compact_pending(o);
 }
 
-/**
- * rec_offcpu__fill_loss() - append the off-CPU counters of @c to @l, with
- * the periods of set @set sa-record dropped moved from off_kept to
- * off_lost_userspace (and forgotten).
- */
 void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
 			   const struct rec_ctrs *c)
 {
@@ -525,7 +476,6 @@ void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
 	o->lost_us[set] = 0;
 }
 
-/** rec_offcpu__add_total() - add off-CPU counter @id's @v to the totals @t. */
 void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v)
 {
 	if (id == SAF_CTR_OFF_RUNS)
@@ -540,7 +490,6 @@ void rec_offcpu__add_total(struct rec_totals *t, __u32 id, __u64 v)
 		t->off_lost += v;
 }
 
-/** rec_offcpu__free() - release it. Accepts NULL. */
 void rec_offcpu__free(struct rec_offcpu *o)
 {
 	if (!o)

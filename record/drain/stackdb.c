@@ -34,10 +34,6 @@ struct rec_stackdb {
 	__u32 file_first;	   /* the first id given in the current file */
 };
 
-/**
- * rec_stackdb__new() - an empty table.
- * @return a table released with rec_stackdb__free(), or NULL with errno.
- */
 struct rec_stackdb *rec_stackdb__new(void)
 {
 	struct rec_stackdb *db = calloc(1, sizeof(*db));
@@ -81,13 +77,6 @@ static void drop_nframes(struct rec_stackdb *db, __u32 first)
 	db->nf_base = first;
 }
 
-/**
- * rec_stackdb__intern() - the file id of the stack @ips[0..@n) of @kind
- * (SAF_STACK_*), leaf first. A stack seen for the first time gets the next
- * id and is added to @w as a STACK record.
- * @err: set to a negative errno on failure (then 0 is returned), else 0.
- * @return the id (>= 1), or 0 when @n is 0 or on error.
- */
 __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, __u32 n,
 			  struct saf_writer *w, int *err)
 {
@@ -121,22 +110,16 @@ __u32 rec_stackdb__intern(struct rec_stackdb *db, __u32 kind, const __u64 *ips, 
 	return *err ? 0 : *id;
 }
 
-/**
- * rec_stackdb__nframes() - frame count of stack @id (255 means >= 255); 0
- * for id 0 (no stack) and for ids not given out yet.
- */
 __u32 rec_stackdb__nframes(const struct rec_stackdb *db, __u32 id)
 {
 	return id && id >= db->nf_base && id < db->next_id ? db->nframes[id - db->nf_base] : 0;
 }
 
-/** rec_stackdb__count() - unique stacks so far. */
 size_t rec_stackdb__count(const struct rec_stackdb *db)
 {
 	return db->next_id - 1;
 }
 
-/** rec_stackdb__free() - release the table. Accepts NULL. */
 void rec_stackdb__free(struct rec_stackdb *db)
 {
 	if (!db)
@@ -147,12 +130,6 @@ void rec_stackdb__free(struct rec_stackdb *db)
 	free(db);
 }
 
-/**
- * rec_stackdb__keep_frames() - for --rotate: keep the frames of the stacks
- * written to the current and the previous file (stackkeep.c), so that
- * rec_stackdb__ensure() can write them again in the next file.
- * @return 0 or -ENOMEM.
- */
 int rec_stackdb__keep_frames(struct rec_stackdb *db)
 {
 	if (!db->keep && !(db->keep = rec_stack_frames__new()))
@@ -160,15 +137,6 @@ int rec_stackdb__keep_frames(struct rec_stackdb *db)
 	return 0;
 }
 
-/**
- * rec_stackdb__new_file() - the writer moved to a new file: forget which
- * stacks were written (a stack seen again gets a new id and STACK record;
- * ids stay unique over the whole run), so memory is bounded by two files'
- * stacks: frame counts of ids before the file just closed are dropped. Ids
- * given before stay valid through rec_stackdb__ensure().
- * @return the first id of the file just closed: no later reference can
- * name a smaller one.
- */
 __u32 rec_stackdb__new_file(struct rec_stackdb *db)
 {
 	__u32 first = db->file_first;
@@ -181,14 +149,6 @@ __u32 rec_stackdb__new_file(struct rec_stackdb *db)
 	return first;
 }
 
-/**
- * rec_stackdb__ensure() - id @id is about to be referenced in the current
- * file: when it was written to the previous file only (a sample taken
- * after the last interval's flip, drained after the rotation), write its
- * STACK record again. @kind, @ips, @n get the stack (borrowed until the
- * next call) when it was written now.
- * @return 1 when written now, 0 when nothing was needed, or a negative errno.
- */
 int rec_stackdb__ensure(struct rec_stackdb *db, __u32 id, struct saf_writer *w, __u32 *kind,
 			const __u64 **ips, __u32 *n)
 {

@@ -49,8 +49,9 @@ int rec_stackdb__keep_frames(struct rec_stackdb *db);
 /**
  * rec_stackdb__new_file() - the writer moved to a new file: forget which
  * stacks were written (a stack seen again gets a new id and STACK record;
- * ids stay unique over the whole run), so memory is bounded by one file's
- * stacks. Ids given before stay valid through rec_stackdb__ensure().
+ * ids stay unique over the whole run), so memory is bounded by two files'
+ * stacks: frame counts of ids before the file just closed are dropped. Ids
+ * given before stay valid through rec_stackdb__ensure().
  * @return the first id of the file just closed: no later reference can
  * name a smaller one.
  */

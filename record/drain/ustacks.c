@@ -77,13 +77,11 @@ static void pump(struct rec_ustacks *u, size_t *n)
 		u->pump(u->pump_ctx);
 }
 
-/** rec_ustacks__set_trim() - trim captures with @trim (borrowed; NULL: none). */
 void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim)
 {
 	u->trim = trim;
 }
 
-/** rec_ustacks__pending() - are captures of map set @set waiting to be written? */
 bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set)
 {
 	return u->set[set].len != 0;
@@ -135,10 +133,6 @@ static struct us_ent *ent_find(struct us_set *s, const struct us_ent *e, const v
 	}
 }
 
-/**
- * rec_ustacks__new() - empty pending sets.
- * @return an object released with rec_ustacks__free(), or NULL with errno.
- */
 struct rec_ustacks *rec_ustacks__new(void)
 {
 	struct rec_ustacks *u = calloc(1, sizeof(*u));
@@ -163,7 +157,6 @@ struct rec_ustacks *rec_ustacks__new(void)
 	return u;
 }
 
-/** rec_ustacks__free() - release everything pending. Accepts NULL. */
 void rec_ustacks__free(struct rec_ustacks *u)
 {
 	int i;
@@ -208,12 +201,6 @@ static int arena_reserve(struct us_set *s, size_t more)
 	return 0;
 }
 
-/**
- * rec_ustacks__add() - keep ring buffer record @r (copied; its set is
- * r->epoch & 1) with kernel stack file id @kfid until its interval is
- * written; an identical pending capture just counts one more.
- * @return 0 or -ENOMEM (the sample is then lost, counted by the caller).
- */
 int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 kfid)
 {
 	struct us_set *s = &u->set[r->epoch & 1];
@@ -315,12 +302,6 @@ static int note_once(struct rec_ustacks *u, rec_ustack_note_fn note, void *ctx, 
 	return is_new ? note(ctx, tgid, gen, ip) : 0;
 }
 
-/**
- * rec_ustacks__write() - write the pending captures of map set @set as
- * USTACK records into the open interval of @w, noting each process image
- * in @procs and calling @note (may be NULL) with @ctx; then empty the set.
- * @return 0 or a negative errno from the writer.
- */
 int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 		       struct rec_procs *procs, rec_ustack_note_fn note, void *ctx)
 {
@@ -375,18 +356,12 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 	return err;
 }
 
-/** rec_ustacks__set_ensure() - call @fn(@ctx, kfid) before each USTACK is written (--rotate). */
 void rec_ustacks__set_ensure(struct rec_ustacks *u, rec_ustack_kfid_fn fn, void *ctx)
 {
 	u->ensure = fn;
 	u->ensure_ctx = ctx;
 }
 
-/**
- * rec_ustacks__set_pump() - call @fn(@ctx) every few captures while a set
- * is trimmed and written. @fn may add captures to the other set (those of
- * the interval that began at the flip), never to the one being written.
- */
 void rec_ustacks__set_pump(struct rec_ustacks *u, rec_ustack_pump_fn fn, void *ctx)
 {
 	u->pump = fn;

@@ -91,7 +91,6 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off);
  */
 int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
 
-/** rec_elfsyms__stats() - copy the counters into @st. */
 /**
  * rec_elfsyms__new_file() - after rec_elfsyms__flush(), the writer moved to
  * a new file (--rotate): forget which symbols were emitted, so symbols
@@ -100,6 +99,7 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
  */
 void rec_elfsyms__new_file(struct rec_elfsyms *es);
 
+/** rec_elfsyms__stats() - copy the counters into @st. */
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st);
 
 /** rec_elfsyms__set_budget() - bytes of tables held (REC_ELFSYMS_BUDGET by default). */

@@ -48,13 +48,13 @@ int rec_jitmap__poll(struct rec_jitmap *jm, const struct rec_sink *sink);
  */
 int rec_jitmap__exit(struct rec_jitmap *jm, uint32_t pid, const struct rec_sink *sink);
 
-/** rec_jitmap__bytes() - bytes of map files read so far. */
 /**
  * rec_jitmap__new_file() - the writer moved to a new file (--rotate): each
  * map is read again from its start, so the new file has every line.
  */
 void rec_jitmap__new_file(struct rec_jitmap *jm);
 
+/** rec_jitmap__bytes() - bytes of map files read so far. */
 uint64_t rec_jitmap__bytes(const struct rec_jitmap *jm);
 
 /** rec_jitmap__free() - close every file, free everything. Accepts NULL. */

@@ -292,7 +292,6 @@ size_t rec_ksyms__count(const struct rec_ksyms *ks)
 	return ks->nsyms;
 }
 
-/** rec_ksyms__new_file() - forget which symbols were emitted (--rotate). */
 void rec_ksyms__new_file(struct rec_ksyms *ks)
 {
 	memset(ks->emitted, 0, ks->nsyms);

@@ -32,12 +32,6 @@ struct rec_procs {
 	void *ctx;
 };
 
-/**
- * rec_procs__new() - process tracking writing to @w (borrowed). @cur_gen
- * (with @ctx) gives a tgid's current exec generation, so that /proc is
- * read only for the image it describes.
- * @return state released with rec_procs__free(), or NULL with errno.
- */
 struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, void *ctx)
 {
 	struct rec_procs *p = calloc(1, sizeof(*p));
@@ -57,11 +51,6 @@ struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, v
 	return p;
 }
 
-/**
- * rec_procs__set_maptab() - take MAP records from @mt (borrowed, must
- * outlive @p): those of an image the side-band did not announce are read
- * from /proc/PID/maps by the table at the image's first sample.
- */
 void rec_procs__set_maptab(struct rec_procs *p, struct rec_maptab *mt)
 {
 	p->mt = mt;
@@ -123,11 +112,6 @@ static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 	return err < 0 ? err : 0;
 }
 
-/**
- * rec_procs__capture() - write PROC and MAP records for @tgid at exec
- * generation @gen now, unless (tgid, gen) was written before.
- * @return 0 or a negative errno from the writer.
- */
 int rec_procs__capture(struct rec_procs *p, __u32 tgid, __u32 gen)
 {
 	struct proc_key k = {.tgid = tgid, .gen = gen};
@@ -138,12 +122,6 @@ int rec_procs__capture(struct rec_procs *p, __u32 tgid, __u32 gen)
 	return is_new ? capture(p, tgid, gen, "") : 0;
 }
 
-/**
- * rec_procs__note() - a sample of thread @tid of (@tgid, @gen) named @comm
- * (SA_COMM_LEN bytes, maybe unterminated) was seen: write PROC/MAP records
- * for a new process image and a COMM record for a new thread name.
- * @return 0 or a negative errno from the writer.
- */
 int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const char *comm)
 {
 	struct proc_key k = {.tgid = tgid, .gen = gen};
@@ -174,17 +152,12 @@ int rec_procs__note(struct rec_procs *p, __u32 tgid, __u32 gen, __u32 tid, const
 	return saf_writer__add(p->w, &rec);
 }
 
-/**
- * rec_procs__new_file() - the writer moved to a new file (--rotate): forget
- * the images and thread names written, so the next samples write them again.
- */
 void rec_procs__new_file(struct rec_procs *p)
 {
 	rec_htab__clear(p->seen);
 	rec_htab__clear(p->comms);
 }
 
-/** rec_procs__free() - release the state. Accepts NULL. */
 void rec_procs__free(struct rec_procs *p)
 {
 	if (!p)

@@ -17,13 +17,6 @@
 #include "rec_output.h"
 #include "record.h"
 
-/**
- * rec_output_open() - create the recording under a temporary name beside
- * @path ("@path.tmp-PID", O_EXCL | O_NOFOLLOW, mode 0600), so that a start
- * that fails (no privileges, no BPF) leaves @path and @path.old as they were.
- * @tmp: gets the temporary name (the caller frees it) on success.
- * @return a writable fd the caller closes, or a negative errno.
- */
 int rec_output_open(const char *path, char **tmp)
 {
 	struct stat st;
@@ -45,11 +38,6 @@ int rec_output_open(const char *path, char **tmp)
 	return fd;
 }
 
-/**
- * rec_output_commit() - the recording really started: move an existing
- * @path (a link is moved, not followed) to @path.old, then @tmp to @path.
- * @return 0 or a negative errno (@tmp then still holds the recording).
- */
 int rec_output_commit(const char *path, const char *tmp)
 {
 	struct stat st;
@@ -81,12 +69,6 @@ static int read_sysctl(const char *path)
 	return v;
 }
 
-/**
- * rec_privilege_hint() - after perf_event_open() or bpf() refused with
- * EPERM or EACCES: say on stderr what sa-record needs and what this
- * host's two sysctls that decide it are (docs/reliability.md,
- * "Least privilege").
- */
 void rec_privilege_hint(void)
 {
 	int paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
@@ -100,12 +82,6 @@ void rec_privilege_hint(void)
 		paranoid, nobpf);
 }
 
-/**
- * rec_write_meta() - write the META record: host, kernel, boot id, the
- * options of @o, and the start times (@mono_ns is CLOCK_MONOTONIC, the
- * clock of bpf_ktime_get_ns() and of every time in the file).
- * @return 0 or a negative errno from the writer.
- */
 int rec_write_meta(struct saf_writer *w, const struct rec_opts *o, uint64_t real_ns,
 		   uint64_t mono_ns, int ncpus)
 {

@@ -297,13 +297,6 @@ static int refuse_old_kernel(char *err, size_t errsz)
 	return rec_kfeatures__refusal(&kf, err, errsz) ? -ENOTSUP : 0;
 }
 
-/**
- * rec_session__open() - load sa.bpf.c configured by @o, fill the target map
- * (with @child for `-- CMD`, when > 0), open and attach one perf event per
- * CPU. Sampling has started when it returns.
- * @err: gets a one-line reason on failure.
- * @return a session released with rec_session__free(), or NULL with errno.
- */
 struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, char *err,
 				      size_t errsz)
 {
@@ -366,12 +359,6 @@ cleanup:
 	return NULL;
 }
 
-/**
- * rec_session__flip() - make BPF count into the other map set from now on.
- * @old_epoch: gets the epoch that ended; its set is (old_epoch & 1) and may
- * be drained once every program run that read it has finished.
- * @return 0.
- */
 int rec_session__flip(struct rec_session *s, __u32 *old_epoch)
 {
 	__u32 e = s->skel->bss->sa_epoch;
@@ -381,14 +368,6 @@ int rec_session__flip(struct rec_session *s, __u32 *old_epoch)
 	return 0;
 }
 
-/**
- * rec_session__take_ctrs() - what the per-CPU counters of map set @set grew
- * by since they were last taken, summed into @out. They are never reset: a
- * reset after the read would wipe an increment made in between (a run
- * that a stopped vCPU finishes late), which now shows at the next take.
- * Call only on the set BPF is not writing.
- * @return 0 or a negative errno.
- */
 int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *out)
 {
 	int fd = bpf_map__fd(s->skel->maps.ctrs);
@@ -410,49 +389,41 @@ int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *ou
 	return 0;
 }
 
-/** rec_session__stack_fd() - fd of set @set's stack map, borrowed. */
 int rec_session__stack_fd(const struct rec_session *s, __u32 set)
 {
 	return bpf_map__fd(set ? s->skel->maps.stacks1 : s->skel->maps.stacks0);
 }
 
-/** rec_session__counts_fd() - fd of set @set's counts map, borrowed. */
 int rec_session__counts_fd(const struct rec_session *s, __u32 set)
 {
 	return bpf_map__fd(set ? s->skel->maps.counts1 : s->skel->maps.counts0);
 }
 
-/** rec_session__off_cpu() - true when sa_on_switch records off-CPU time. */
 bool rec_session__off_cpu(const struct rec_session *s)
 {
 	return s->off_entries != 0;
 }
 
-/** rec_session__offcounts_fd() - fd of set @set's off-CPU counts map, borrowed. */
 int rec_session__offcounts_fd(const struct rec_session *s, __u32 set)
 {
 	return bpf_map__fd(set ? s->skel->maps.offcounts1 : s->skel->maps.offcounts0);
 }
 
-/** rec_session__offrb() - the off-CPU recovery ring buffer map, borrowed. */
 struct bpf_map *rec_session__offrb(const struct rec_session *s)
 {
 	return s->skel->maps.offrb;
 }
 
-/** rec_session__offstart_fd() - fd of the map of threads off the CPU, borrowed. */
 int rec_session__offstart_fd(const struct rec_session *s)
 {
 	return bpf_map__fd(s->skel->maps.offstart);
 }
 
-/** rec_session__counts_size() - max entries of one counts map. */
 __u32 rec_session__counts_size(const struct rec_session *s)
 {
 	return s->counts_entries;
 }
 
-/** rec_session__gen() - current exec generation of @tgid (0 if none). */
 __u32 rec_session__gen(const struct rec_session *s, __u32 tgid)
 {
 	__u32 gen = 0;
@@ -461,13 +432,11 @@ __u32 rec_session__gen(const struct rec_session *s, __u32 tgid)
 	return gen;
 }
 
-/** rec_session__ringbuf() - the recovery ring buffer map, borrowed. */
 struct bpf_map *rec_session__ringbuf(const struct rec_session *s)
 {
 	return s->skel->maps.rb;
 }
 
-/** rec_session__ustack_ringbuf() - the --call-graph dwarf ring buffer map, borrowed. */
 int rec_session__cfi_fd(const struct rec_session *s)
 {
 	return bpf_map__fd(s->skel->maps.cfipages);
@@ -478,17 +447,11 @@ struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s)
 	return s->skel->maps.urb;
 }
 
-/** rec_session__ncpus() - number of CPUs sampled. */
 int rec_session__ncpus(const struct rec_session *s)
 {
 	return s->nlinks;
 }
 
-/**
- * rec_session__kernel_bytes() - approximate preallocated kernel memory of
- * the sampling maps: ~1040 B per stack slot (as measured on 6.x kernels), ~100 B per
- * counts entry, the ring buffer.
- */
 uint64_t rec_session__kernel_bytes(const struct rec_session *s)
 {
 	uint64_t b = 2 * ((uint64_t)s->stack_entries * 1040 + (uint64_t)s->counts_entries * 100) +
@@ -500,7 +463,6 @@ uint64_t rec_session__kernel_bytes(const struct rec_session *s)
 	return b;
 }
 
-/** rec_session__free() - detach and unload. Accepts NULL. */
 void rec_session__free(struct rec_session *s)
 {
 	int i;

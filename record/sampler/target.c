@@ -60,18 +60,12 @@ bad:
 	return -EINVAL;
 }
 
-/**
- * rec_parse_id_list() - parse "PID[,PID...]" (each > 0).
- * @out: gets a malloc()ed array the caller frees; @n its length.
- * @return 0, -EINVAL or -ENOMEM.
- */
 int rec_parse_id_list(const char *s, pid_t **out, int *n)
 {
 	_Static_assert(sizeof(pid_t) == sizeof(int), "pid_t is int");
 	return parse_list(s, (int **)out, n, false, 1);
 }
 
-/** rec_parse_cpu_list() - parse "0-3,6" as rec_parse_id_list() does. */
 int rec_parse_cpu_list(const char *s, int **out, int *n)
 {
 	return parse_list(s, out, n, true, 0);
@@ -110,13 +104,6 @@ static int open_cgroup_dir(const char *path)
 	return fd;
 }
 
-/**
- * rec_cgroup_open() - open the cgroup v2 directory @path: absolute, or
- * relative to the cgroup2 mount (also tried for an absolute path that is
- * not itself on cgroup2, e.g. "/system.slice").
- * @resolved: if not NULL, gets the directory used.
- * @return an O_DIRECTORY fd the caller closes, or a negative errno.
- */
 int rec_cgroup_open(const char *path, char *resolved, size_t sz)
 {
 	char mnt[PATH_MAX], full[2 * PATH_MAX];
@@ -154,10 +141,6 @@ static bool id_alive(pid_t id)
 	return alive;
 }
 
-/**
- * rec_targets_alive() - how many -p/-t targets still run (zombies do not).
- * @return the count; for other modes 1.
- */
 int rec_targets_alive(const struct rec_opts *o)
 {
 	int i, n = 0;
@@ -188,13 +171,6 @@ static void child_main(char **argv, int go, int status)
 	_exit(e == ENOENT ? REC_EXIT_CMD_NOTFOUND : REC_EXIT_CMD_NOEXEC);
 }
 
-/**
- * rec_child__spawn() - fork a child that will exec @argv once started.
- * @go_fd: gets the write end the start byte goes to; closing it unstarted
- *         makes the child exit 125.
- * @status_fd: gets the read end where a failed exec reports its errno.
- * @return the child's pid, or a negative errno. The caller owns both fds.
- */
 pid_t rec_child__spawn(char **argv, int *go_fd, int *status_fd)
 {
 	int go[2] = {-1, -1}, st[2] = {-1, -1};
@@ -226,12 +202,6 @@ fail:
 	return pid;
 }
 
-/**
- * rec_child__start() - let the child exec, and wait for the outcome.
- * Consumes (closes) both fds.
- * @return 0 when exec succeeded, else the errno of the failed exec
- * (positive: the child then exits 126 or 127).
- */
 int rec_child__start(int go_fd, int status_fd)
 {
 	ssize_t n;
@@ -247,7 +217,6 @@ int rec_child__start(int go_fd, int status_fd)
 	return n == sizeof(e) ? e : 0;
 }
 
-/** rec_exit_status() - shell-style exit code of a waitpid() status. */
 int rec_exit_status(int wstatus)
 {
 	if (WIFEXITED(wstatus))
