@@ -95,6 +95,13 @@ $(TD)/plt_debug: $(TD)/plt_lazy
 	$(Q)objcopy --only-keep-debug $< $@
 CHECK_EXTRA_DEPS += $(PLT_FIXTURES)
 $(B)/tests/unit/core/test_elfplt: | $(PLT_FIXTURES)
+
+# 6160: a frame whose CFA is rbx-based, as ld.so's resolver's; no frame pointers.
+$(TD)/cfa_rbx: tests/data/cfa_rbx.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -fomit-frame-pointer -o $@ $<
+CHECK_EXTRA_DEPS += $(TD)/cfa_rbx
 $(B)/tests/unit/core/test_elfplt: UNIT_INC := -DTD='"$(TD)"'
 
 # Build ids (core/buildid.c): a known one given to the linker, readelf's on

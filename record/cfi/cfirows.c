@@ -14,11 +14,12 @@
 #include "cfirows.h"
 #include "grow.h"
 
-#define RULE_HARD  4	 /* DW_CFA_register or an expression: no enum sac_cfi_rule */
-#define STACK_MAX  16	 /* remember_state depth; gcc nests one or two */
-#define CACHE_BITS 6	 /* a direct-mapped cache of 64 rows, by address */
-#define MAX_LOADS  8	 /* PT_LOAD segments kept for rec_cfirows__at_offset() */
-#define MAX_INSNS  65536 /* CFA instructions per evaluation; real FDEs have tens */
+#define RULE_HARD   4	  /* DW_CFA_register or an expression: no enum sac_cfi_rule */
+#define STACK_MAX   16	  /* remember_state depth; gcc nests one or two */
+#define CACHE_BITS  6	  /* a direct-mapped cache of 64 rows, by address */
+#define MAX_LOADS   8	  /* PT_LOAD segments kept for rec_cfirows__at_offset() */
+#define MAX_INSNS   65536 /* CFA instructions per evaluation; real FDEs have tens */
+#define RBX_INITIAL SAC_CFI_UNSET
 
 enum { CFA_UNDEF, CFA_OFF, CFA_BAD }; /* libdw's cfa_undefined, cfa_offset, expr or invalid */
 
@@ -27,12 +28,12 @@ struct rule {
 	int64_t off;
 };
 
-/* The rules of one row that matter: the CFA, rbp, rsp and the return address. */
+/* The rules of one row that matter: the CFA, rbx, rbp, rsp and the return address. */
 struct state {
 	uint8_t cfa;
 	uint64_t cfa_reg;
 	int64_t cfa_off;
-	struct rule r[3];
+	struct rule r[4];
 };
 
 struct eval {
@@ -71,15 +72,29 @@ struct rec_cfirows {
 	struct slot cache[1 << CACHE_BITS];
 };
 
-/* x86-64 ABI initial rules (elfutils backends/x86_64_cfi.c); the CFA is unset. */
+/*
+ * x86-64 ABI initial rules (elfutils backends/x86_64_cfi.c); the CFA is unset.
+ * That program marks DWARF register 0 same-value where its comment says
+ * %rbx: rbx (3) is left unspecified, which libdw reads as undefined.
+ */
 static const struct state abi_state = {
 	.cfa = CFA_UNDEF,
-	.r = {{SAC_CFI_SAME, 0}, {SAC_CFI_VAL, 0}, {SAC_CFI_SAME, 0}},
+	.r = {{RBX_INITIAL, 0}, {SAC_CFI_SAME, 0}, {SAC_CFI_VAL, 0}, {SAC_CFI_SAME, 0}},
 };
 
 static int column(uint64_t reg)
 {
-	return reg == SAC_DWARF_RBP ? 0 : reg == SAC_DWARF_RSP ? 1 : reg == SAC_DWARF_RA ? 2 : -1;
+	switch (reg) {
+	case SAC_DWARF_RBX:
+		return 0;
+	case SAC_DWARF_RBP:
+		return 1;
+	case SAC_DWARF_RSP:
+		return 2;
+	case SAC_DWARF_RA:
+		return 3;
+	}
+	return -1;
 }
 
 /* libdw keeps a register's offset in a 61-bit field (struct dwarf_frame_register). */
@@ -169,7 +184,7 @@ static bool apply(struct eval *e, const struct rec_cfainsn *in)
 		if (!e->cie)
 			return false; /* libdw refuses it in a CIE */
 		k = column(a0);
-		if (k >= 0) /* the CIE's row has the ABI's rules for all three */
+		if (k >= 0) /* the CIE's row has the ABI's rules for all four */
 			s->r[k] = e->cie->r[k];
 		break;
 	case REC_CFA_REMEMBER_STATE:
@@ -225,21 +240,23 @@ static int to_row(const struct state *s, bool signal, struct sac_cfi_row *row)
 {
 	size_t k;
 
-	if (s->cfa == CFA_BAD ||
-	    (s->cfa == CFA_OFF && s->cfa_reg != SAC_DWARF_RBP && s->cfa_reg != SAC_DWARF_RSP))
+	if (s->cfa == CFA_BAD || (s->cfa == CFA_OFF && s->cfa_reg != SAC_DWARF_RBP &&
+				  s->cfa_reg != SAC_DWARF_RSP && s->cfa_reg != SAC_DWARF_RBX))
 		return REC_CFIROW_HARD;
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		if (s->r[k].how == RULE_HARD)
 			return REC_CFIROW_HARD;
 	row->how = SAC_CFI_RULES;
 	row->cfa_reg = s->cfa == CFA_OFF ? (uint8_t)s->cfa_reg : SAC_CFI_NO_CFA;
 	row->cfa_off = s->cfa == CFA_OFF ? s->cfa_off : 0;
-	row->rbp = s->r[0].how;
-	row->rbp_off = s->r[0].off;
-	row->rsp = s->r[1].how;
-	row->rsp_off = s->r[1].off;
-	row->ra = s->r[2].how;
-	row->ra_off = s->r[2].off;
+	row->rbx = s->r[0].how;
+	row->rbx_off = s->r[0].off;
+	row->rbp = s->r[1].how;
+	row->rbp_off = s->r[1].off;
+	row->rsp = s->r[2].how;
+	row->rsp_off = s->r[2].off;
+	row->ra = s->r[3].how;
+	row->ra_off = s->r[3].off;
 	row->signal = signal;
 	return REC_CFIROW_OK;
 }

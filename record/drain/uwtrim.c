@@ -290,7 +290,7 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 			 uint64_t fp, const uint8_t *stack, uint32_t len, uint8_t *out, size_t cap)
 {
 	struct ut_walk w = {t, sp, stack, len};
-	struct sac_cfi_reg rsp = {sp, true}, rbp = {fp, true};
+	struct sac_cfi_regs g = {{sp, true}, {fp, true}, {0, false}, false}; /* rbx: not captured */
 	uint32_t tail = len; /* kept whole from here on */
 	uint64_t pc = ip;
 	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
@@ -313,21 +313,21 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 
 		if (rc == UT_NO_MODULE) {
 			/* libdwfl's frame-pointer fallback, as the report's walk takes it */
-			pc = sac_cfi__fp_step(&rsp, &rbp, step_read, &w);
+			pc = sac_cfi__fp_step(&g, step_read, &w);
 			exact = false;
 			continue;
 		}
 		if (rc != REC_CFIROW_OK) {
 			/* the report may still go on here: keep the rest */
 			uint64_t from =
-				rsp.ok && rsp.v >= sp + UT_BELOW ? rsp.v - UT_BELOW - sp : 0;
+				g.sp.ok && g.sp.v >= sp + UT_BELOW ? g.sp.v - UT_BELOW - sp : 0;
 
 			tail = from < len ? (uint32_t)from : len;
 			t->st.cut_short++;
 			t->walk = SAF_WALK_CUT;
 			break;
 		}
-		pc = sac_cfi__step(&r, &rsp, &rbp, step_read, &w);
+		pc = sac_cfi__step(&r, &g, step_read, &w);
 		exact = r.signal;
 	}
 	if (t->nreads > UT_MAX_READS)

@@ -339,7 +339,7 @@ static bool step_read(void *u, uint64_t addr, uint64_t *v)
 static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 {
 	static const struct sac_cfi_row no_module = {.how = SAC_CFI_FP};
-	struct sac_cfi_reg sp = {u->regs->sp, true}, fp = {u->regs->fp, true};
+	struct sac_cfi_regs g = {{u->regs->sp, true}, {u->regs->fp, true}, {0, false}, false};
 	uint64_t pc = u->regs->ip;
 	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
 
@@ -359,7 +359,7 @@ static int walk_rows(struct rpt_unwinder *u, const struct uw_image *img)
 			return -ENOMEM;
 		if (r->how == SAC_CFI_DWFL)
 			return -EAGAIN;
-		pc = sac_cfi__step(r, &sp, &fp, step_read, u);
+		pc = sac_cfi__step(r, &g, step_read, u);
 		if (!pc)
 			break;
 		exact = r->how == SAC_CFI_RULES && r->signal;

@@ -2,10 +2,11 @@
 /*
  * uwrows.c - one libdw lookup per distinct (binary, code address):
  * the FDE is found and its CFA program run by dwarf_cfi_addrframe(), and
- * the rules for the CFA, rbp, rsp and the return address are kept in a row.
- * A rule outside the simple forms the compilers emit for these registers
- * (a DWARF expression, as in PLT stubs and realigned stacks) marks the row
- * SAC_CFI_DWFL and the whole unwind is left to libdwfl.
+ * the rules for the CFA (by rsp, rbp or rbx), rbx, rbp, rsp and the return
+ * address are kept in a row. A rule outside the simple forms the compilers
+ * emit for these registers (a DWARF expression, as in PLT stubs and
+ * gcc's realigned stacks) marks the row SAC_CFI_DWFL and the whole unwind
+ * is left to libdwfl.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,14 +75,16 @@ void rpt_uwrows__compile(Dwarf_Frame *frame, struct sac_cfi_row *r)
 		r->cfa_reg = SAC_CFI_NO_CFA; /* every rule using the CFA fails */
 	} else if (nops == 1 && ops[0].atom == DW_OP_bregx) {
 		/* libdw's form of DW_CFA_def_cfa: register, then offset */
-		if (ops[0].number != SAC_DWARF_RBP && ops[0].number != SAC_DWARF_RSP)
+		if (ops[0].number != SAC_DWARF_RBP && ops[0].number != SAC_DWARF_RSP &&
+		    ops[0].number != SAC_DWARF_RBX)
 			return;
 		r->cfa_reg = ops[0].number;
 		r->cfa_off = (int64_t)ops[0].number2;
 	} else {
 		return;
 	}
-	if (rule_of(frame, SAC_DWARF_RBP, &r->rbp, &r->rbp_off) &&
+	if (rule_of(frame, SAC_DWARF_RBX, &r->rbx, &r->rbx_off) &&
+	    rule_of(frame, SAC_DWARF_RBP, &r->rbp, &r->rbp_off) &&
 	    rule_of(frame, SAC_DWARF_RSP, &r->rsp, &r->rsp_off) &&
 	    rule_of(frame, SAC_DWARF_RA, &r->ra, &r->ra_off))
 		r->how = SAC_CFI_RULES;

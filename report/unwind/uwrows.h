@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uwrows.h - what the call-frame information says at one code address,
- * boiled down to the three x86-64 registers a captured sample has (rip, rsp,
- * rbp), and kept per (binary, address) so that libdw interprets an FDE once
+ * boiled down to the x86-64 registers a captured sample has (rip, rsp,
+ * rbp) and rbx, which callees save and ld.so's resolver keeps its CFA in,
+ * and kept per (binary, address) so that libdw interprets an FDE once
  * per distinct address of a file instead of once per frame of every unwind
  * of every process image that maps it.
  * A row is core/cfistep.h's, stepped by its rules (libdwfl's, elfutils 0.188
