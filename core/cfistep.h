@@ -2,8 +2,8 @@
 /*
  * cfistep.h - one x86-64 CFI row (the CFA and the rules for rbx, rbp, rsp and
  * the return address) and the step from a frame to its caller by it, as libdwfl
- * takes it (elfutils 0.188 frame_unwind.c): sa-record's trim (record/uwtrim.c)
- * and sa-report's unwinder (report/unwind.c) both step with this one code, so
+ * takes it (elfutils 0.188 frame_unwind.c): sa-record's trim (record/drain/uwtrim.c)
+ * and sa-report's unwinder (report/unwind/unwind.c) both step with this one code, so
  * the words the recorder keeps are those the report reads. docs/unwinding.md.
  */
 #ifndef SAC_CFISTEP_H

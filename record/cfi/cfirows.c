@@ -2,7 +2,7 @@
 /*
  * cfirows.c - the CFI row at one address of an x86-64 ELF file's .eh_frame,
  * evaluated as libdw's dwarf_cfi_addrframe() does and reduced as
- * report/uwrows.c reduces it, so that sa-record can predict sa-report's
+ * report/unwind/uwrows.c reduces it, so that sa-record can predict sa-report's
  * unwind. The FDE comes from .eh_frame_hdr's table, or from an index built
  * once; the reading is cfiread.c's.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cfirows.h - the CFI row of one x86-64 ELF file's .eh_frame at an address,
- * reduced as sa-report's unwinder reduces libdw's (report/uwrows.c) to a
+ * reduced as sa-report's unwinder reduces libdw's (report/unwind/uwrows.c) to a
  * core/cfistep.h row, so that sa-record can tell which stack words that
  * unwind will read.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * uwtrim.c - walk a captured user stack the way sa-report will (the step
- * of core/cfistep.h, over rows from record/cfirows.c) and keep the
+ * of core/cfistep.h, over rows from record/cfi/cfirows.c) and keep the
  * words that walk reads. The walk needs a few words per frame out of the
  * 4-16 KiB copied, so a USTACK_SPARSE record is a few hundred bytes, and
  * sa-report decompresses that much instead of the whole copy.

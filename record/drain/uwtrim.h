@@ -2,7 +2,7 @@
 /*
  * uwtrim.h - the parts of a captured user stack that sa-report's unwind
  * will read, found by walking the capture here with the same rules
- * (report/unwind.c) over the .eh_frame of the files mapped on this host,
+ * (report/unwind/unwind.c) over the .eh_frame of the files mapped on this host,
  * so that a USTACK_SPARSE record keeps only those (docs/unwinding.md).
  */
 #ifndef REC_UWTRIM_H

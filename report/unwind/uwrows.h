@@ -41,7 +41,7 @@ const struct sac_cfi_row *rpt_uwrows__get(struct rpt_uwrows *t, Dwfl *dwfl, uint
  * rpt_uwrows__compile() - @frame, from dwarf_cfi_addrframe(), as a row: how
  * SAC_CFI_RULES with its rules, or SAC_CFI_DWFL where a rule is not one of the simple
  * forms. @r's other fields are left as they are. Exported for
- * record/cfirows.c's unit test, which compares that code's rows with these.
+ * record/cfi/cfirows.c's unit test, which compares that code's rows with these.
  */
 void rpt_uwrows__compile(Dwarf_Frame *frame, struct sac_cfi_row *r);
 
