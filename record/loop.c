@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "drain.h"
 #include "loop.h"
+#include "maptab.h"
 #include "procs.h"
 #include "rec_output.h"
 #include "record.h"
@@ -228,6 +229,7 @@ static int rotate(struct run *r)
 	r->file_t0 = mono;
 	r->file_ivs = 0;
 	rec_procs__new_file(r->procs);
+	rec_maptab__new_file(rec_sc__maptab(r->sc)); /* before the head re-emits them */
 	err = rec_sc__new_file(r->sc, rec_drain__new_file(r->d));
 	if (!err && (err = rec_rotate__prune(r->rot)) < 0) {
 		fprintf(stderr, "%ssa-record: --keep: %s\n", r->tty ? "\n" : "", strerror(-err));

@@ -395,6 +395,83 @@ void rec_elfsyms__new_file(struct rec_elfsyms *es)
 	}
 }
 
+size_t rec_elfsyms__count(const struct rec_elfsyms *es)
+{
+	return es->nfiles;
+}
+
+/* Release all @f holds: fd, table, flags, path. */
+static void drop_file(struct rec_elfsyms *es, struct efile *f)
+{
+	if (f->fd >= 0) {
+		close(f->fd);
+		es->st.fds_held--;
+	}
+	if (f->state > 0)
+		es->st.tab_bytes -= tab_bytes(f);
+	rec_elftab__release(&f->tab);
+	free(f->flags);
+	free(f->pending);
+	free(f->path);
+	es->st.forgotten++;
+}
+
+/* The hash and the files array sized for the files left (a shrink may fail). */
+static void refit(struct rec_elfsyms *es)
+{
+	size_t cap = 128, i;
+	int *h;
+
+	while ((es->nfiles + 1) * 2 > cap)
+		cap *= 2;
+	if (cap < es->hash_cap && (h = malloc(cap * sizeof(*h)))) {
+		free(es->hash);
+		es->hash = h;
+		es->hash_cap = cap;
+	}
+	memset(es->hash, 0xff, es->hash_cap * sizeof(*es->hash));
+	for (i = 0; i < es->nfiles; i++)
+		hash_put(es, (int)i);
+	cap = es->nfiles * 2 > 64 ? es->nfiles * 2 : 64;
+	if (es->cap > 4 * cap) {
+		struct efile *p = realloc(es->files, cap * sizeof(*p));
+
+		if (p) {
+			es->files = p;
+			es->cap = cap;
+		}
+	}
+}
+
+int rec_elfsyms__forget(struct rec_elfsyms *es, int *ids, size_t n)
+{
+	size_t i, k = 0;
+
+	if (n != es->nfiles)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		struct efile *f = &es->files[i];
+
+		if (!ids[i] && !f->dirty) {
+			drop_file(es, f);
+			ids[i] = -1;
+			continue;
+		}
+		ids[i] = (int)k;
+		if (k != i)
+			es->files[k] = *f;
+		k++;
+	}
+	for (i = 0; i < es->ndirty; i++)
+		es->dirty[i] = ids[es->dirty[i]];
+	if (k == n)
+		return 0;
+	es->nfiles = k;
+	if (es->hash_cap)
+		refit(es);
+	return 0;
+}
+
 void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes)
 {
 	es->budget = bytes;

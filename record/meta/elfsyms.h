@@ -17,7 +17,7 @@ struct rec_elfsyms;
 
 /* Costs and outcomes, for the summary and docs/self-contained.md. */
 struct rec_elfsyms_stats {
-	uint64_t files;	     /* distinct build ids registered */
+	uint64_t files;	     /* build ids registered (again after a forget) */
 	uint64_t loaded;     /* files whose symbol table was read */
 	uint64_t failed;     /* files that could not be read or did not match */
 	uint64_t no_symbols; /* files with neither .symtab nor .dynsym */
@@ -28,6 +28,7 @@ struct rec_elfsyms_stats {
 	uint64_t load_ns;    /* CLOCK_MONOTONIC time spent reading ELF files */
 	uint64_t evicted;    /* tables dropped at a rotation (read again if needed) */
 	uint64_t tab_bytes;  /* heap bytes of the tables held now */
+	uint64_t forgotten;  /* files no process image named any more, dropped */
 };
 
 /*
@@ -98,6 +99,24 @@ int rec_elfsyms__flush(struct rec_elfsyms *es, const struct rec_sink *sink);
  * REC_ELFSYMS_BUDGET says.
  */
 void rec_elfsyms__new_file(struct rec_elfsyms *es);
+
+/** rec_elfsyms__count() - files registered now; ids are below it. */
+size_t rec_elfsyms__count(const struct rec_elfsyms *es);
+
+/**
+ * rec_elfsyms__forget() - at a rotation, after rec_elfsyms__flush(): drop
+ * the files no process image names any more and number the rest again.
+ * @ids: rec_elfsyms__count() entries, nonzero for each file id still named;
+ *       on return each kept file's new id, -1 for a dropped one. A file
+ *       with symbols not flushed yet is kept.
+ * @n: rec_elfsyms__count().
+ *
+ * A file mapped again later is registered anew (the next file gets its
+ * symbols again anyway). This bounds the registry by the files the live
+ * processes map, not by every build id the host ever ran.
+ * @return 0, or -EINVAL when @n is not the count (nothing dropped).
+ */
+int rec_elfsyms__forget(struct rec_elfsyms *es, int *ids, size_t n);
 
 /** rec_elfsyms__stats() - copy the counters into @st. */
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st);

@@ -17,56 +17,10 @@
 #include "grow.h"
 #include "htab.h"
 #include "maptab.h"
+#include "maptab_int.h"
 #include "safeopen.h"
 
 #define EXIT_DRAINS 2
-
-struct mapent {
-	struct saf_map m; /* path and build_id: use entry_map(), entries move */
-	int file;	  /* elfsyms id, -1 none */
-	bool emitted;	  /* its MAP record is in the output */
-	char *path;
-	uint8_t bid[SAF_MAX_BUILD_ID];
-};
-
-struct image {
-	uint32_t pid, gen;
-	int expire; /* drains left before removal; 0 = alive */
-	struct mapent *maps;
-	size_t n, cap;
-};
-
-struct devino {
-	uint64_t dev, ino;
-	int bid_len; /* < 0: no build id readable */
-	uint8_t bid[SAF_MAX_BUILD_ID];
-};
-
-struct rec_maptab {
-	struct rec_elfsyms *es;
-	struct image *imgs;
-	size_t nimgs, cap;
-	int *hash; /* image indices, -1 empty */
-	size_t hash_cap;
-	struct devino *dis;
-	size_t ndis, dis_cap;
-	rec_maptab_file_fn on_file;
-	void *on_file_arg;
-	struct rec_htab *fed; /* struct bidkey -> nothing: handed to es with an fd */
-};
-
-struct bidkey {
-	uint32_t len;
-	uint8_t bid[SAF_MAX_BUILD_ID];
-};
-
-static struct bidkey bid_key(const struct saf_map *m)
-{
-	struct bidkey k = {.len = m->build_id.len};
-
-	memcpy(k.bid, m->build_id.data, k.len);
-	return k;
-}
 
 void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg)
 {
@@ -103,7 +57,7 @@ static long find_img(const struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 	return -1;
 }
 
-static int rehash(struct rec_maptab *mt, size_t cap)
+int maptab_rehash(struct rec_maptab *mt, size_t cap)
 {
 	int *h = malloc(cap * sizeof(*h));
 	size_t i, j;
@@ -137,8 +91,9 @@ static struct image *get_img(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 	memset(im, 0, sizeof(*im));
 	im->pid = pid;
 	im->gen = gen;
+	im->seen = mt->files;
 	if (mt->nimgs * 2 > mt->hash_cap) {
-		if (rehash(mt, mt->hash_cap ? mt->hash_cap * 2 : 512)) {
+		if (maptab_rehash(mt, mt->hash_cap ? mt->hash_cap * 2 : 512)) {
 			mt->nimgs--;
 			return NULL;
 		}
@@ -174,7 +129,7 @@ bool rec_maptab__wants_fd(const struct rec_maptab *mt, const struct saf_map *m)
 
 	if (mt->on_file || !m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
 		return true;
-	k = bid_key(m);
+	k = maptab_bid_key(m);
 	return mt->es && !rec_htab__get(mt->fed, &k);
 }
 
@@ -254,7 +209,7 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 	if (mt->on_file && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
 		mt->on_file(mt->on_file_arg, fd, e->path);
 	if (mt->es && e->m.build_id.len) {
-		struct bidkey k = bid_key(&e->m);
+		struct bidkey k = maptab_bid_key(&e->m);
 
 		/* out of memory: the next mapping of the file is opened too */
 		if (fd >= 0)
@@ -434,6 +389,7 @@ static const struct image *known_img(struct rec_maptab *mt, uint32_t pid, uint32
 			return NULL;
 		k = find_img(mt, pid, gen);
 	}
+	mt->imgs[k].seen = mt->files;
 	return &mt->imgs[k];
 }
 
@@ -488,7 +444,7 @@ void rec_maptab__exit(struct rec_maptab *mt, uint32_t pid)
 			mt->imgs[i].expire = EXIT_DRAINS;
 }
 
-static void free_img(struct image *im)
+void maptab_free_img(struct image *im)
 {
 	size_t i;
 
@@ -505,7 +461,7 @@ void rec_maptab__drained(struct rec_maptab *mt)
 		struct image *im = &mt->imgs[i];
 
 		if (im->expire && --im->expire == 0) {
-			free_img(im);
+			maptab_free_img(im);
 			continue;
 		}
 		mt->imgs[k++] = *im;
@@ -513,7 +469,7 @@ void rec_maptab__drained(struct rec_maptab *mt)
 	if (k != mt->nimgs) {
 		mt->nimgs = k;
 		/* Same capacity: cannot fail with the table already allocated. */
-		if (rehash(mt, mt->hash_cap))
+		if (maptab_rehash(mt, mt->hash_cap))
 			mt->hash_cap = 0;
 	}
 }
@@ -530,6 +486,8 @@ int rec_maptab__emit_once(struct rec_maptab *mt, uint32_t pid, uint32_t gen, boo
 	if (k < 0 && may_load && rec_maptab__load_proc(mt, pid, gen) == -ENOMEM)
 		return -ENOMEM;
 	k = find_img(mt, pid, gen);
+	if (k >= 0)
+		mt->imgs[k].seen = mt->files;
 	for (i = 0; k >= 0 && i < mt->imgs[k].n; i++) {
 		e = &mt->imgs[k].maps[i];
 		if (e->emitted)
@@ -571,7 +529,7 @@ void rec_maptab__free(struct rec_maptab *mt)
 	if (!mt)
 		return;
 	for (i = 0; i < mt->nimgs; i++)
-		free_img(&mt->imgs[i]);
+		maptab_free_img(&mt->imgs[i]);
 	free(mt->imgs);
 	free(mt->hash);
 	free(mt->dis);

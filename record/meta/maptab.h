@@ -127,6 +127,23 @@ void rec_maptab__drained(struct rec_maptab *mt);
  */
 int rec_maptab__emit_all(struct rec_maptab *mt, uint64_t time_ns, const struct rec_sink *sink);
 
+/**
+ * rec_maptab__new_file() - --rotate, before the new file's head is written:
+ * forget the images whose process is gone (its exit was seen, or /proc/PID
+ * is) that no sample or emit named in the file just closed nor the one
+ * before: a later sample of that pid is of a new image. Then the build ids
+ * no image left names leave the elfsyms registry and the fed set, and the
+ * tables shrink to what is left. Never called without --rotate: one file
+ * keeps every image it wrote.
+ */
+void rec_maptab__new_file(struct rec_maptab *mt);
+
+/** rec_maptab__entries() - mappings tracked now, over all images. */
+size_t rec_maptab__entries(const struct rec_maptab *mt);
+
+/** rec_maptab__fed() - build ids whose file was handed over with an fd. */
+size_t rec_maptab__fed(const struct rec_maptab *mt);
+
 /** rec_maptab__images() - images (pid, gen) tracked now. */
 size_t rec_maptab__images(const struct rec_maptab *mt);
 

@@ -387,4 +387,61 @@ static void test_not_elf(void **state)
 	close(fd);
 }
 
-SA_TEST_MAIN(test_own_binary, test_rotation_drops_unused_table, test_budget_within_a_file, test_dynsym_only, test_deleted_file, test_rotation_closes_idle_fd, test_build_id_mismatch, test_sink_failure_keeps_pending, test_prefers_global_name, test_not_elf)
+/*
+ * --rotate: files no process image names any more are dropped with their
+ * table and fd; the rest are numbered again, one with symbols not flushed
+ * yet (a failed flush) stays, and a dropped build id registers anew.
+ */
+static void test_forget_unnamed(void **state)
+{
+	struct test_sink ts = {.fail_with = -ENOSPC};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms_stats st;
+	struct rec_elfsyms *es;
+	uint8_t bid[SAF_MAX_BUILD_ID], other[SAF_MAX_BUILD_ID];
+	int ids[200], all[201] = {0}, two[2] = {1, 0}, n, own, i;
+	char path[900];
+	uint64_t off;
+
+	(void)state;
+	assert_int_equal(where((void *)test_elfsyms_marker, path, sizeof(path), &off), 0);
+	n = bid_of(path, bid);
+	es = rec_elfsyms__new(0);
+	memcpy(other, bid, sizeof(other));
+	for (i = 0; i < 200; i++) { /* 200 others, each with an fd held */
+		memcpy(other, &i, sizeof(i));
+		assert_int_equal(rec_elfsyms__file(es, other, n, "/nonexistent",
+						   open("/dev/null", O_RDONLY)),
+				 i);
+	}
+	own = rec_elfsyms__file(es, bid, n, path, -1);
+	assert_int_equal(own, 200);
+	assert_int_equal(rec_elfsyms__note(es, own, off), 1);
+	assert_int_equal(rec_elfsyms__forget(es, ids, 3), -EINVAL);
+	assert_int_equal(rec_elfsyms__count(es), 201);
+	all[7] = 1; /* still named; 200 has symbols pending */
+	assert_int_equal(rec_elfsyms__forget(es, all, 201), 0);
+	assert_int_equal(all[0], -1);
+	assert_int_equal(all[7], 0);
+	assert_int_equal(all[200], 1);
+	assert_int_equal(rec_elfsyms__count(es), 2);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.fds_held, 1);
+	assert_int_equal(st.forgotten, 199);
+	assert_true(st.tab_bytes > 0);
+	/* the pending file moved to id 1: its flush still names the marker */
+	ts.fail_with = 0;
+	assert_int_equal(rec_elfsyms__flush(es, &sink), 1);
+	assert_string_equal(ts.recs[1].s1, "test_elfsyms_marker");
+	/* dropped once flushed and unnamed; known ones keep their id */
+	assert_int_equal(rec_elfsyms__forget(es, two, 2), 0);
+	rec_elfsyms__stats(es, &st);
+	assert_int_equal(st.tab_bytes, 0);
+	memcpy(other, &(int){7}, sizeof(int));
+	assert_int_equal(rec_elfsyms__file(es, other, n, "/nonexistent", -1), 0);
+	assert_int_equal(rec_elfsyms__file(es, bid, n, path, -1), 1);
+	test_sink_reset(&ts);
+	rec_elfsyms__free(es);
+}
+
+SA_TEST_MAIN(test_forget_unnamed, test_own_binary, test_rotation_drops_unused_table, test_budget_within_a_file, test_dynsym_only, test_deleted_file, test_rotation_closes_idle_fd, test_build_id_mismatch, test_sink_failure_keeps_pending, test_prefers_global_name, test_not_elf)

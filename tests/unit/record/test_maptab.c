@@ -4,7 +4,9 @@
  * has handed a build id's file over with an open fd, later mappings of
  * that build id need none; without a build id, for another one, or with a
  * file hook (--call-graph auto) every mapping still does. And images of
- * many processes of one generation are all found again.
+ * many processes of one generation are all found again. At a rotation,
+ * the images of processes gone and their build ids are forgotten, not
+ * those of a live process nor those a sample named lately.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -105,4 +107,74 @@ static void test_many_images_of_gen_zero(void **state)
 	test_sink_reset(&ts);
 }
 
-SA_TEST_MAIN(test_fd_once_per_build_id, test_many_images_of_gen_zero)
+/* No process has a pid above PID_MAX_LIMIT (4194304): /proc shows none. */
+#define GONE_PID 5000000u
+#define NGONE	 300u
+
+/* Map a file of build id @i into (pid, 0), handing the registry an fd. */
+static void add_bid(struct rec_maptab *mt, uint32_t pid, uint32_t i, const struct rec_sink *sink)
+{
+	uint8_t bid[20] = {0xb1, 0xd0};
+	struct saf_map m = {.pid = pid,
+			    .start = 0x400000,
+			    .end = 0x401000,
+			    .flags = SAF_MAP_EXEC,
+			    .path = saf_str__from("/nonexistent/churn"),
+			    .build_id = {bid, sizeof(bid)}};
+
+	memcpy(bid + 4, &i, sizeof(i));
+	assert_int_equal(rec_maptab__add(mt, &m, open("/dev/null", O_RDONLY), sink), 0);
+}
+
+static void test_rotation_forgets_gone(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_elfsyms *es = rec_elfsyms__new(0);
+	struct rec_maptab *mt = rec_maptab__new(es);
+	struct saf_map got;
+	uint32_t i, self = (uint32_t)getpid();
+
+	(void)state;
+	assert_non_null(mt);
+	/* a live process; its entries move as its array grows */
+	for (i = 0; i < 40; i++)
+		add_bid(mt, self, 0xffffffffu, &sink);
+	for (i = 0; i < NGONE; i++)
+		add_bid(mt, GONE_PID + i, i, &sink);
+	assert_int_equal(rec_elfsyms__count(es), NGONE + 1);
+	assert_int_equal(rec_maptab__fed(mt), NGONE + 1);
+	/* half exited as the side band saw it, half vanished unseen */
+	for (i = 0; i < NGONE / 2; i++)
+		rec_maptab__exit(mt, GONE_PID + i);
+	rec_maptab__new_file(mt);
+	/* named in the file just closed: kept */
+	assert_int_equal(rec_maptab__images(mt), NGONE + 1);
+	rec_maptab__new_file(mt);
+	/* a sample of the second file names one: it stays a file longer */
+	assert_int_equal(rec_maptab__find(mt, GONE_PID + NGONE - 1, 0, 0x400008, &got), 0);
+	rec_maptab__new_file(mt);
+	assert_int_equal(rec_maptab__images(mt), 2);
+	assert_int_equal(rec_elfsyms__count(es), 2);
+	rec_maptab__new_file(mt); /* it was named in the file before the one closed */
+	assert_int_equal(rec_maptab__images(mt), 2);
+	rec_maptab__new_file(mt);
+	assert_int_equal(rec_maptab__images(mt), 1);
+	assert_int_equal(rec_maptab__entries(mt), 40);
+	assert_int_equal(rec_elfsyms__count(es), 1);
+	assert_int_equal(rec_maptab__fed(mt), 1);
+	/* the live one is found, its file renumbered and still handed over */
+	assert_int_equal(rec_maptab__find(mt, self, 0, 0x400008, &got), 0);
+	assert_int_equal(got.build_id.len, 20);
+	assert_int_equal(got.build_id.data[4], 0xff);
+	assert_false(rec_maptab__wants_fd(mt, &got));
+	assert_int_equal(rec_maptab__note_stack(mt, self, 0, (uint64_t[]){0x400008}, 1), 0);
+	/* a build id forgotten is registered (and opened) again when mapped */
+	add_bid(mt, self, 7, &sink);
+	assert_int_equal(rec_elfsyms__count(es), 2);
+	rec_maptab__free(mt);
+	rec_elfsyms__free(es);
+	test_sink_reset(&ts);
+}
+
+SA_TEST_MAIN(test_fd_once_per_build_id, test_many_images_of_gen_zero, test_rotation_forgets_gone)

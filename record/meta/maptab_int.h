@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maptab_int.h - the insides of the mapping table, shared by maptab.c and
+ * maptab_rotate.c (what a rotation forgets). Not for other modules.
+ */
+#ifndef REC_MAPTAB_INT_H
+#define REC_MAPTAB_INT_H
+
+#include <string.h>
+#include "htab.h"
+#include "maptab.h"
+
+struct mapent {
+	struct saf_map m; /* path and build_id: use entry_map(), entries move */
+	int file;	  /* elfsyms id, -1 none */
+	bool emitted;	  /* its MAP record is in the output */
+	char *path;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+};
+
+struct image {
+	uint32_t pid, gen;
+	int expire;    /* drains left before removal; 0 = alive */
+	uint32_t seen; /* mt->files when last found for a sample or emitted */
+	struct mapent *maps;
+	size_t n, cap;
+};
+
+struct devino {
+	uint64_t dev, ino;
+	int bid_len; /* < 0: no build id readable */
+	uint8_t bid[SAF_MAX_BUILD_ID];
+};
+
+struct rec_maptab {
+	struct rec_elfsyms *es;
+	struct image *imgs;
+	size_t nimgs, cap;
+	int *hash; /* image indices, -1 empty */
+	size_t hash_cap;
+	struct devino *dis;
+	size_t ndis, dis_cap;
+	rec_maptab_file_fn on_file;
+	void *on_file_arg;
+	struct rec_htab *fed; /* struct bidkey -> nothing: handed to es with an fd */
+	uint32_t files;	      /* rec_maptab__new_file() calls */
+};
+
+struct bidkey {
+	uint32_t len;
+	uint8_t bid[SAF_MAX_BUILD_ID];
+};
+
+static inline struct bidkey maptab_bid_key(const struct saf_map *m)
+{
+	struct bidkey k = {.len = m->build_id.len};
+
+	memcpy(k.bid, m->build_id.data, k.len);
+	return k;
+}
+
+/* maptab_rehash() - the hash over mt->imgs at @cap slots; -ENOMEM: unchanged. */
+int maptab_rehash(struct rec_maptab *mt, size_t cap);
+
+/* maptab_free_img() - free @im's mappings (not @im). */
+void maptab_free_img(struct image *im);
+
+#endif /* REC_MAPTAB_INT_H */
