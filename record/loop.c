@@ -6,6 +6,7 @@
  * targets' exit or --max-size ends it; status line and summary on stderr.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,12 @@ static int rotate(struct run *r)
 	rec_procs__new_file(r->procs);
 	rec_maptab__new_file(rec_sc__maptab(r->sc)); /* before the head re-emits them */
 	err = rec_sc__new_file(r->sc, rec_drain__new_file(r->d));
+	/*
+	 * What the file before last held is free now, but glibc keeps freed
+	 * pages below the top of the heap: give them back, or the RSS stays at
+	 * the busiest files' high-water mark (docs/deploy.md).
+	 */
+	malloc_trim(0);
 	if (!err && (err = rec_rotate__prune(r->rot)) < 0) {
 		fprintf(stderr, "%ssa-record: --keep: %s\n", r->tty ? "\n" : "", strerror(-err));
 		err = 0;
