@@ -73,7 +73,7 @@ static void test_rotation_keeps_two_files(void **state)
 	struct rec_stackdb *db = rec_stackdb__new();
 	int fd = memfd_create("stackdb", 0), err, f, i;
 	struct saf_writer *w = saf_writer__open_fd(fd, NULL);
-	__u64 ips[3] = {7, 8, 9};
+	__u64 ips[4] = {7, 8, 9, 10};
 	__u32 first[4];
 
 	(void)state;
