@@ -383,7 +383,7 @@ bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/be
 		$(B)/tests/bench/gen-text | deps-test
 	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
 
-# The always-on recorder's cost (tests/bench/always-on.sh, 25 min, root): a
+# The always-on recorder's cost (tests/bench/always-on.sh, 65 min, root): a
 # day of -F 19 files, RSS and CPU over a -F 99 run; rewrites its section of
 # docs/deploy.md. Not part of check or bench.
 .PHONY: bench-always-on
