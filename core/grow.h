@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * grow.h - room for one more element (or n more) in a realloc'ed array that
- * doubles, the one form of the growth idiom record/ and report/ both use.
+ * doubles, the one form of the growth idiom record/ and report/ both use,
+ * and the one call a destructor frees its buffers with.
  */
 #ifndef SAC_GROW_H
 #define SAC_GROW_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /** sac_grow_realloc() - sac_grow() where the array is full. */
 int sac_grow_realloc(void **buf, size_t *cap, size_t need, size_t elem, size_t init);
@@ -32,5 +34,21 @@ static inline int sac_grow(void **buf, size_t *cap, size_t need, size_t elem, si
  * capacity @cap: room for @need elements, doubling from @init.
  */
 #define SAC_GROW(p, cap, need, init) sac_grow((void **)&(p), &(cap), (need), sizeof(*(p)), (init))
+
+/** sac_free_n() - free() each of the @n pointers in @p (NULL ones too). */
+static inline void sac_free_n(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
+/*
+ * SAC_FREE_ALL() - free() every pointer argument, in order: the buffers an
+ * object owns and, last, the object itself. The arguments are read before
+ * any is freed, so `SAC_FREE_ALL(o->a, o->b, o)` is safe.
+ */
+#define SAC_FREE_ALL(...)                                                                          \
+	sac_free_n((void *const[]){__VA_ARGS__},                                                   \
+		   sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
 
 #endif /* SAC_GROW_H */

@@ -14,6 +14,7 @@
 #include "record.h"
 #include "rotate.h"
 #include "target.h"
+#include "grow.h"
 
 static const char usage_text[] =
 	"Usage: sa-record [OPTIONS] [-- CMD [ARGS...]]\n"
@@ -448,9 +449,6 @@ int main(int argc, char **argv)
 	}
 	err = rec_run(&o, child, go, status, &wstatus);
 cleanup:
-	free(o.cmdline);
-	free(o.target_desc);
-	free(o.ids);
-	free(o.cpus);
+	SAC_FREE_ALL(o.cmdline, o.target_desc, o.ids, o.cpus);
 	return err;
 }

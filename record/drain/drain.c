@@ -522,10 +522,5 @@ void rec_drain__free(struct rec_drain *d)
 		rec_htab__free(d->agg[i]);
 	rec_htab__free(d->kid2fid);
 	rec_stackdb__free(d->db);
-	free(d->news);
-	free(d->new_ips);
-	free(d->stack_keys);
-	free(d->keys);
-	free(d->vals);
-	free(d);
+	SAC_FREE_ALL(d->news, d->new_ips, d->stack_keys, d->keys, d->vals, d);
 }

@@ -20,6 +20,7 @@
 #include "procs.h"
 #include "record.h"
 #include "selfcontained.h"
+#include "grow.h"
 
 struct off_agg_key {
 	__u32 tgid, tid, gen, ufid, kfid, flags;
@@ -498,9 +499,5 @@ void rec_offcpu__free(struct rec_offcpu *o)
 		rec_htab__free(o->agg[i]);
 	rec_htab__free(o->pending);
 	rec_htab__free(o->pinned);
-	free(o->keys);
-	free(o->vals);
-	free(o->tids);
-	free(o->starts);
-	free(o);
+	SAC_FREE_ALL(o->keys, o->vals, o->tids, o->starts, o);
 }

@@ -410,9 +410,7 @@ static void drop_file(struct rec_elfsyms *es, struct efile *f)
 	if (f->state > 0)
 		es->st.tab_bytes -= tab_bytes(f);
 	rec_elftab__release(&f->tab);
-	free(f->flags);
-	free(f->pending);
-	free(f->path);
+	SAC_FREE_ALL(f->flags, f->pending, f->path);
 	es->st.forgotten++;
 }
 
@@ -499,12 +497,7 @@ void rec_elfsyms__free(struct rec_elfsyms *es)
 		if (f->fd >= 0)
 			close(f->fd);
 		rec_elftab__release(&f->tab);
-		free(f->flags);
-		free(f->pending);
-		free(f->path);
+		SAC_FREE_ALL(f->flags, f->pending, f->path);
 	}
-	free(es->files);
-	free(es->hash);
-	free(es->dirty);
-	free(es);
+	SAC_FREE_ALL(es->files, es->hash, es->dirty, es);
 }

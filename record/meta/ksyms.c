@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ksyms.h"
+#include "grow.h"
 
 struct ksym {
 	uint64_t addr;
@@ -306,8 +307,5 @@ void rec_ksyms__free(struct rec_ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->emitted);
-	free(ks->pool);
-	free(ks->syms);
-	free(ks);
+	SAC_FREE_ALL(ks->emitted, ks->pool, ks->syms, ks);
 }

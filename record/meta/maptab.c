@@ -530,9 +530,7 @@ void rec_maptab__free(struct rec_maptab *mt)
 		return;
 	for (i = 0; i < mt->nimgs; i++)
 		maptab_free_img(&mt->imgs[i]);
-	free(mt->imgs);
-	free(mt->hash);
-	free(mt->dis);
+	SAC_FREE_ALL(mt->imgs, mt->hash, mt->dis);
 	rec_htab__free(mt->fed);
 	free(mt);
 }

@@ -277,7 +277,5 @@ void rec_sc__free(struct rec_sc *sc)
 	rec_maptab__free(sc->mt);
 	rec_elfsyms__free(sc->es);
 	rec_ksyms__free(sc->ks);
-	free(sc->us);
-	free(sc->ips);
-	free(sc);
+	SAC_FREE_ALL(sc->us, sc->ips, sc);
 }

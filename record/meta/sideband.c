@@ -488,10 +488,5 @@ void rec_sideband__free(struct rec_sideband *sb)
 		if (sb->rings[i].fd >= 0)
 			close(sb->rings[i].fd);
 	}
-	free(sb->rings);
-	free(sb->gens);
-	free(sb->ppids);
-	free(sb->arena);
-	free(sb->q);
-	free(sb);
+	SAC_FREE_ALL(sb->rings, sb->gens, sb->ppids, sb->arena, sb->q, sb);
 }

@@ -249,10 +249,5 @@ void rec_rotate__free(struct rec_rotate *rt)
 		return;
 	if (rt->dirfd >= 0)
 		close(rt->dirfd);
-	free(rt->dir);
-	free(rt->stem);
-	free(rt->ext);
-	free(rt->cur);
-	free(rt->path);
-	free(rt);
+	SAC_FREE_ALL(rt->dir, rt->stem, rt->ext, rt->cur, rt->path, rt);
 }

@@ -20,6 +20,7 @@
 #include "record.h"
 #include "sa.skel.h"
 #include "target.h"
+#include "grow.h"
 
 struct rec_session {
 	struct sa *skel;
@@ -477,7 +478,5 @@ void rec_session__free(struct rec_session *s)
 	sa__destroy(s->skel);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
-	free(s->percpu);
-	free(s->seen);
-	free(s);
+	SAC_FREE_ALL(s->percpu, s->seen, s);
 }

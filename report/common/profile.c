@@ -62,13 +62,7 @@ void rpt_profile__free(struct rpt_profile *p)
 {
 	if (!p)
 		return;
-	free(p->pool);
-	free(p->frames);
-	free(p->stacks);
-	free(p->name_index);
-	free(p->stack_index);
-	free(p->modules);
-	free(p);
+	SAC_FREE_ALL(p->pool, p->frames, p->stacks, p->name_index, p->stack_index, p->modules, p);
 }
 
 static int rehash_names(struct rpt_profile *p)

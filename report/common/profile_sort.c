@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "grow.h"
 
 /* A sort key holds a frame's name rank, kind and module rank in 64 bits. */
 #define RANK_BITS (32 - RPT_FRAME_KIND_BITS)
@@ -219,9 +220,7 @@ static int sort_radix(struct rpt_profile *p, const uint32_t *rank)
 	compact_frames(p);
 	err = 0;
 cleanup:
-	free(ent);
-	free(tmp);
-	free(runs);
+	SAC_FREE_ALL(ent, tmp, runs);
 	return err;
 }
 

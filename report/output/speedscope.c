@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "grow.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 
@@ -154,12 +155,7 @@ static int ss_init(struct ss *w, const struct rpt_profile *p)
 
 static void ss_fini(struct ss *w)
 {
-	free(w->frame_idx);
-	free(w->keys);
-	free(w->kinds);
-	free(w->vals);
-	free(w->shared);
-	free(w->order);
+	SAC_FREE_ALL(w->frame_idx, w->keys, w->kinds, w->vals, w->shared, w->order);
 }
 
 static void write_frames(struct ss *w, FILE *f)

@@ -504,8 +504,6 @@ void rpt_loaded__fini(struct rpt_loaded *l)
 	rpt_symtab__fini(&l->jit);
 	rpt_hmap__fini(&l->stacks);
 	rpt_hmap__fini(&l->stitch);
-	free(l->ips);
-	free(l->refs);
-	free(l->counts);
+	SAC_FREE_ALL(l->ips, l->refs, l->counts);
 	memset(l, 0, sizeof(*l));
 }

@@ -67,9 +67,7 @@ static void sub_idx_fini(struct sub_idx *c)
 {
 	if (!c)
 		return;
-	free(c->dies);
-	free(c->own);
-	free(c->sorted);
+	SAC_FREE_ALL(c->dies, c->own, c->sorted);
 }
 
 void rpt_dwinline__free(struct rpt_dwinline *x)

@@ -99,9 +99,7 @@ void rpt_symcache_ent__free(struct rpt_symcache_ent *e)
 	free(e->file);
 	rpt_strpool__fini(&e->pool);
 	rpt_hmap__fini(&e->index);
-	free(e->recs);
-	free(e->frames);
-	free(e);
+	SAC_FREE_ALL(e->recs, e->frames, e);
 }
 
 /* The file's record of @off: binary search, the records are sorted. */

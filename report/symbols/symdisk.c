@@ -78,10 +78,7 @@ static void cache_job_run(void *arg)
 	}
 	if (wrote)
 		rpt_symcache__trim(j->disk);
-	free(j->names);
-	free(j->pend);
-	free(j->psyms);
-	free(j);
+	SAC_FREE_ALL(j->names, j->pend, j->psyms, j);
 }
 
 void rpt_symdisk__flush(struct rpt_symbolizer *s)

@@ -468,9 +468,7 @@ void rpt_unwinder__free(struct rpt_unwinder *u)
 	rpt_hmap__fini(&u->cache_index);
 	rpt_uwrows__fini(&u->rows);
 	rpt_uwbins__fini(&u->bins);
-	free(u->cached);
-	free(u->cips);
-	free(u->creads);
+	SAC_FREE_ALL(u->cached, u->cips, u->creads);
 	rpt_uwpick__fini(&u->pick);
 	free(u);
 }
