@@ -222,9 +222,8 @@ static void get_ustack(struct dec *d, struct saf_ustack *u, bool sparse)
 		u->stack.data = get_raw(d, &u->stack.len, SAF_MAX_USTACK_BYTES);
 	} else {
 		u->runs.data = get_raw(d, &u->runs.len, SAF_MAX_USTACK_BYTES);
-		/* checked by the first pass over the chunk (arena NULL), which ran on these bytes
-		 */
-		if (!d->err && !d->a->arena && saf_urun_check(&u->runs))
+		/* checked once, by the pass that validates the chunk (arena NULL or check) */
+		if (!d->err && (!d->a->arena || d->a->check) && saf_urun_check(&u->runs))
 			fail(d, -EBADMSG, "stack runs malformed");
 	}
 	u->walk = get_u32(d); /* 1.3 */

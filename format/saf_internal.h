@@ -88,6 +88,7 @@ struct saf_arena {
 	uint64_t *ips;
 	uint32_t max_frames;
 	const char *why; /* reason of the last decode failure */
+	bool check;	 /* also the checks done once per chunk (a USTACK_SPARSE's runs) */
 };
 
 int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, struct saf_arena *a);
