@@ -21,6 +21,19 @@ static int64_t intern(struct rpt_session *s, const struct saf_str *str)
 				   str->str ? str->len : 0);
 }
 
+/* A COUNT or OFFCPU record's comm: most are the one before. */
+static int64_t intern_comm(struct rpt_session *s, struct rpt_loaded *l, const struct saf_str *str)
+{
+	size_t len = str->str ? str->len : 0;
+
+	if (l->last_comm > 0 && len == l->last_comm_len &&
+	    !memcmp(str->str, rpt_session__str(s, (uint32_t)l->last_comm), len))
+		return l->last_comm;
+	l->last_comm = intern(s, str);
+	l->last_comm_len = len;
+	return l->last_comm;
+}
+
 static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf_meta *m)
 {
 	struct rpt_file_stats *st = l->st;
@@ -67,11 +80,20 @@ static int64_t map_label(struct rpt_session *s, const struct saf_map *m)
 	const char *path = m->path.len ? m->path.str : "anon";
 	const char *base = strrchr(path, '/');
 	char buf[SAF_MAX_STRING + 3];
+	size_t len;
 
 	if (path[0] == '[')
 		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), path, strlen(path));
-	snprintf(buf, sizeof(buf), "[%s]", base && base[1] ? base + 1 : path);
-	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
+	path = base && base[1] ? base + 1 : path;
+	len = strlen(path);
+	if (len > SAF_MAX_STRING) { /* not from a record: cut as printf cuts */
+		snprintf(buf, sizeof(buf), "[%s]", path);
+		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
+	}
+	buf[0] = '[';
+	memcpy(buf + 1, path, len);
+	buf[len + 1] = ']';
+	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, len + 2);
 }
 
 static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_map *m)
@@ -252,7 +274,7 @@ static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struc
 			struct rpt_count_key *k)
 {
 	const struct rpt_filter *f = &s->o.filter;
-	int64_t comm = intern(s, &c->comm);
+	int64_t comm = intern_comm(s, l, &c->comm);
 
 	if (comm < 0)
 		return -ENOMEM;

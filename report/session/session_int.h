@@ -71,6 +71,8 @@ struct rpt_loaded {
 	size_t ncounts, counts_cap;
 	uint32_t cur_symtab; /* dso of the last SYMTAB record */
 	bool in_interval_ok; /* the open interval passes --time */
+	int64_t last_comm;   /* the comm of the last COUNT record (0: none) */
+	size_t last_comm_len;
 	uint64_t iv_end;
 	/* intervals lost to damage: seq gaps after a damaged place */
 	bool have_iv, iv_open, damage_since_iv;
