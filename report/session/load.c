@@ -115,6 +115,34 @@ static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_
 	return rpt_maps__add(&l->maps, m->pid, m->gen, &map);
 }
 
+/*
+ * Stack @id is refs[@idx] (see rpt_loaded__stack()): in the dense array
+ * when it lies within twice its size past the first id, else in the map.
+ */
+static int stack_put(struct rpt_loaded *l, uint32_t id, uint32_t idx)
+{
+	uint64_t d;
+
+	if (!l->stack_dense_cap)
+		l->stack_base = id;
+	d = (uint64_t)id - l->stack_base;
+	if (d >= l->stack_dense_cap && d < 2 * l->stack_dense_cap + 4096) {
+		size_t ncap = d < 2 * l->stack_dense_cap ? 2 * l->stack_dense_cap : d + 4096;
+		uint32_t *n = realloc(l->stack_dense, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + l->stack_dense_cap, 0, (ncap - l->stack_dense_cap) * sizeof(*n));
+		l->stack_dense = n;
+		l->stack_dense_cap = ncap;
+	}
+	if (d < l->stack_dense_cap && idx < UINT32_MAX) {
+		l->stack_dense[d] = idx + 1;
+		return 0;
+	}
+	return rpt_hmap__put(&l->stacks, id, idx);
+}
+
 static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 {
 	if (SAC_GROW(l->refs, l->refs_cap, l->nrefs + 1, 1024) ||
@@ -125,7 +153,7 @@ static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 	l->refs[l->nrefs] = (struct rpt_stackref){l->nips, st->nframes, st->kind};
 	l->nips += st->nframes;
 	l->st->stacks++;
-	return rpt_hmap__put(&l->stacks, st->id, l->nrefs++);
+	return stack_put(l, st->id, (uint32_t)l->nrefs++);
 }
 
 /* A run of intervals missing after a damaged place (seq gap), from @from_ns to @to_ns. */
@@ -525,6 +553,7 @@ void rpt_loaded__fini(struct rpt_loaded *l)
 	rpt_symtab__fini(&l->ksyms);
 	rpt_symtab__fini(&l->jit);
 	rpt_hmap__fini(&l->stacks);
+	free(l->stack_dense);
 	rpt_hmap__fini(&l->stitch);
 	free(l->ips);
 	free(l->refs);

@@ -196,7 +196,7 @@ static void job_stack(const struct rpt_loaded *l, uint32_t id, struct rpt_stackr
 {
 	uint64_t v;
 
-	if (id && rpt_hmap__get(&l->stacks, id, &v)) {
+	if (id && rpt_loaded__stack(l, id, &v)) {
 		*ref = l->refs[v];
 		*nframes += ref->n;
 		*idx = (uint32_t)v;
