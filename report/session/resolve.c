@@ -343,6 +343,7 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 		goto cleanup;
 	jobs = plan_keys(l, &njobs, &nframes);
 	x.kents = calloc(l->nrefs + 1, sizeof(*x.kents));
+	x.ksyms = calloc((size_t)1 << KSYM_MEMO_BITS, sizeof(*x.ksyms)); /* NULL: no memo */
 	/* most processes have none: their frames in no binary skip the search */
 	for (size_t i = 0; i < l->jit.n; i++)
 		if (rpt_hmap__put(&x.jit_pids, l->jit.ents[i].key + 1, 0))
@@ -371,6 +372,7 @@ cleanup:
 	rpt_res__cache_fini(&x.cache);
 	free(x.mods);
 	free(x.kents);
+	free(x.ksyms);
 	rpt_hmap__fini(&x.jit_pids);
 	free(x.kframes);
 	return err;

@@ -51,8 +51,20 @@ struct res_ctx {
 	struct rpt_hmap jit_pids; /* pid + 1 of every JIT symbol */
 	bool jit_pid;		  /* the key's process has JIT symbols */
 	struct kstack_ent *kents; /* by l->refs index: kernel stacks resolved once */
+	struct ksym_memo *ksyms;  /* KSYM_MEMO slots, or NULL (no memo) */
 	struct rpt_sym *kframes;
 	size_t nkframes, kframes_cap;
+};
+
+/*
+ * A kernel address's symbol, looked up before: kernel stacks differ, their
+ * frames recur (the syscall entry is in most). Direct-mapped by address.
+ */
+#define KSYM_MEMO_BITS 11
+struct ksym_memo {
+	uint64_t addr;
+	const struct rpt_symtab_ent *e; /* may be NULL: no symbol */
+	bool used;
 };
 
 /* A kernel stack's frames in res_ctx.kframes: they depend on its id only. */

@@ -162,6 +162,19 @@ int rpt_res__addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t
 	return n;
 }
 
+/* rpt_symtab__lookup() of the kernel's symbols, memoized in x->ksyms. */
+static const struct rpt_symtab_ent *ksym_of(struct res_ctx *x, uint64_t addr)
+{
+	struct ksym_memo *m;
+
+	if (!x->ksyms)
+		return rpt_symtab__lookup(&x->l->ksyms, 0, addr);
+	m = &x->ksyms[(addr * 0x9e3779b97f4a7c15ULL) >> (64 - KSYM_MEMO_BITS)];
+	if (!m->used || m->addr != addr)
+		*m = (struct ksym_memo){addr, rpt_symtab__lookup(&x->l->ksyms, 0, addr), true};
+	return m->e;
+}
+
 static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref, bool *unnamed_out)
 {
 	struct rpt_session *s = x->s;
@@ -170,8 +183,7 @@ static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref, bool
 
 	for (uint32_t i = 0; i < ref->n; i++) {
 		uint64_t addr = x->l->ips[ref->first + i];
-		const struct rpt_symtab_ent *e =
-			rpt_symtab__lookup(&x->l->ksyms, 0, i ? addr - 1 : addr);
+		const struct rpt_symtab_ent *e = ksym_of(x, i ? addr - 1 : addr);
 		int64_t name;
 
 		if (e) {
