@@ -343,7 +343,8 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 		return d.err;
 	if (kind < SAF_REC_META || kind > SAF_REC_OFFCPU)
 		return 0;
-	memset(rec, 0, sizeof(*rec));
+	/* the member read, not the whole union (LOSS's is 800 bytes) */
+	memset(rec, 0, saf_rec_bytes((enum saf_rec_kind)kind));
 	rec->kind = (enum saf_rec_kind)kind;
 	switch (rec->kind) {
 	case SAF_REC_META:

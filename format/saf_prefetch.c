@@ -29,49 +29,6 @@ struct saf_prefetch {
 	struct saf_buf precs, pstrs, pips; /* the chunk's records, decoded */
 };
 
-/* Bytes of a decoded record kept: its kind and its member of the union. */
-#define REC_BYTES(m) (offsetof(struct saf_record, m) + sizeof(((struct saf_record *)0)->m))
-
-static size_t rec_bytes(enum saf_rec_kind k)
-{
-	switch (k) {
-	case SAF_REC_META:
-		return REC_BYTES(meta);
-	case SAF_REC_PROC:
-		return REC_BYTES(proc);
-	case SAF_REC_MAP:
-		return REC_BYTES(map);
-	case SAF_REC_COMM:
-		return REC_BYTES(comm);
-	case SAF_REC_EXIT:
-		return REC_BYTES(exit);
-	case SAF_REC_STACK:
-		return REC_BYTES(stack);
-	case SAF_REC_INTERVAL:
-		return REC_BYTES(interval);
-	case SAF_REC_COUNT:
-		return REC_BYTES(count);
-	case SAF_REC_LOSS:
-		return REC_BYTES(loss);
-	case SAF_REC_KSYM:
-		return REC_BYTES(ksym);
-	case SAF_REC_SYMTAB:
-		return REC_BYTES(symtab);
-	case SAF_REC_USYM:
-		return REC_BYTES(usym);
-	case SAF_REC_JITSYM:
-		return REC_BYTES(jitsym);
-	case SAF_REC_END:
-		return REC_BYTES(end);
-	case SAF_REC_USTACK:
-	case SAF_REC_USTACK_SPARSE:
-		return REC_BYTES(ustack);
-	case SAF_REC_OFFCPU:
-		return REC_BYTES(offcpu);
-	}
-	return sizeof(enum saf_rec_kind); /* kind 0: a record of unknown kind, skipped */
-}
-
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
@@ -89,7 +46,7 @@ static void rebase_frames(struct saf_prefetch *pf, const uint8_t *old)
 			rec->stack.ips = base + (rec->stack.ips - was);
 		else if (rec->kind == SAF_REC_USTACK || rec->kind == SAF_REC_USTACK_SPARSE)
 			rec->ustack.walked = base + (rec->ustack.walked - was);
-		at += align8(rec_bytes(rec->kind));
+		at += align8(saf_rec_bytes(rec->kind));
 	}
 }
 
@@ -154,7 +111,7 @@ static int predecode(struct saf_prefetch *pf, const uint8_t *p, const uint8_t *e
 			nips += rec.stack.nframes;
 		else if (rec.kind == SAF_REC_USTACK || rec.kind == SAF_REC_USTACK_SPARSE)
 			nips += rec.ustack.nwalked;
-		n = rec_bytes(rec.kind);
+		n = saf_rec_bytes(rec.kind);
 		if (saf_buf_reserve(&pf->precs, align8(n)))
 			return -ENOMEM;
 		memcpy(pf->precs.p + pf->precs.len, &rec, n);
@@ -174,7 +131,7 @@ int saf_prefetch_next(struct saf_reader *r, struct saf_record *rec)
 		size_t n;
 
 		memcpy(&k, r->pcur, sizeof(k));
-		n = rec_bytes(k);
+		n = saf_rec_bytes(k);
 		memcpy(rec, r->pcur, n);
 		r->pcur += align8(n);
 		if (k)
