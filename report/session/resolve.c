@@ -303,7 +303,7 @@ static int resolve_key(struct res_ctx *x, const struct key_job *job)
 		return err;
 	walk_stats(x, nk);
 	r = root_name(x);
-	if (r < 0 || (r = rpt_res__prof_name(x->s, x->prof, r)) < 0)
+	if (r < 0 || (r = rpt_res__name(x, (uint32_t)r)) < 0)
 		return -ENOMEM;
 	out[0] = (struct rpt_frame){.name = (uint32_t)r, .kind = RPT_FRAME_ROOT};
 	/* Modules root first, so the profile's module table keeps that order. */
@@ -344,6 +344,7 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 	jobs = plan_keys(l, &njobs, &nframes);
 	x.kents = calloc(l->nrefs + 1, sizeof(*x.kents));
 	x.ksyms = calloc((size_t)1 << KSYM_MEMO_BITS, sizeof(*x.ksyms)); /* NULL: no memo */
+	x.names = calloc((size_t)1 << NAME_MEMO_BITS, sizeof(*x.names));
 	/* most processes have none: their frames in no binary skip the search */
 	for (size_t i = 0; i < l->jit.n; i++)
 		if (rpt_hmap__put(&x.jit_pids, l->jit.ents[i].key + 1, 0))
@@ -373,6 +374,7 @@ cleanup:
 	free(x.mods);
 	free(x.kents);
 	free(x.ksyms);
+	free(x.names);
 	rpt_hmap__fini(&x.jit_pids);
 	free(x.kframes);
 	return err;
