@@ -165,8 +165,6 @@ static int check_records(struct saf_reader *r, const uint8_t *p, const uint8_t *
 	const uint8_t *start = p;
 	size_t max_arena = 1;
 	uint64_t n = 0, blen;
-
-	r->chunk_strs = r->chunk_frames = 0;
 	int ret;
 
 	for (; p < end; n++) {
@@ -190,12 +188,6 @@ static int check_records(struct saf_reader *r, const uint8_t *p, const uint8_t *
 					   (size_t)(rec_start - start), v.why);
 		if (v.arena_len > max_arena)
 			max_arena = v.arena_len;
-		r->chunk_strs += v.arena_len;
-		if (ret > 0 && rec.kind == SAF_REC_STACK)
-			r->chunk_frames += rec.stack.nframes;
-		else if (ret > 0 &&
-			 (rec.kind == SAF_REC_USTACK || rec.kind == SAF_REC_USTACK_SPARSE))
-			r->chunk_frames += rec.ustack.nwalked;
 		p += blen;
 	}
 	if (max_arena > r->arena.arena_cap) {
@@ -284,7 +276,7 @@ int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t
 		err = inflate(r, p, c);
 		p = r->content.p;
 	}
-	if (!err)
+	if (!err && !r->defer_records)
 		err = check_records(r, p, p + c->csize);
 	if (err)
 		return err;

@@ -41,8 +41,7 @@ struct saf_reader {
 	struct saf_arena arena; /* strings and frames of the current record */
 	char errmsg[256];
 	struct saf_prefetch *pf; /* opts.prefetch: the next chunk, checked ahead */
-	size_t chunk_strs;	 /* the chunk's string bytes, by the first pass */
-	size_t chunk_frames;	 /* and its frames */
+	bool defer_records;	 /* the prefetch shadow: records checked as they are decoded */
 	/* the prefetch thread's records, decoded: handed out from pcur when set */
 	struct saf_buf precs, pstrs, pips;
 	const uint8_t *pcur, *pend;

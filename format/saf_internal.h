@@ -88,8 +88,53 @@ struct saf_arena {
 	uint64_t *ips;
 	uint32_t max_frames;
 	const char *why; /* reason of the last decode failure */
+	bool check;	 /* also the checks done once per chunk (a USTACK_SPARSE's runs) */
 };
 
 int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, struct saf_arena *a);
+
+/* Bytes of a record up to the end of union member @m. */
+#define REC_BYTES(m) (offsetof(struct saf_record, m) + sizeof(((struct saf_record *)0)->m))
+
+/** saf_rec_bytes() - the bytes of a record of kind @k: its kind and its member of the union. */
+static inline size_t saf_rec_bytes(enum saf_rec_kind k)
+{
+	switch (k) {
+	case SAF_REC_META:
+		return REC_BYTES(meta);
+	case SAF_REC_PROC:
+		return REC_BYTES(proc);
+	case SAF_REC_MAP:
+		return REC_BYTES(map);
+	case SAF_REC_COMM:
+		return REC_BYTES(comm);
+	case SAF_REC_EXIT:
+		return REC_BYTES(exit);
+	case SAF_REC_STACK:
+		return REC_BYTES(stack);
+	case SAF_REC_INTERVAL:
+		return REC_BYTES(interval);
+	case SAF_REC_COUNT:
+		return REC_BYTES(count);
+	case SAF_REC_LOSS:
+		return REC_BYTES(loss);
+	case SAF_REC_KSYM:
+		return REC_BYTES(ksym);
+	case SAF_REC_SYMTAB:
+		return REC_BYTES(symtab);
+	case SAF_REC_USYM:
+		return REC_BYTES(usym);
+	case SAF_REC_JITSYM:
+		return REC_BYTES(jitsym);
+	case SAF_REC_END:
+		return REC_BYTES(end);
+	case SAF_REC_USTACK:
+	case SAF_REC_USTACK_SPARSE:
+		return REC_BYTES(ustack);
+	case SAF_REC_OFFCPU:
+		return REC_BYTES(offcpu);
+	}
+	return sizeof(enum saf_rec_kind); /* kind 0: a record of unknown kind, skipped */
+}
 
 #endif /* SAF_INTERNAL_H */

@@ -29,87 +29,89 @@ struct saf_prefetch {
 	struct saf_buf precs, pstrs, pips; /* the chunk's records, decoded */
 };
 
-/* Bytes of a decoded record kept: its kind and its member of the union. */
-#define REC_BYTES(m) (offsetof(struct saf_record, m) + sizeof(((struct saf_record *)0)->m))
-
-static size_t rec_bytes(enum saf_rec_kind k)
-{
-	switch (k) {
-	case SAF_REC_META:
-		return REC_BYTES(meta);
-	case SAF_REC_PROC:
-		return REC_BYTES(proc);
-	case SAF_REC_MAP:
-		return REC_BYTES(map);
-	case SAF_REC_COMM:
-		return REC_BYTES(comm);
-	case SAF_REC_EXIT:
-		return REC_BYTES(exit);
-	case SAF_REC_STACK:
-		return REC_BYTES(stack);
-	case SAF_REC_INTERVAL:
-		return REC_BYTES(interval);
-	case SAF_REC_COUNT:
-		return REC_BYTES(count);
-	case SAF_REC_LOSS:
-		return REC_BYTES(loss);
-	case SAF_REC_KSYM:
-		return REC_BYTES(ksym);
-	case SAF_REC_SYMTAB:
-		return REC_BYTES(symtab);
-	case SAF_REC_USYM:
-		return REC_BYTES(usym);
-	case SAF_REC_JITSYM:
-		return REC_BYTES(jitsym);
-	case SAF_REC_END:
-		return REC_BYTES(end);
-	case SAF_REC_USTACK:
-	case SAF_REC_USTACK_SPARSE:
-		return REC_BYTES(ustack);
-	case SAF_REC_OFFCPU:
-		return REC_BYTES(offcpu);
-	}
-	return sizeof(enum saf_rec_kind); /* kind 0: a record of unknown kind, skipped */
-}
-
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
 }
 
+/* pips moved from @old: the frames the records decoded so far point at move with it. */
+static void rebase_frames(struct saf_prefetch *pf, const uint8_t *old)
+{
+	const uint64_t *base = (const uint64_t *)pf->pips.p, *was = (const uint64_t *)old;
+
+	for (size_t at = 0; at < pf->precs.len;) {
+		struct saf_record *rec = (struct saf_record *)(pf->precs.p + at);
+
+		if (rec->kind == SAF_REC_STACK)
+			rec->stack.ips = base + (rec->stack.ips - was);
+		else if (rec->kind == SAF_REC_USTACK || rec->kind == SAF_REC_USTACK_SPARSE)
+			rec->ustack.walked = base + (rec->ustack.walked - was);
+		at += align8(saf_rec_bytes(rec->kind));
+	}
+}
+
 /*
- * Decode every record of the chunk that validated (the second pass the
- * caller's thread would make): strings and frames into buffers sized by
- * the first pass, so the pointers stay valid; kind and member into precs.
+ * Room for the frames of a record of @blen bytes after @nips frames: a
+ * frame takes a byte at least. Grown (and the records rebased) when a
+ * chunk holds more frames than first reserved. @return 0 or -ENOMEM.
+ */
+static int reserve_frames(struct saf_prefetch *pf, size_t nips, uint64_t blen)
+{
+	const uint8_t *old = pf->pips.p;
+	size_t need = (nips + (size_t)blen) * sizeof(uint64_t);
+
+	if (need <= pf->pips.cap)
+		return 0;
+	pf->pips.len = nips * sizeof(uint64_t);
+	if (saf_buf_reserve(&pf->pips, need - pf->pips.len))
+		return -ENOMEM;
+	if (pf->pips.p != old && old)
+		rebase_frames(pf, old);
+	return 0;
+}
+
+/*
+ * Validate and decode every record of the chunk in one pass (the checks
+ * check_records() makes, then the caller's thread's decoding): kind and
+ * member into precs, strings and frames into pstrs and pips, whose
+ * pointers the records keep. A string costs its bytes and a length byte
+ * (the record that fails may add a few empty strings): csize bytes hold
+ * them all. Frames are a byte at least, and far fewer than csize: pips
+ * grows as needed. Any failure leaves the chunk to the caller's thread,
+ * which reports it. @return 0, or -errno.
  */
 static int predecode(struct saf_prefetch *pf, const uint8_t *p, const uint8_t *end)
 {
-	struct saf_reader *r = &pf->sh;
 	struct saf_arena a = {0};
 	struct saf_record rec;
 	size_t nips = 0;
 	uint64_t blen;
 
-	pf->precs.len = 0;
-	if (saf_buf_reserve(&pf->pstrs, r->chunk_strs + 1) ||
-	    saf_buf_reserve(&pf->pips, (r->chunk_frames + 1) * sizeof(uint64_t)))
+	pf->precs.len = pf->pips.len = 0;
+	if (saf_buf_reserve(&pf->pstrs, (size_t)(end - p) + 64))
 		return -ENOMEM;
 	a.arena = (char *)pf->pstrs.p;
+	a.check = true;
 	while (p < end) {
 		size_t n;
 		int ret;
 
-		saf_varint_get(&p, end, &blen); /* validated: cannot fail */
+		if (saf_varint_get(&p, end, &blen) || blen > (uint64_t)(end - p))
+			return -EBADMSG;
+		if (reserve_frames(pf, nips, blen))
+			return -ENOMEM;
 		a.ips = (uint64_t *)pf->pips.p + nips;
 		ret = saf_rec_decode(p, blen, &rec, &a);
 		p += blen;
-		if (ret <= 0)
+		if (ret < 0)
+			return ret;
+		if (!ret)
 			rec.kind = 0;
 		else if (rec.kind == SAF_REC_STACK)
 			nips += rec.stack.nframes;
 		else if (rec.kind == SAF_REC_USTACK || rec.kind == SAF_REC_USTACK_SPARSE)
 			nips += rec.ustack.nwalked;
-		n = rec_bytes(rec.kind);
+		n = saf_rec_bytes(rec.kind);
 		if (saf_buf_reserve(&pf->precs, align8(n)))
 			return -ENOMEM;
 		memcpy(pf->precs.p + pf->precs.len, &rec, n);
@@ -129,7 +131,7 @@ int saf_prefetch_next(struct saf_reader *r, struct saf_record *rec)
 		size_t n;
 
 		memcpy(&k, r->pcur, sizeof(k));
-		n = rec_bytes(k);
+		n = saf_rec_bytes(k);
 		memcpy(rec, r->pcur, n);
 		r->pcur += align8(n);
 		if (k)
@@ -156,7 +158,7 @@ static void *worker(void *arg)
 		pf->ret = saf_chunk_check(&pf->sh, &pf->c, &pf->content);
 		if (pf->ret > 0 && pf->content &&
 		    predecode(pf, pf->content, pf->content + pf->c.csize))
-			pf->ret = 0; /* out of memory: the caller's thread does it */
+			pf->ret = 0; /* damage or no memory: the caller's thread does it */
 		pthread_mutex_lock(&pf->mu);
 		pf->state = PF_DONE;
 		pthread_cond_broadcast(&pf->cv);
@@ -179,6 +181,7 @@ int saf_prefetch_new(struct saf_reader *r)
 	pf->sh.fd = r->fd;
 	pf->sh.mem = r->mem;
 	pf->sh.info.file_size = r->info.file_size;
+	pf->sh.defer_records = true;
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
 	if (pthread_create(&pf->tid, NULL, worker, pf)) {

@@ -316,6 +316,59 @@ struct draw_geom {
 	bool inverted, short_names;
 };
 
+/* Decimal @v at @p (no NUL). @return the end. */
+static char *put_dec(char *p, uint32_t v)
+{
+	char t[10];
+	int n = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* @v as "%06x" does at @p (no NUL). @return the end. */
+static char *put_hex6(char *p, uint32_t v)
+{
+	int n = 6;
+
+	while (n < 8 && v >> (4 * n))
+		n++;
+	while (n--)
+		*p++ = "0123456789abcdef"[(v >> (4 * n)) & 15];
+	return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t len = strlen(s);
+
+	memcpy(p, s, len);
+	return p + len;
+}
+
+/* A frame's box: the end of its <title> and its <rect>, in one write. */
+static void put_rect(FILE *out, double x, uint32_t y, double w, uint32_t fill)
+{
+	char buf[256], *p = buf; /* each number takes 64 bytes at most */
+
+	p = put_str(p, "</title><rect x=\"");
+	p += rpt_fmt_fixed(p, x, 3);
+	p = put_str(p, "\" y=\"");
+	p = put_dec(p, y);
+	p = put_str(p, "\" width=\"");
+	p += rpt_fmt_fixed(p, w, 3);
+	p = put_str(p, "\" height=\"");
+	p = put_dec(p, FRAME_H - 1);
+	p = put_str(p, "\" fill=\"#");
+	p = put_hex6(p, fill);
+	p = put_str(p, "\"/>");
+	fwrite(buf, 1, (size_t)(p - buf), out);
+}
+
 static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_flame *f, size_t i,
 		      const struct draw_geom *g, const struct rpt_svg_style *st)
 {
@@ -328,7 +381,7 @@ static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_f
 			: i == 0 ? 0xc8c8d0
 				 : rpt_frame_colour(name, n->kind);
 	long chars = (long)((w - 6) / CHAR_W);
-	char sbuf[1024], xs[64], ws[64];
+	char sbuf[1024], xs[96], *e;
 	const char *label = g->short_names ? rpt_short_name(name, sbuf, sizeof(sbuf)) : name;
 
 	fputs(i == 0 ? "<g id=\"all\">" : "<g>", out);
@@ -341,15 +394,16 @@ static void put_frame(FILE *out, const struct rpt_profile *p, const struct rpt_f
 	rpt_put_xml(out, name, SIZE_MAX);
 	fputs("&#10;", out);
 	(st->detail ? st->detail : default_detail)(out, f, i, st->ctx);
-	rpt_fmt_fixed(xs, x, 3);
-	rpt_fmt_fixed(ws, w, 3);
-	fprintf(out, "</title><rect x=\"%s\" y=\"%u\" width=\"%s\" height=\"%d\" fill=\"#%06x\"/>",
-		xs, y, ws, FRAME_H - 1, fill);
+	put_rect(out, x, y, w, fill);
 	if (chars >= 3) {
 		size_t len = count_cp(label);
 
-		rpt_fmt_fixed(xs, x + 3, 2);
-		fprintf(out, "<text x=\"%s\" y=\"%u.5\">", xs, y + 11); /* y + 11.5 */
+		e = put_str(xs, "<text x=\"");
+		e += rpt_fmt_fixed(e, x + 3, 2);
+		e = put_str(e, "\" y=\"");
+		e = put_dec(e, y + 11);
+		e = put_str(e, ".5\">"); /* y + 11.5 */
+		fwrite(xs, 1, (size_t)(e - xs), out);
 		rpt_put_xml(out, label, len <= (size_t)chars ? SIZE_MAX : (size_t)chars - 2);
 		fputs(len <= (size_t)chars ? "</text>" : "..</text>", out);
 	}

@@ -21,6 +21,19 @@ static int64_t intern(struct rpt_session *s, const struct saf_str *str)
 				   str->str ? str->len : 0);
 }
 
+/* A COUNT or OFFCPU record's comm: most are the one before. */
+static int64_t intern_comm(struct rpt_session *s, struct rpt_loaded *l, const struct saf_str *str)
+{
+	size_t len = str->str ? str->len : 0;
+
+	if (l->last_comm > 0 && len == l->last_comm_len &&
+	    !memcmp(str->str, rpt_session__str(s, (uint32_t)l->last_comm), len))
+		return l->last_comm;
+	l->last_comm = intern(s, str);
+	l->last_comm_len = len;
+	return l->last_comm;
+}
+
 static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf_meta *m)
 {
 	struct rpt_file_stats *st = l->st;
@@ -67,11 +80,20 @@ static int64_t map_label(struct rpt_session *s, const struct saf_map *m)
 	const char *path = m->path.len ? m->path.str : "anon";
 	const char *base = strrchr(path, '/');
 	char buf[SAF_MAX_STRING + 3];
+	size_t len;
 
 	if (path[0] == '[')
 		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), path, strlen(path));
-	snprintf(buf, sizeof(buf), "[%s]", base && base[1] ? base + 1 : path);
-	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
+	path = base && base[1] ? base + 1 : path;
+	len = strlen(path);
+	if (len > SAF_MAX_STRING) { /* not from a record: cut as printf cuts */
+		snprintf(buf, sizeof(buf), "[%s]", path);
+		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
+	}
+	buf[0] = '[';
+	memcpy(buf + 1, path, len);
+	buf[len + 1] = ']';
+	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, len + 2);
 }
 
 static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_map *m)
@@ -93,6 +115,34 @@ static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_
 	return rpt_maps__add(&l->maps, m->pid, m->gen, &map);
 }
 
+/*
+ * Stack @id is refs[@idx] (see rpt_loaded__stack()): in the dense array
+ * when it lies within twice its size past the first id, else in the map.
+ */
+static int stack_put(struct rpt_loaded *l, uint32_t id, uint32_t idx)
+{
+	uint64_t d;
+
+	if (!l->stack_dense_cap)
+		l->stack_base = id;
+	d = (uint64_t)id - l->stack_base;
+	if (d >= l->stack_dense_cap && d < 2 * l->stack_dense_cap + 4096) {
+		size_t ncap = d < 2 * l->stack_dense_cap ? 2 * l->stack_dense_cap : d + 4096;
+		uint32_t *n = realloc(l->stack_dense, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + l->stack_dense_cap, 0, (ncap - l->stack_dense_cap) * sizeof(*n));
+		l->stack_dense = n;
+		l->stack_dense_cap = ncap;
+	}
+	if (d < l->stack_dense_cap && idx < UINT32_MAX) {
+		l->stack_dense[d] = idx + 1;
+		return 0;
+	}
+	return rpt_hmap__put(&l->stacks, id, idx);
+}
+
 static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 {
 	if (SAC_GROW(l->refs, l->refs_cap, l->nrefs + 1, 1024) ||
@@ -103,7 +153,7 @@ static int on_stack(struct rpt_loaded *l, const struct saf_stack *st)
 	l->refs[l->nrefs] = (struct rpt_stackref){l->nips, st->nframes, st->kind};
 	l->nips += st->nframes;
 	l->st->stacks++;
-	return rpt_hmap__put(&l->stacks, st->id, l->nrefs++);
+	return stack_put(l, st->id, (uint32_t)l->nrefs++);
 }
 
 /* A run of intervals missing after a damaged place (seq gap), from @from_ns to @to_ns. */
@@ -252,7 +302,7 @@ static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struc
 			struct rpt_count_key *k)
 {
 	const struct rpt_filter *f = &s->o.filter;
-	int64_t comm = intern(s, &c->comm);
+	int64_t comm = intern_comm(s, l, &c->comm);
 
 	if (comm < 0)
 		return -ENOMEM;
@@ -503,6 +553,7 @@ void rpt_loaded__fini(struct rpt_loaded *l)
 	rpt_symtab__fini(&l->ksyms);
 	rpt_symtab__fini(&l->jit);
 	rpt_hmap__fini(&l->stacks);
+	free(l->stack_dense);
 	rpt_hmap__fini(&l->stitch);
 	SAC_FREE_ALL(l->ips, l->refs, l->counts);
 	memset(l, 0, sizeof(*l));

@@ -196,7 +196,7 @@ static void job_stack(const struct rpt_loaded *l, uint32_t id, struct rpt_stackr
 {
 	uint64_t v;
 
-	if (id && rpt_hmap__get(&l->stacks, id, &v)) {
+	if (id && rpt_loaded__stack(l, id, &v)) {
 		*ref = l->refs[v];
 		*nframes += ref->n;
 		*idx = (uint32_t)v;
@@ -303,7 +303,7 @@ static int resolve_key(struct res_ctx *x, const struct key_job *job)
 		return err;
 	walk_stats(x, nk);
 	r = root_name(x);
-	if (r < 0 || (r = rpt_res__prof_name(x->s, x->prof, r)) < 0)
+	if (r < 0 || (r = rpt_res__name(x, (uint32_t)r)) < 0)
 		return -ENOMEM;
 	out[0] = (struct rpt_frame){.name = (uint32_t)r, .kind = RPT_FRAME_ROOT};
 	/* Modules root first, so the profile's module table keeps that order. */
@@ -343,6 +343,8 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 		goto cleanup;
 	jobs = plan_keys(l, &njobs, &nframes);
 	x.kents = calloc(l->nrefs + 1, sizeof(*x.kents));
+	x.ksyms = calloc((size_t)1 << KSYM_MEMO_BITS, sizeof(*x.ksyms)); /* NULL: no memo */
+	x.names = calloc((size_t)1 << NAME_MEMO_BITS, sizeof(*x.names));
 	/* most processes have none: their frames in no binary skip the search */
 	for (size_t i = 0; i < l->jit.n; i++)
 		if (rpt_hmap__put(&x.jit_pids, l->jit.ents[i].key + 1, 0))
@@ -371,6 +373,8 @@ cleanup:
 	rpt_res__cache_fini(&x.cache);
 	free(x.mods);
 	free(x.kents);
+	free(x.ksyms);
+	free(x.names);
 	rpt_hmap__fini(&x.jit_pids);
 	free(x.kframes);
 	return err;

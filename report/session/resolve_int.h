@@ -51,8 +51,28 @@ struct res_ctx {
 	struct rpt_hmap jit_pids; /* pid + 1 of every JIT symbol */
 	bool jit_pid;		  /* the key's process has JIT symbols */
 	struct kstack_ent *kents; /* by l->refs index: kernel stacks resolved once */
+	struct ksym_memo *ksyms;  /* KSYM_MEMO slots, or NULL (no memo) */
+	struct name_memo *names;  /* NAME_MEMO slots, or NULL (no memo) */
 	struct rpt_sym *kframes;
 	size_t nkframes, kframes_cap;
+};
+
+/*
+ * A kernel address's symbol, looked up before: kernel stacks differ, their
+ * frames recur (the syscall entry is in most). Direct-mapped by address.
+ */
+#define KSYM_MEMO_BITS 11
+struct ksym_memo {
+	uint64_t addr;
+	const struct rpt_symtab_ent *e; /* may be NULL: no symbol */
+	bool used;
+};
+
+/* A symbolizer name's profile name, found before (rpt_res__name()). Direct-mapped. */
+#define NAME_MEMO_BITS 12
+struct name_memo {
+	uint32_t off, name;
+	bool used;
 };
 
 /* A kernel stack's frames in res_ctx.kframes: they depend on its id only. */
@@ -81,6 +101,9 @@ static inline void rpt_res__push_prof(struct res_ctx *x, uint32_t name, uint32_t
 int64_t rpt_res__pool_fmt(struct rpt_session *s, const char *fmt, const char *a, uint64_t x);
 /** rpt_res__prof_name() - symbolizer pool offset -> the profile's, cached. */
 int64_t rpt_res__prof_name(struct rpt_session *s, struct rpt_profile *prof, uint32_t off);
+
+/** rpt_res__name() - rpt_res__prof_name() for @x's profile, the recent ones memoized. */
+int64_t rpt_res__name(struct res_ctx *x, uint32_t off);
 /** rpt_res__prof_module() - the profile's module of binary @dso, added once. */
 int64_t rpt_res__prof_module(struct rpt_session *s, struct rpt_profile *prof, uint32_t dso);
 /** rpt_res__push() - push a frame named in the symbolizer's pool. @return 0 or -ENOMEM. */

@@ -38,6 +38,22 @@ int64_t rpt_res__prof_name(struct rpt_session *s, struct rpt_profile *prof, uint
 	return r;
 }
 
+int64_t rpt_res__name(struct res_ctx *x, uint32_t off)
+{
+	struct name_memo *m;
+	int64_t r;
+
+	if (!x->names)
+		return rpt_res__prof_name(x->s, x->prof, off);
+	m = &x->names[(off * 0x9e3779b97f4a7c15ULL) >> (64 - NAME_MEMO_BITS)];
+	if (m->used && m->off == off)
+		return m->name;
+	r = rpt_res__prof_name(x->s, x->prof, off);
+	if (r >= 0)
+		*m = (struct name_memo){off, (uint32_t)r, true};
+	return r;
+}
+
 /*
  * The profile's module (pprof mapping) for a binary: its path and build id,
  * added once per profile; cached in name_map under a key no pool offset has.
@@ -68,7 +84,7 @@ int rpt_res__push(struct res_ctx *x, int64_t name, uint32_t kind)
 	if (name < 0)
 		return -ENOMEM;
 	if (x->n < RES_MAX_FRAMES) {
-		name = rpt_res__prof_name(x->s, x->prof, (uint32_t)name);
+		name = rpt_res__name(x, (uint32_t)name);
 		if (name < 0)
 			return -ENOMEM;
 		rpt_res__push_prof(x, (uint32_t)name, kind);
@@ -149,7 +165,7 @@ int rpt_res__addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t
 	if (SAC_GROW(c->frames, c->frames_cap, c->nframes + n, 1024))
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		int64_t name = rpt_res__prof_name(x->s, x->prof, f[i].name);
+		int64_t name = rpt_res__name(x, f[i].name);
 
 		if (name < 0)
 			return -ENOMEM;
@@ -162,6 +178,19 @@ int rpt_res__addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t
 	return n;
 }
 
+/* rpt_symtab__lookup() of the kernel's symbols, memoized in x->ksyms. */
+static const struct rpt_symtab_ent *ksym_of(struct res_ctx *x, uint64_t addr)
+{
+	struct ksym_memo *m;
+
+	if (!x->ksyms)
+		return rpt_symtab__lookup(&x->l->ksyms, 0, addr);
+	m = &x->ksyms[(addr * 0x9e3779b97f4a7c15ULL) >> (64 - KSYM_MEMO_BITS)];
+	if (!m->used || m->addr != addr)
+		*m = (struct ksym_memo){addr, rpt_symtab__lookup(&x->l->ksyms, 0, addr), true};
+	return m->e;
+}
+
 static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref, bool *unnamed_out)
 {
 	struct rpt_session *s = x->s;
@@ -170,8 +199,7 @@ static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref, bool
 
 	for (uint32_t i = 0; i < ref->n; i++) {
 		uint64_t addr = x->l->ips[ref->first + i];
-		const struct rpt_symtab_ent *e =
-			rpt_symtab__lookup(&x->l->ksyms, 0, i ? addr - 1 : addr);
+		const struct rpt_symtab_ent *e = ksym_of(x, i ? addr - 1 : addr);
 		int64_t name;
 
 		if (e) {

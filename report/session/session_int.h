@@ -64,13 +64,21 @@ struct rpt_loaded {
 	struct rpt_symtab jit;	 /* key pid */
 	uint64_t *ips;
 	size_t nips, ips_cap;
-	struct rpt_hmap stacks; /* file stack id -> index in refs */
+	/* file stack id -> index in refs: the recorder numbers a file's stacks
+	 * one after the other, so most are in a dense array from the first
+	 * id on (index + 1, 0: none); the others, in the hash map */
+	uint32_t *stack_dense;
+	size_t stack_dense_cap;
+	uint32_t stack_base;
+	struct rpt_hmap stacks;
 	struct rpt_stackref *refs;
 	size_t nrefs, refs_cap;
 	struct rpt_count *counts; /* open addressing */
 	size_t ncounts, counts_cap;
 	uint32_t cur_symtab; /* dso of the last SYMTAB record */
 	bool in_interval_ok; /* the open interval passes --time */
+	int64_t last_comm;   /* the comm of the last COUNT record (0: none) */
+	size_t last_comm_len;
 	uint64_t iv_end;
 	/* intervals lost to damage: seq gaps after a damaged place */
 	bool have_iv, iv_open, damage_since_iv;
@@ -120,6 +128,18 @@ int rpt_loaded__stitch_index(struct rpt_loaded *l);
  */
 uint32_t rpt_loaded__stitch(const struct rpt_loaded *l, const struct rpt_count *c,
 			    const struct rpt_stackref *ref, uint64_t *first);
+/** rpt_loaded__stack() - the index in refs of file stack @id. @return false when none. */
+static inline bool rpt_loaded__stack(const struct rpt_loaded *l, uint64_t id, uint64_t *idx)
+{
+	uint64_t d = id - l->stack_base;
+
+	if (d < l->stack_dense_cap && l->stack_dense[d]) {
+		*idx = l->stack_dense[d] - 1;
+		return true;
+	}
+	return rpt_hmap__get(&l->stacks, id, idx);
+}
+
 int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path);
 int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
 void rpt_loaded__fini(struct rpt_loaded *l);

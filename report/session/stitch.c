@@ -54,7 +54,7 @@ static int index_stack(struct rpt_loaded *l, const struct rpt_count *c)
 	const struct rpt_stackref *r;
 	uint64_t idx, old;
 
-	if (!rpt_hmap__get(&l->stacks, c->k.ustack, &idx))
+	if (!rpt_loaded__stack(l, c->k.ustack, &idx))
 		return 0;
 	r = &l->refs[idx];
 	for (uint32_t i = r->n > STITCH_MAX_OUTER + 1 ? r->n - STITCH_MAX_OUTER - 1 : 1;

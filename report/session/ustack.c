@@ -101,7 +101,7 @@ static int intern_frames(struct rpt_loaded *l, const uint64_t *ips, uint32_t n, 
 	uint64_t h = sac_hash_fnv(ips, n * sizeof(*ips), n), v, r;
 	bool hashed = rpt_hmap__get(&l->ustack_ids, h == UINT64_MAX ? 0 : h, &v);
 
-	if (hashed && rpt_hmap__get(&l->stacks, v, &r) && l->refs[r].n == n &&
+	if (hashed && rpt_loaded__stack(l, v, &r) && l->refs[r].n == n &&
 	    !memcmp(l->ips + l->refs[r].first, ips, n * sizeof(*ips))) {
 		*id = v;
 		*is_new = false;

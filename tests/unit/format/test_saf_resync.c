@@ -6,7 +6,8 @@
  * read from a file) loses only the garbage, two damaged chunks two, and
  * planted headers cannot make the scan quadratic. Every test runs twice:
  * on the caller's thread, then with opts.prefetch (the next chunk checked
- * on a second thread), which must not change a record, error or message.
+ * on a second thread), which must not change a record, error or message;
+ * so must not a chunk of many frames or records the checksum passes.
  */
 #include <fcntl.h>
 #include <time.h>
@@ -277,6 +278,102 @@ static void test_planted_headers_bounded(void **state)
 	saf_buf_release(&b);
 }
 
+/* Read @buf on one thread and prefetching: the same records, errors and message. */
+static void same_both_ways(const uint8_t *buf, size_t len, bool resync)
+{
+	struct rs_read one, two;
+
+	rs_prefetch = false;
+	rs_read(buf, len, resync, false, &one);
+	rs_prefetch = true;
+	rs_read(buf, len, resync, true, &two);
+	assert_int_equal(two.errors, one.errors);
+	assert_int_equal(two.last_err, one.last_err);
+	assert_string_equal(two.first_msg, one.first_msg);
+	assert_int_equal(two.nchunks, one.nchunks);
+	assert_int_equal(two.recs.len, one.recs.len);
+	assert_memory_equal(two.recs.p, one.recs.p, one.recs.len);
+	saf_buf_release(&one.recs);
+	saf_buf_release(&two.recs);
+}
+
+/*
+ * The prefetch thread validates a chunk's records as it decodes them, and
+ * grows its frame buffer (moving the frames records decoded before point
+ * at) when a chunk holds many: 3,000 stacks of 100 one-byte frames in one
+ * 300 KB chunk, between two chunks of the sample.
+ */
+static void test_prefetch_deep_chunk(void **state)
+{
+	static uint64_t ips[100];
+	struct saf_record st = { .kind = SAF_REC_STACK, .stack = { 0, SAF_STACK_USER, 100, ips } };
+	struct saf_writer_opts o = { .sz = sizeof(o), .chunk_target = 1u << 20 };
+	struct saf_meta m = tst_meta();
+	struct saf_end end = { 3000, 0, 0, 0, 0 };
+	struct saf_writer *w;
+	uint8_t *buf;
+	size_t len;
+	int fd = memfd_create("deep", 0);
+
+	(void)state;
+	for (size_t i = 0; i < 100; i++)
+		ips[i] = 0x401000 + i; /* deltas of 1: one byte each */
+	assert_true(fd >= 0);
+	w = saf_writer__open_fd(fd, &o);
+	assert_non_null(w);
+	assert_int_equal(saf_writer__meta(w, &m), 0);
+	for (uint32_t id = 1; id <= 3000; id++) {
+		st.stack.id = id;
+		assert_int_equal(saf_writer__add(w, &st), 0);
+	}
+	assert_int_equal(saf_writer__finish(w, &end), 0);
+	saf_writer__free(w);
+	buf = tst_slurp(fd, &len);
+	close(fd);
+	same_both_ways(buf, len, false);
+	free(buf);
+}
+
+/*
+ * Records the chunk checksum does not catch (the writer's own mistakes):
+ * refused with the same error and message whether or not the chunk was
+ * prefetched, a USTACK_SPARSE's runs (checked once per chunk) included.
+ */
+static void test_prefetch_bad_records(void **state)
+{
+	static const uint8_t w1[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t deep[] = { 6, SAF_REC_STACK, 1, 0, 0x80, 0x20, 0 };
+	static const uint8_t over[] = { 6, SAF_REC_COMM, 1, 1, 1, 0x88, 0x27 };
+	static const uint8_t runaway[] = { 0x28, SAF_REC_EXIT, 1 };
+	struct saf_record u = { .kind = SAF_REC_USTACK_SPARSE };
+	struct saf_buf rec = { 0 }, b = { 0 };
+	uint8_t runs[32];
+	size_t n = saf_urun__put(runs, 24, w1, sizeof(w1));
+	const struct {
+		const uint8_t *p;
+		size_t len;
+	} bodies[] = { { deep, sizeof(deep) }, { over, sizeof(over) }, { runaway, sizeof(runaway) } };
+
+	(void)state;
+	u.ustack = (struct saf_ustack){ .pid = 7, .tid = 8, .count = 2, .runs = { runs, (uint32_t)n } };
+	assert_int_equal(saf_rec_encode(&rec, &u), 0);
+	rec.p[rec.len - 9] = 9; /* the run's length: 9 bytes, 8 present */
+	for (size_t i = 0; i <= sizeof(bodies) / sizeof(bodies[0]); i++) {
+		bool last = i == sizeof(bodies) / sizeof(bodies[0]);
+
+		b.len = 0;
+		tst_put_header(&b, 1, 0, SAF_FILE_HEADER_SIZE);
+		tst_put_chunk(&b, SAF_CHUNK_STACKS, 0, deep + 1, 0, 0, 0); /* an empty chunk first */
+		tst_put_chunk(&b, SAF_CHUNK_STACKS, 0, last ? rec.p : bodies[i].p,
+			      (uint32_t)(last ? rec.len : bodies[i].len),
+			      (uint32_t)(last ? rec.len : bodies[i].len), 1);
+		same_both_ways(b.p, b.len, false);
+		same_both_ways(b.p, b.len, true);
+	}
+	saf_buf_release(&rec);
+	saf_buf_release(&b);
+}
+
 static int on_one_thread(void **state)
 {
 	(void)state;
@@ -300,7 +397,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		RS_BOTH(test_bitflip_loses_one_chunk), RS_BOTH(test_chunk_cut_out),
 		RS_BOTH(test_garbage_between_chunks),  RS_BOTH(test_two_damaged_chunks),
-		RS_BOTH(test_planted_headers_bounded),
+		RS_BOTH(test_planted_headers_bounded), cmocka_unit_test(test_prefetch_deep_chunk),
+		cmocka_unit_test(test_prefetch_bad_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

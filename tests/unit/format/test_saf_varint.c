@@ -81,7 +81,7 @@ static void test_stack_zigzag(void **state)
 	struct saf_record in = { .kind = SAF_REC_STACK, .stack = { 9, 1, 7, ips } }, out;
 	uint64_t frames[8];
 	char arena[64];
-	struct saf_arena a = { arena, 0, sizeof(arena), frames, 8, NULL };
+	struct saf_arena a = { arena, 0, sizeof(arena), frames, 8, NULL, false };
 	struct saf_buf b = { 0 };
 
 	(void)state;
