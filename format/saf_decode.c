@@ -86,6 +86,12 @@ static struct saf_str get_str(struct dec *d)
 	if (a->arena) {
 		char *dst = a->arena + a->arena_len;
 
+		/* a missing string costs a byte too: more than a chunk's size may */
+		if (a->arena_len + s.len + 1 > a->arena_cap) {
+			fail(d, -ENOBUFS, "strings past the arena");
+			s.len = 0;
+			return s;
+		}
 		if (s.len)
 			memcpy(dst, p, s.len);
 		dst[s.len] = '\0';

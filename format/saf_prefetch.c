@@ -91,6 +91,7 @@ static int predecode(struct saf_prefetch *pf, const uint8_t *p, const uint8_t *e
 	if (saf_buf_reserve(&pf->pstrs, (size_t)(end - p) + 64))
 		return -ENOMEM;
 	a.arena = (char *)pf->pstrs.p;
+	a.arena_cap = pf->pstrs.cap; /* past it (empty strings cost a byte): the caller's thread */
 	a.check = true;
 	while (p < end) {
 		size_t n;
