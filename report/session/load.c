@@ -118,6 +118,8 @@ static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_
 /*
  * Stack @id is refs[@idx] (see rpt_loaded__stack()): in the dense array
  * when it lies within twice its size past the first id, else in the map.
+ * The array holds at most four slots a stack (and 4096 more), so ids far
+ * apart in a damaged or hostile file cost the map, not memory.
  */
 static int stack_put(struct rpt_loaded *l, uint32_t id, uint32_t idx)
 {
@@ -128,8 +130,11 @@ static int stack_put(struct rpt_loaded *l, uint32_t id, uint32_t idx)
 	d = (uint64_t)id - l->stack_base;
 	if (d >= l->stack_dense_cap && d < 2 * l->stack_dense_cap + 4096) {
 		size_t ncap = d < 2 * l->stack_dense_cap ? 2 * l->stack_dense_cap : d + 4096;
-		uint32_t *n = realloc(l->stack_dense, ncap * sizeof(*n));
+		uint32_t *n;
 
+		if (ncap > 4 * (l->nrefs + 1) + 4096)
+			return rpt_hmap__put(&l->stacks, id, idx);
+		n = realloc(l->stack_dense, ncap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		memset(n + l->stack_dense_cap, 0, (ncap - l->stack_dense_cap) * sizeof(*n));

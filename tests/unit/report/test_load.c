@@ -12,14 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "saf.h"
 #include "session.h"
 
 /* Stack ids in file order; stack i holds kernel frame "k<id>" and i + 1 samples. */
-static const uint32_t ids[] = { 1000, 1001, 1002, 500, 5000000, 1003, 999, 7000 };
-#define NIDS (sizeof(ids) / sizeof(ids[0]))
+static const uint32_t ids[] = {1000, 1001, 1002, 500, 5000000, 1003, 999, 7000};
+#define NIDS	     (sizeof(ids) / sizeof(ids[0]))
 #define UNDEFINED_ID 1004 /* in the dense range, never defined */
 
 static uint64_t kaddr(size_t i)
@@ -27,46 +28,55 @@ static uint64_t kaddr(size_t i)
 	return 0xffffffff81000000ull + 0x1000 * i;
 }
 
-static void write_recording(int fd)
+static void write_recording(int fd, const uint32_t *ids, size_t nids)
 {
-	struct saf_meta m = { .writer = saf_str__from("test_load"), .freq_hz = 99, .ncpus = 1 };
-	struct saf_interval iv = { 0, 1, 2 };
-	struct saf_end end = { 2, 0, 0, 1, 0 };
+	struct saf_meta m = {.writer = saf_str__from("test_load"), .freq_hz = 99, .ncpus = 1};
+	struct saf_interval iv = {0, 1, 2};
+	struct saf_end end = {2, 0, 0, 1, 0};
 	struct saf_writer *w = saf_writer__open_fd(fd, NULL);
-	char names[NIDS][16];
-	uint64_t ips[NIDS];
+	char(*names)[16] = calloc(nids, sizeof(*names));
+	uint64_t *ips = calloc(nids, sizeof(*ips));
 	struct saf_record r;
 
 	assert_non_null(w);
+	assert_non_null(names);
+	assert_non_null(ips);
 	assert_int_equal(saf_writer__meta(w, &m), 0);
-	for (size_t i = 0; i < NIDS; i++) {
+	for (size_t i = 0; i < nids; i++) {
 		snprintf(names[i], sizeof(names[i]), "k%u", ids[i]);
-		r = (struct saf_record){ .kind = SAF_REC_KSYM };
-		r.ksym = (struct saf_ksym){ kaddr(i), saf_str__from(names[i]), saf_str__from("") };
+		r = (struct saf_record){.kind = SAF_REC_KSYM};
+		r.ksym = (struct saf_ksym){kaddr(i), saf_str__from(names[i]), saf_str__from("")};
 		assert_int_equal(saf_writer__add(w, &r), 0);
 	}
 	assert_int_equal(saf_writer__interval(w, &iv), 0);
-	for (size_t i = 0; i < NIDS; i++) {
+	for (size_t i = 0; i < nids; i++) {
 		ips[i] = kaddr(i);
-		r = (struct saf_record){ .kind = SAF_REC_STACK };
-		r.stack = (struct saf_stack){ ids[i], SAF_STACK_KERNEL, 1, &ips[i] };
+		r = (struct saf_record){.kind = SAF_REC_STACK};
+		r.stack = (struct saf_stack){ids[i], SAF_STACK_KERNEL, 1, &ips[i]};
 		assert_int_equal(saf_writer__add(w, &r), 0);
 	}
-	for (size_t i = 0; i <= NIDS; i++) {
-		r = (struct saf_record){ .kind = SAF_REC_COUNT };
-		r.count = (struct saf_count){ 42, 42, 0, 0, i < NIDS ? ids[i] : UNDEFINED_ID,
-					      i + 1, saf_str__from("load") };
+	for (size_t i = 0; i <= nids; i++) {
+		r = (struct saf_record){.kind = SAF_REC_COUNT};
+		r.count = (struct saf_count){42,
+					     42,
+					     0,
+					     0,
+					     i < nids ? ids[i] : UNDEFINED_ID,
+					     i + 1,
+					     saf_str__from("load")};
 		assert_int_equal(saf_writer__add(w, &r), 0);
 	}
 	assert_int_equal(saf_writer__interval_end(w, NULL), 0);
 	assert_int_equal(saf_writer__finish(w, &end), 0);
 	saf_writer__free(w);
+	free(names);
+	free(ips);
 }
 
 /* Every count's stack: its own kernel frame, and none for the undefined id. */
 static void test_stack_ids(void **state)
 {
-	struct rpt_session_opts o = { .sym = { .no_system_debug = true } };
+	struct rpt_session_opts o = {.sym = {.no_system_debug = true}};
 	struct rpt_profile *prof = rpt_profile__new();
 	struct rpt_session *s = rpt_session__new(&o);
 	char path[] = "/tmp/test_load.XXXXXX";
@@ -74,7 +84,7 @@ static void test_stack_ids(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	write_recording(fd);
+	write_recording(fd, ids, NIDS);
 	close(fd);
 	assert_int_equal(rpt_session__add_file(s, path, prof), 0);
 	unlink(path);
@@ -100,10 +110,55 @@ static void test_stack_ids(void **state)
 	rpt_profile__free(prof);
 }
 
+static long maxrss_kib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/*
+ * Ids each just within reach of the dense array's growth (twice its size
+ * and 4096 past the first id): unbounded, 17 stacks would make it 2^28
+ * slots (1 GiB, zeroed); the array keeps to four slots a stack and the
+ * rest go to the map. Every stack is still found.
+ */
+static void test_far_ids(void **state)
+{
+	struct rpt_session_opts o = {.sym = {.no_system_debug = true}};
+	struct rpt_profile *prof = rpt_profile__new();
+	struct rpt_session *s = rpt_session__new(&o);
+	char path[] = "/tmp/test_load.XXXXXX";
+	int fd = mkstemp(path);
+	uint32_t far[32];
+	size_t n = 0, cap = 4096;
+	long rss0 = maxrss_kib();
+
+	(void)state;
+	far[n++] = 1;
+	while (2 * cap + 4095 < (1u << 28)) {
+		far[n++] = 1 + (uint32_t)(2 * cap + 4095);
+		cap = 2 * cap + 4095 + 4096;
+	}
+	assert_true(fd >= 0);
+	write_recording(fd, far, n);
+	close(fd);
+	assert_int_equal(rpt_session__add_file(s, path, prof), 0);
+	unlink(path);
+	assert_int_equal(prof->nstacks, n + 1); /* UNDEFINED_ID is undefined here too */
+	for (size_t k = 0; k < prof->nstacks; k++)
+		assert_true(prof->stacks[k].nframes == 2 || prof->stacks[k].count == n + 1);
+	assert_true(maxrss_kib() - rss0 < 64 * 1024);
+	rpt_session__free(s);
+	rpt_profile__free(prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stack_ids),
+		cmocka_unit_test(test_far_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
