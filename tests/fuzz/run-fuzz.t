@@ -12,6 +12,10 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${FUZZ_TARGETS:=fuzz_reader fuzz_roundtrip fuzz_report}"
 # A UBSan report is a failure, in the replay and in the fuzzer alike.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# sa-report's symbol cache: an empty one each run, never the user's (a
+# failure then does not hang on what earlier runs or reports left there)
+export XDG_CACHE_HOME=$SA_BUILD/fuzz/xdg
+rm -rf "$XDG_CACHE_HOME" && mkdir -p "$XDG_CACHE_HOME"
 
 read -r -a targets <<<"$FUZZ_TARGETS"
 n=${#targets[@]}
