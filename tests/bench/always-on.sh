@@ -78,6 +78,11 @@ sizes=$(awk '{ printf("%s%.0f KiB", (NR > 1 ? ", " : ""), $1 / 1024) }' "$T/size
 read -r _ rss_start c_start < <(awk '$1 >= 60 { print; exit }' "$T/trace")
 read -r t_end rss_end c_end < <(tail -n 1 "$T/trace")
 read -r rss_max < <(awk '$2 > m { m = $2 } END { print m }' "$T/trace")
+# the RSS rises within a file and falls at each rotation: its lowest point
+# in each LONG_ROTATE period, file after file, is what must stay flat
+rot_s=$(echo "$LONG_ROTATE" | awk '/h$/ { print $0 * 3600; next } /m$/ { print $0 * 60; next } { print $0 + 0 }')
+floors=$(awk -v r="$rot_s" '$1 >= 60 { f = int($1 / r); if (!(f in m) || $2 < m[f]) m[f] = $2; if (f > n) n = f }
+	END { for (i = 0; i <= n; i++) if (i in m) { printf("%s%d", sep, m[i] / 1024); sep = ", " } }' "$T/trace")
 cpu_h=$(awk -v a="$c_start" -v b="$c_end" -v t="$t_end" -v k="$TCK" \
 	'BEGIN { printf "%.1f", (b - a) / k * 3600 / (t - 60) }')
 cpu_pct=$(awk -v s="$cpu_h" 'BEGIN { printf "%.2f", s / 36 }')
@@ -93,7 +98,7 @@ end (other builds and tests ran beside it), both runs at once, $beside:
 | run | command | result |
 |-----|---------|--------|
 | disk | \`$size_cmd\` | $nfiles files: $sizes; $((total / 1024)) KiB in $SIZE_MIN min = $((per_hour / 1024)) KiB/hour, **$per_day MiB a day** |
-| RSS, CPU | \`$long_cmd\` | RSS $((rss_start / 1024)) MiB after 1 min, $((rss_end / 1024)) MiB after $((t_end / 60)) min (max $((rss_max / 1024)) MiB); **CPU $cpu_h s per hour** ($cpu_pct% of one CPU) |
+| RSS, CPU | \`$long_cmd\` | RSS $((rss_start / 1024)) MiB after 1 min, $((rss_end / 1024)) MiB after $((t_end / 60)) min (max $((rss_max / 1024)) MiB); lowest in each $LONG_ROTATE file: $floors MiB; **CPU $cpu_h s per hour** ($cpu_pct% of one CPU) |
 
 The RSS and CPU trace (seconds, VmRSS KiB, CPU ticks of $TCK per second), every 30 s:
 
