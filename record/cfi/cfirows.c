@@ -16,7 +16,8 @@
 
 #define RULE_HARD   4	  /* DW_CFA_register or an expression: no enum sac_cfi_rule */
 #define STACK_MAX   16	  /* remember_state depth; gcc nests one or two */
-#define CACHE_BITS  6	  /* a direct-mapped cache of 64 rows, by address */
+#define MEMO_MIN    6	  /* rows remembered, by address: 2^6 at least, */
+#define MEMO_MAX    12	  /* 2^12 at most, one per 8 FDEs between (memo_bits()) */
 #define MAX_LOADS   8	  /* PT_LOAD segments kept for rec_cfirows__at_offset() */
 #define MAX_INSNS   65536 /* CFA instructions per evaluation; real FDEs have tens */
 #define RBX_INITIAL SAC_CFI_UNSET
@@ -51,7 +52,7 @@ struct fdeix {
 
 struct slot {
 	uint64_t vaddr;
-	int ret; /* -1: empty */
+	int ret; /* REC_CFIROW_* + 1; 0: empty (calloc()) */
 	struct sac_cfi_row row;
 };
 
@@ -69,7 +70,8 @@ struct rec_cfirows {
 	struct fdeix *ix;
 	size_t n;	    /* entries of table or ix */
 	struct rec_cie cie; /* the last one parsed */
-	struct slot cache[1 << CACHE_BITS];
+	struct slot *memo;  /* direct-mapped by address: 2^memo_bits rows */
+	unsigned memo_bits;
 };
 
 /*
@@ -328,15 +330,15 @@ static int lookup(struct rec_cfirows *t, uint64_t vaddr, struct sac_cfi_row *row
 
 int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct sac_cfi_row *row)
 {
-	struct slot *sl = &t->cache[(vaddr * 0x9e3779b97f4a7c15ULL) >> (64 - CACHE_BITS)];
+	struct slot *sl = &t->memo[(vaddr * 0x9e3779b97f4a7c15ULL) >> (64 - t->memo_bits)];
 
-	if (sl->ret < 0 || sl->vaddr != vaddr) {
+	if (!sl->ret || sl->vaddr != vaddr) {
 		sl->vaddr = vaddr;
 		memset(&sl->row, 0, sizeof(sl->row));
-		sl->ret = lookup(t, vaddr, &sl->row); /* writes the row only when OK */
+		sl->ret = lookup(t, vaddr, &sl->row) + 1; /* writes the row only when OK */
 	}
 	*row = sl->row;
-	return sl->ret;
+	return sl->ret - 1;
 }
 
 int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct sac_cfi_row *row)
@@ -395,6 +397,25 @@ static int by_lo(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/*
+ * The memo's size for @n FDEs. A stack walk's addresses are mostly return
+ * addresses, and they repeat from capture to capture; a lookup that is not
+ * remembered searches the table and runs the CIE's and FDE's programs, some
+ * microseconds in a large function. 64 rows for every file kept a quarter
+ * of the lookups of a compile loop's walks (cc1, 45k FDEs) in that path;
+ * one row per 8 FDEs, at most 4096 (256 KiB, against the 8 bytes an FDE
+ * takes in .eh_frame_hdr's table alone), kept a tenth, most of them
+ * addresses seen for the first time.
+ */
+static unsigned memo_bits(size_t n)
+{
+	unsigned b = MEMO_MIN;
+
+	while (b < MEMO_MAX && (size_t)1 << b < n / 8)
+		b++;
+	return b;
+}
+
 /* No usable .eh_frame_hdr: every FDE with a range, sorted by its first address. */
 static int build_index(struct rec_cfirows *t)
 {
@@ -422,7 +443,6 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out)
 {
 	struct rec_cfirows *t = NULL;
 	struct rec_cfisec hdr;
-	size_t i;
 	int err;
 
 	*out = NULL;
@@ -430,8 +450,6 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out)
 	if (!t)
 		return -ENOMEM;
 	t->cie.off = UINT64_MAX;
-	for (i = 0; i < 1u << CACHE_BITS; i++)
-		t->cache[i].ret = -1;
 	t->elf = rec_cfi_elf(fd, &err);
 	if (!t->elf)
 		goto cleanup;
@@ -445,6 +463,12 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out)
 		err = build_index(t);
 	if (err)
 		goto cleanup;
+	t->memo_bits = memo_bits(t->n);
+	t->memo = calloc((size_t)1 << t->memo_bits, sizeof(*t->memo));
+	if (!t->memo) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	/* All that is needed is read: the fd is the caller's again. */
 	elf_cntl(t->elf, ELF_C_FDDONE);
 	*out = t;
@@ -458,6 +482,7 @@ void rec_cfirows__free(struct rec_cfirows *t)
 {
 	if (!t)
 		return;
+	free(t->memo);
 	free(t->ix);
 	elf_end(t->elf);
 	free(t);

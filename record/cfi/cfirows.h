@@ -42,9 +42,9 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out);
  * @row: filled in on REC_CFIROW_OK, zeroed otherwise.
  *
  * The rules are libdw's (elfutils 0.188): the x86-64 ABI's initial rules, then
- * the CIE's instructions, then the FDE's up to @vaddr. A recent lookup is
- * answered from a small cache in @t, so calls on one object must not run
- * concurrently.
+ * the CIE's instructions, then the FDE's up to @vaddr. A lookup is
+ * remembered in @t (64 to 4096 rows by address, by the file's FDE count),
+ * so calls on one object must not run concurrently.
  * @return REC_CFIROW_OK, REC_CFIROW_NONE, or REC_CFIROW_HARD (a rule this
  * does not evaluate for the CFA, rbp, rsp or the return address, or FDE data
  * that does not parse).

@@ -164,21 +164,45 @@ static const struct ut_file *file_of(struct rec_uwtrim *t, uint32_t pid, const s
 #define UT_NO_MODULE (-1) /* sa-report has no file there either */
 
 /*
+ * The mapping of the last frame of a walk: the frames of one walk are
+ * mostly in one or two files, and finding the mapping each time (the
+ * table's search, the map copied out, its path measured) was 4% of the
+ * recorder's CPU. The table does not change during a walk.
+ */
+struct ut_span {
+	uint64_t lo, hi;	 /* addresses the same mapping answers for; lo == hi: none */
+	uint64_t start, pgoff;	 /* the mapping's */
+	struct rec_cfirows *cfi; /* its rows, or NULL: */
+	int none;		 /* UT_NO_MODULE or REC_CFIROW_NONE */
+};
+
+/*
  * The row at @pc of (pid, gen): REC_CFIROW_OK, UT_NO_MODULE where no file
  * is mapped (sa-report's modules are the mapped files), or REC_CFIROW_NONE
- * / _HARD where the walk cannot be followed here.
+ * / _HARD where the walk cannot be followed here. @sp: this walk's last
+ * mapping, used and updated.
  */
 static int row_at(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint64_t pc,
-		  struct sac_cfi_row *r)
+		  struct sac_cfi_row *r, struct ut_span *sp)
 {
 	const struct ut_file *f;
 	struct saf_map m;
+	uint64_t span[2];
 
-	if (rec_maptab__find(t->mt, pid, gen, pc, &m) || (m.flags & SAF_MAP_ANON) || !m.path.len)
-		return UT_NO_MODULE;
-	if (!(f = file_of(t, pid, &m)) || !f->cfi)
-		return REC_CFIROW_NONE;
-	return rec_cfirows__at_offset(f->cfi, pc - m.start + m.pgoff, r);
+	if (pc < sp->lo || pc >= sp->hi) {
+		sp->lo = sp->hi = 0;
+		if (rec_maptab__find_span(t->mt, pid, gen, pc, &m, span))
+			return UT_NO_MODULE;
+		*sp = (struct ut_span){span[0], span[1], m.start, m.pgoff, NULL, UT_NO_MODULE};
+		if (!(m.flags & SAF_MAP_ANON) && m.path.len) {
+			f = file_of(t, pid, &m);
+			sp->cfi = f ? f->cfi : NULL;
+			sp->none = REC_CFIROW_NONE;
+		}
+	}
+	if (!sp->cfi)
+		return sp->none;
+	return rec_cfirows__at_offset(sp->cfi, pc - sp->start + sp->pgoff, r);
 }
 
 /* A walk over one capture: the copy at sp0, and the reads logged in t. */
@@ -291,6 +315,7 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 {
 	struct ut_walk w = {t, sp, stack, len};
 	struct sac_cfi_regs g = {{sp, true}, {fp, true}, {0, false}, false}; /* rbx: not captured */
+	struct ut_span span = {0};
 	uint32_t tail = len; /* kept whole from here on */
 	uint64_t pc = ip;
 	bool exact = true; /* the leaf's pc, or a signal frame's caller's */
@@ -309,7 +334,7 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 
 		if (depth > 1)
 			t->pcs[t->npcs++] = pc;
-		rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r);
+		rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r, &span);
 
 		if (rc == UT_NO_MODULE) {
 			/* libdwfl's frame-pointer fallback, as the report's walk takes it */

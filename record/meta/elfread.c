@@ -107,11 +107,40 @@ static int cmp_sym(const void *a, const void *b)
 	return x->name < y->name ? -1 : (x->name > y->name);
 }
 
+/*
+ * Sort @n symbols at @a by cmp_sym(), through @tmp (room for @n): a merge
+ * sort calling the comparator directly, where qsort() took a call per
+ * comparison, 3-5% of sa-record's CPU in a compile loop's first seconds
+ * (cc1 and the libraries it loads: 27k to 90k symbols each). Symbols that
+ * compare equal are equal in every field, so the order is qsort()'s.
+ */
+static void merge_sort(struct rec_elfsym *a, struct rec_elfsym *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	merge_sort(a, tmp, h);
+	merge_sort(a + h, tmp, n - h);
+	if (cmp_sym(&a[h - 1], &a[h]) <= 0)
+		return; /* in order already */
+	while (i < h && j < n)
+		tmp[k++] = cmp_sym(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+	while (i < h)
+		tmp[k++] = a[i++];
+	memcpy(a, tmp, k * sizeof(*a)); /* a[j..n) stays where it is */
+}
+
 static void sort_and_dedup(struct rec_elftab *t)
 {
+	struct rec_elfsym *tmp = malloc(t->nsyms * sizeof(*tmp));
 	size_t i, k = 0;
 
-	qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
+	if (tmp)
+		merge_sort(t->syms, tmp, t->nsyms);
+	else
+		qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
+	free(tmp);
 	for (i = 0; i < t->nsyms; i++)
 		if (!k || t->syms[k - 1].off != t->syms[i].off)
 			t->syms[k++] = t->syms[i];

@@ -393,19 +393,39 @@ static const struct image *known_img(struct rec_maptab *mt, uint32_t pid, uint32
 	return &mt->imgs[k];
 }
 
-int rec_maptab__find(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t pc,
-		     struct saf_map *m)
+int rec_maptab__find_span(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t pc,
+			  struct saf_map *m, uint64_t span[2])
 {
 	const struct image *im = known_img(mt, pid, gen);
+	size_t j, k;
 
 	if (!im)
 		return -ENOMEM;
-	for (size_t j = im->n; j--;) /* the latest mapping of a reused range */
-		if (pc >= im->maps[j].m.start && pc < im->maps[j].m.end) {
-			*m = entry_map(&im->maps[j]);
-			return 0;
-		}
-	return -ENOENT;
+	for (j = im->n; j--;) /* the latest mapping of a reused range */
+		if (pc >= im->maps[j].m.start && pc < im->maps[j].m.end)
+			break;
+	if (j == (size_t)-1)
+		return -ENOENT;
+	*m = entry_map(&im->maps[j]);
+	span[0] = m->start;
+	span[1] = m->end;
+	for (k = j + 1; k < im->n; k++) { /* later mappings cut into it, none holds pc */
+		const struct saf_map *l = &im->maps[k].m;
+
+		if (l->end <= pc && l->end > span[0])
+			span[0] = l->end;
+		else if (l->start > pc && l->start < span[1])
+			span[1] = l->start;
+	}
+	return 0;
+}
+
+int rec_maptab__find(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t pc,
+		     struct saf_map *m)
+{
+	uint64_t span[2];
+
+	return rec_maptab__find_span(mt, pid, gen, pc, m, span);
 }
 
 int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen, const uint64_t *ips,

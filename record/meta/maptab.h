@@ -111,6 +111,15 @@ int rec_maptab__find(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t
 		     struct saf_map *m);
 
 /**
+ * rec_maptab__find_span() - rec_maptab__find(), and in @span the addresses
+ * [span[0], span[1]) around @pc that the same mapping answers for (later
+ * mappings of a reused range cut it short) until the table changes.
+ * @return as rec_maptab__find(); @span is set only on 0.
+ */
+int rec_maptab__find_span(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t pc,
+			  struct saf_map *m, uint64_t span[2]);
+
+/**
  * rec_maptab__exit() - process @pid exited; its images are dropped at the
  * second rec_maptab__drained() from now, after the samples taken before
  * the exit were drained and noted.

@@ -6,7 +6,8 @@
  * file hook (--call-graph auto) every mapping still does. And images of
  * many processes of one generation are all found again. At a rotation,
  * the images of processes gone and their build ids are forgotten, not
- * those of a live process nor those a sample named lately.
+ * those of a live process nor those a sample named lately. A mapping found
+ * answers for the span of it that later mappings of a reused range leave.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,8 @@
 #include "sa_cmocka.h"
 #include "maptab.h"
 #include "rec_test_sink.h"
+
+#define GONE_SPAN_PID 5000001u /* above PID_MAX_LIMIT: no /proc to read */
 
 static void no_hook(void *arg, int fd, const char *path)
 {
@@ -107,6 +110,50 @@ static void test_many_images_of_gen_zero(void **state)
 	test_sink_reset(&ts);
 }
 
+/* [0x10000, 0x90000), then [0x40000, 0x50000) over it and [0x95000, 0x96000) after it. */
+static void test_span_cut_by_later_mappings(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_maptab *mt = rec_maptab__new(NULL);
+	struct saf_map m = {.pid = GONE_SPAN_PID,
+			    .flags = SAF_MAP_EXEC | SAF_MAP_ANON,
+			    .path = saf_str__from("[anon]")};
+	static const uint64_t maps[][2] = {{0x10000, 0x90000}, {0x40000, 0x50000},
+					   {0x95000, 0x96000}};
+	/* pc, the mapping's start, the span */
+	static const uint64_t want[][4] = {{0x10000, 0x10000, 0x10000, 0x40000},
+					   {0x3ffff, 0x10000, 0x10000, 0x40000},
+					   {0x40000, 0x40000, 0x40000, 0x50000},
+					   {0x4ffff, 0x40000, 0x40000, 0x50000},
+					   {0x50000, 0x10000, 0x50000, 0x90000},
+					   {0x95800, 0x95000, 0x95000, 0x96000}};
+	struct saf_map got;
+	uint64_t span[2];
+	size_t i;
+
+	(void)state;
+	assert_non_null(mt);
+	for (i = 0; i < 3; i++) {
+		m.start = maps[i][0];
+		m.end = maps[i][1];
+		assert_int_equal(rec_maptab__add(mt, &m, -1, &sink), 0);
+	}
+	for (i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		assert_int_equal(rec_maptab__find_span(mt, GONE_SPAN_PID, 0, want[i][0], &got, span),
+				 0);
+		assert_true(got.start == want[i][1]);
+		assert_true(span[0] == want[i][2]);
+		assert_true(span[1] == want[i][3]);
+		assert_int_equal(rec_maptab__find(mt, GONE_SPAN_PID, 0, want[i][0], &got), 0);
+		assert_true(got.start == want[i][1]);
+	}
+	assert_int_equal(rec_maptab__find_span(mt, GONE_SPAN_PID, 0, 0x90000, &got, span),
+			 -ENOENT);
+	rec_maptab__free(mt);
+	test_sink_reset(&ts);
+}
+
 /* No process has a pid above PID_MAX_LIMIT (4194304): /proc shows none. */
 #define GONE_PID 5000000u
 #define NGONE	 300u
@@ -177,4 +224,5 @@ static void test_rotation_forgets_gone(void **state)
 	test_sink_reset(&ts);
 }
 
-SA_TEST_MAIN(test_fd_once_per_build_id, test_many_images_of_gen_zero, test_rotation_forgets_gone)
+SA_TEST_MAIN(test_fd_once_per_build_id, test_many_images_of_gen_zero, test_rotation_forgets_gone,
+	     test_span_cut_by_later_mappings)

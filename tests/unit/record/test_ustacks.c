@@ -3,7 +3,9 @@
  * test_ustacks.c - pending dwarf captures: identical ones become one USTACK
  * record with their count, captures that differ anywhere (the last stack
  * byte, a register) stay apart, and the note callback sees each address of
- * a process image once per write, again in the next.
+ * a process image once per write, again in the next; with a trimmer, a copy
+ * that agrees with an earlier one only in its first bytes does not keep
+ * identical copies after it apart.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,9 +18,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "sa_cmocka.h"
+#include "maptab.h"
 #include "procs.h"
 #include "record.h"
 #include "ustacks.h"
+#include "uwtrim.h"
 
 #define NBYTES 4096
 
@@ -75,7 +79,7 @@ static void file_open(struct file *f)
 	assert_non_null(f->procs);
 }
 
-/* Finish @f and read back the counts of its USTACK records, in file order. */
+/* Finish @f and read back the counts of its USTACK(_SPARSE) records, in file order. */
 static int file_counts(struct file *f, __u64 *counts, int cap)
 {
 	struct saf_end end = {0};
@@ -91,7 +95,7 @@ static int file_counts(struct file *f, __u64 *counts, int cap)
 	r = saf_reader__open(path, NULL);
 	assert_non_null(r);
 	while (saf_reader__next(r, &rec) == 1)
-		if (rec.kind == SAF_REC_USTACK && n < cap)
+		if ((rec.kind == SAF_REC_USTACK || rec.kind == SAF_REC_USTACK_SPARSE) && n < cap)
 			counts[n++] = rec.ustack.count;
 	saf_reader__free(r);
 	close(f->fd);
@@ -175,4 +179,43 @@ static void test_noted_once_per_write(void **state)
 	free(b);
 }
 
-SA_TEST_MAIN(test_identical_merge_others_stay_apart, test_noted_once_per_write)
+/*
+ * With a trimmer, over no known mapping: the walk takes the frame-pointer
+ * step, reading the saved rbp and return address at rbp (offset 0x100 of
+ * the copy). a, then b (the same first bytes and registers, another return
+ * address), then a again: two records, a's with count 2, first.
+ */
+static void test_trimmed_merge_after_a_near_miss(void **state)
+{
+	struct rec_maptab *mt = rec_maptab__new(NULL);
+	struct rec_uwtrim *trim = rec_uwtrim__new(mt);
+	struct rec_ustacks *u = rec_ustacks__new();
+	struct sa_rb_ustack *a = capture(0x401000, 1), *b = capture(0x401000, 1);
+	struct file f;
+	__u64 counts[8];
+
+	(void)state;
+	assert_non_null(mt);
+	assert_non_null(trim);
+	assert_non_null(u);
+	rec_ustacks__set_trim(u, trim);
+	b->stack[0x108] ^= 1; /* the return address the walk reads */
+	file_open(&f);
+	open_interval(&f, 0);
+	assert_int_equal(rec_ustacks__add(u, a, 0), 0);
+	assert_int_equal(rec_ustacks__add(u, b, 0), 0);
+	assert_int_equal(rec_ustacks__add(u, a, 0), 0);
+	assert_int_equal(rec_ustacks__write(u, 0, f.w, f.procs, NULL, NULL), 0);
+	assert_int_equal(file_counts(&f, counts, 8), 2);
+	assert_int_equal(counts[0], 2);
+	assert_int_equal(counts[1], 1);
+	assert_int_equal(rec_uwtrim__stats(trim)->trimmed, 3);
+	rec_ustacks__free(u);
+	rec_uwtrim__free(trim);
+	rec_maptab__free(mt);
+	free(a);
+	free(b);
+}
+
+SA_TEST_MAIN(test_identical_merge_others_stay_apart, test_noted_once_per_write,
+	     test_trimmed_merge_after_a_near_miss)
