@@ -73,21 +73,33 @@ static void write_recording(int fd, const uint32_t *ids, size_t nids)
 	free(ips);
 }
 
-/* Every count's stack: its own kernel frame, and none for the undefined id. */
-static void test_stack_ids(void **state)
+/* A recording of stacks @ids read into a new profile, the session in *@sp. */
+static struct rpt_profile *load(const uint32_t *ids, size_t nids, struct rpt_session **sp)
 {
 	struct rpt_session_opts o = {.sym = {.no_system_debug = true}};
 	struct rpt_profile *prof = rpt_profile__new();
-	struct rpt_session *s = rpt_session__new(&o);
 	char path[] = "/tmp/test_load.XXXXXX";
-	int fd = mkstemp(path), seen = 0;
+	int fd = mkstemp(path);
+
+	*sp = rpt_session__new(&o);
+	assert_non_null(prof);
+	assert_non_null(*sp);
+	assert_true(fd >= 0);
+	write_recording(fd, ids, nids);
+	close(fd);
+	assert_int_equal(rpt_session__add_file(*sp, path, prof), 0);
+	unlink(path);
+	return prof;
+}
+
+/* Every count's stack: its own kernel frame, and none for the undefined id. */
+static void test_stack_ids(void **state)
+{
+	struct rpt_session *s;
+	struct rpt_profile *prof = load(ids, NIDS, &s);
+	int seen = 0;
 
 	(void)state;
-	assert_true(fd >= 0);
-	write_recording(fd, ids, NIDS);
-	close(fd);
-	assert_int_equal(rpt_session__add_file(s, path, prof), 0);
-	unlink(path);
 	assert_int_equal(prof->nstacks, NIDS + 1);
 	for (size_t k = 0; k < prof->nstacks; k++) {
 		const struct rpt_stack *st = &prof->stacks[k];
@@ -126,11 +138,8 @@ static long maxrss_kib(void)
  */
 static void test_far_ids(void **state)
 {
-	struct rpt_session_opts o = {.sym = {.no_system_debug = true}};
-	struct rpt_profile *prof = rpt_profile__new();
-	struct rpt_session *s = rpt_session__new(&o);
-	char path[] = "/tmp/test_load.XXXXXX";
-	int fd = mkstemp(path);
+	struct rpt_session *s;
+	struct rpt_profile *prof;
 	uint32_t far[32];
 	size_t n = 0, cap = 4096;
 	long rss0 = maxrss_kib();
@@ -141,11 +150,7 @@ static void test_far_ids(void **state)
 		far[n++] = 1 + (uint32_t)(2 * cap + 4095);
 		cap = 2 * cap + 4095 + 4096;
 	}
-	assert_true(fd >= 0);
-	write_recording(fd, far, n);
-	close(fd);
-	assert_int_equal(rpt_session__add_file(s, path, prof), 0);
-	unlink(path);
+	prof = load(far, n, &s);
 	assert_int_equal(prof->nstacks, n + 1); /* UNDEFINED_ID is undefined here too */
 	for (size_t k = 0; k < prof->nstacks; k++)
 		assert_true(prof->stacks[k].nframes == 2 || prof->stacks[k].count == n + 1);
