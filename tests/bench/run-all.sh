@@ -60,7 +60,8 @@ can_perf() { [ "$(id -u)" = 0 ] && command -v perf >/dev/null && [ -x "$REC" ]; 
 machine() {
 	md "# sa performance"
 	md ""
-	md "Written by \`make bench\` (tests/bench/run-all.sh${BENCH_QUICK:+, BENCH_QUICK=1}) on $(date -u '+%Y-%m-%d %H:%M UTC')."
+	md "Written by \`make bench\` (tests/bench/run-all.sh${BENCH_QUICK:+, BENCH_QUICK=1}) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+	md "at commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')."
 	md "Do not edit the tables by hand: rerun \`make bench\`. The notes below them are kept in"
 	md "tests/bench/performance-notes.md and appended as they are."
 	md ""
