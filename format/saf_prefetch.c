@@ -101,7 +101,8 @@ static int predecode(struct saf_prefetch *pf, const uint8_t *p, const uint8_t *e
 			return -EBADMSG;
 		if (reserve_frames(pf, nips, blen))
 			return -ENOMEM;
-		a.ips = (uint64_t *)pf->pips.p + nips;
+		/* none yet when no record had a body: NULL + 0 is undefined */
+		a.ips = pf->pips.p ? (uint64_t *)pf->pips.p + nips : NULL;
 		ret = saf_rec_decode(p, blen, &rec, &a);
 		p += blen;
 		if (ret < 0)
