@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include "clock.h"
 #include "filekind.h"
@@ -93,14 +94,28 @@ static int check_old(const char *path, char *err, size_t errsz)
 	return e;
 }
 
-/* The pid a holder wrote in the lock file, or 0. */
+/*
+ * The pid holding a flock on @fd's file, from /proc/locks ("1: FLOCK
+ * ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF"), or 0. Nothing is written in
+ * the lock file: on a full disk its one page could be the last one.
+ */
 static int holder_pid(int fd)
 {
-	char buf[24] = "";
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	unsigned int maj, min;
+	unsigned long ino;
+	char line[256];
+	struct stat st;
+	int pid, found = 0;
+	FILE *f;
 
-	buf[n > 0 ? n : 0] = 0;
-	return atoi(buf);
+	if (fstat(fd, &st) || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d: FLOCK %*s %*s %d %x:%x:%lu", &pid, &maj, &min, &ino) == 4 &&
+		    ino == st.st_ino && maj == major(st.st_dev) && min == minor(st.st_dev))
+			found = pid;
+	fclose(f);
+	return found;
 }
 
 /*
@@ -137,7 +152,7 @@ static int lock_once(const char *lock, int *fd, char *err, size_t errsz)
 
 int rec_output_lock(const char *path, bool keep_old, char *err, size_t errsz)
 {
-	char *lock = NULL, pid[24];
+	char *lock = NULL;
 	int fd = -1, e = 1, i;
 
 	if (asprintf(&lock, "%s.lock", path) < 0)
@@ -151,16 +166,13 @@ int rec_output_lock(const char *path, bool keep_old, char *err, size_t errsz)
 		snprintf(err, errsz, "cannot lock %s: it keeps being replaced", lock);
 		e = -EAGAIN;
 	}
-	if (!e) {
-		/* the holder's pid, for the next recorder's message; the lock holds without it */
-		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-		if (!ftruncate(fd, 0) && pwrite(fd, pid, strlen(pid), 0) < 0)
-			pid[0] = 0;
-		e = keep_old ? check_old(path, err, errsz) : 0;
+	free(lock);
+	if (!e && keep_old && (e = check_old(path, err, errsz))) {
+		rec_output_unlock(path, fd); /* held: its name goes too */
+		return e;
 	}
 	if (e && fd >= 0)
 		close(fd);
-	free(lock);
 	return e ? e : fd;
 }
 

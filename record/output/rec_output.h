@@ -25,8 +25,8 @@ int rec_output_open(const char *path, char **tmp);
 /**
  * rec_output_lock() - make sure no other sa-record writes @path or its
  * --rotate set while this one runs: an exclusive flock(2) on "@path.lock"
- * (created 0600 beside it, never through a symbolic link, holding the
- * holder's pid; one that is not a regular file of this user is refused).
+ * (created 0600 beside it and left empty, never through a symbolic link;
+ * one that is not a regular file of this user is refused).
  * With @keep_old, also refuse a @path.old that a rename of an existing
  * @path could not replace (a directory, a FIFO, a socket, a device), so
  * that it is said before sampling starts, not after the first interval.
