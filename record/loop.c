@@ -495,9 +495,9 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 	ce = keep ? commit(&r) : 0;
 	if (e)
 		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "",
-			r.rot && !r.tmp ? rec_rotate__path(r.rot)
-			: keep		? o->output
-					: r.tmp,
+			!keep	? r.tmp
+			: r.rot ? rec_rotate__path(r.rot)
+				: o->output,
 			strerror(-e));
 	else if (!ce)
 		summary(&r);
