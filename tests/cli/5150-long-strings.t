@@ -81,11 +81,12 @@ n=$(clipped "$T/f.err" "symbol names")
 ok $? "-- CMD, 5,000-byte function name: exit $rc, clipped names counted: ${n:-none} ($(tail -n 1 "$T/f.err"))"
 readable "$T/f.sa"
 ok $? "the recording reads: $(grep '^  finished:' "$T/f.sa.info" | sed 's/^ *//')"
-"$T/longfn" 4 &
+"$T/longfn" 60 & # outlives a slow start (a loaded host, a sanitized build)
 pid=$!
 "$SA_RECORD" -F 999 --interval 0.5 --duration 1.5 -p $pid -o "$T/fp.sa" 2>"$T/fp.err"
 rc=$?
-wait $pid
+kill $pid
+wait $pid 2>/dev/null
 n=$(clipped "$T/fp.err" "symbol names")
 [ $rc = 0 ] && [ "${n:-0}" -ge 1 ] && readable "$T/fp.sa"
 ok $? "-p, the same: exit $rc, clipped names counted: ${n:-none}, the file reads"
@@ -108,7 +109,7 @@ ok $? "and its samples are there: $n of $kept"
 (
 	cd "$deep" || exit 1
 	for i in $(seq 10 29); do cd "$(printf 'd%.0s' $(seq 1 230))$i" || exit 1; done
-	exec env ./prog 20 # relative: bash would exec the whole path, too long
+	exec env ./prog 60 # relative: bash would exec the whole path, too long
 ) &
 pid=$!
 for i in $(seq 1 50); do # until the subshell has become the program
