@@ -52,6 +52,7 @@ static void install_signals(void)
 struct run {
 	const struct rec_opts *o;
 	int fd;
+	int lock;     /* rec_output_lock() */
 	char *tmp;    /* the output's name until commit() */
 	bool no_priv; /* perf_event_open() or bpf() said EPERM/EACCES */
 	struct saf_writer *w;
@@ -70,6 +71,7 @@ struct run {
 	uint64_t file_t0;	/* the current file's start (--rotate) */
 	struct rec_totals base; /* totals when the current file began */
 	uint64_t file_ivs;	/* intervals written whole to the current file */
+	uint64_t meta_clipped;	/* command line, target clipped (strclip.h) */
 };
 
 static __u32 cur_gen(void *ctx, __u32 tgid)
@@ -98,6 +100,20 @@ static void status_line(const struct run *r, uint64_t now)
 		(unsigned long long)t->lost, b);
 }
 
+/* What a user controls, cut to what a record holds (docs/reliability.md, "Long names"). */
+static void clipped_line(const struct run *r)
+{
+	struct rec_sc_stats st;
+
+	rec_sc__stats(r->sc, &st);
+	if (st.es.clipped || st.clipped_paths || r->meta_clipped)
+		fprintf(stderr,
+			"sa-record: clipped to %d bytes: %llu symbol names, %llu mapping paths, "
+			"%llu command lines\n",
+			SAF_MAX_STRING, (unsigned long long)st.es.clipped,
+			(unsigned long long)st.clipped_paths, (unsigned long long)r->meta_clipped);
+}
+
 static void summary(const struct run *r)
 {
 	const struct rec_totals *t = rec_drain__totals(r->d);
@@ -116,6 +132,7 @@ static void summary(const struct run *r)
 		(unsigned long long)t->lost, (unsigned long long)t->collisions,
 		(unsigned long long)t->truncated, rec_drain__unique_stacks(r->d),
 		(unsigned long long)t->intervals, b, k);
+	clipped_line(r);
 	if (r->o->off_cpu)
 		fprintf(stderr,
 			"sa-record: off-CPU: %llu periods kept of %llu (%llu shorter than "
@@ -171,14 +188,15 @@ static bool should_stop(struct run *r, uint64_t now)
 /* The first interval is written: the recording replaces FILE (FILE.old kept). */
 static int commit(struct run *r)
 {
+	char msg[8192];
 	int err;
 
 	if (!r->tmp)
 		return 0;
-	err = rec_output_commit(r->rot ? rec_rotate__path(r->rot) : r->o->output, r->tmp);
+	err = rec_output_commit(r->rot ? rec_rotate__path(r->rot) : r->o->output, r->tmp, r->fd,
+				msg, sizeof(msg));
 	if (err) {
-		fprintf(stderr, "%ssa-record: cannot rename %s to %s: %s\n", r->tty ? "\n" : "",
-			r->tmp, r->rot ? rec_rotate__path(r->rot) : r->o->output, strerror(-err));
+		fprintf(stderr, "%ssa-record: %s\n", r->tty ? "\n" : "", msg);
 		return err;
 	}
 	free(r->tmp);
@@ -205,7 +223,7 @@ static struct saf_end file_end(const struct run *r, uint64_t end_ns)
 static int rotate(struct run *r)
 {
 	uint64_t mono = r->iv_start, now = sac_now_ns(CLOCK_MONOTONIC);
-	uint64_t real = sac_now_ns(CLOCK_REALTIME) - (now - mono);
+	uint64_t real = rec_output_realtime_ns() - (now - mono);
 	struct saf_end end = file_end(r, mono);
 	int err = saf_writer__finish(r->w, &end);
 
@@ -221,7 +239,7 @@ static int rotate(struct run *r)
 		return r->fd;
 	err = saf_writer__next_file(r->w, r->fd);
 	if (!err)
-		err = rec_write_meta(r->w, r->o, real, mono, rec_session__ncpus(r->s));
+		err = rec_write_meta(r->w, r->o, real, mono, rec_session__ncpus(r->s), NULL);
 	if (err) {
 		rec_rotate__discard(r->rot); /* no META (a full disk): nothing to keep */
 		return err;
@@ -307,6 +325,9 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		snprintf(err, errsz, "--rotate: %s: %s", o->output, strerror(-e));
 		return e;
 	}
+	r->lock = rec_output_lock(o->output, !r->rot, err, errsz);
+	if (r->lock < 0)
+		return r->lock;
 	r->fd = rec_output_open(o->output, &r->tmp);
 	if (r->fd < 0) {
 		if (r->fd == -EISDIR)
@@ -352,11 +373,11 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (r->cfi && (e = rec_cfifeed__attach(r->cfi, rec_session__cfi_fd(r->s))))
 		return e;
 	r->t0 = sac_now_ns(CLOCK_MONOTONIC);
-	real = sac_now_ns(CLOCK_REALTIME);
+	real = rec_output_realtime_ns();
 	r->file_t0 = r->t0;
 	if (r->rot)
 		rec_rotate__name(r->rot, real);
-	e = rec_write_meta(r->w, o, real, r->t0, rec_session__ncpus(r->s));
+	e = rec_write_meta(r->w, o, real, r->t0, rec_session__ncpus(r->s), &r->meta_clipped);
 	if (e)
 		return e;
 	r->procs = rec_procs__new(r->w, cur_gen, r->s);
@@ -406,6 +427,7 @@ static void cleanup(struct run *r)
 	rec_rotate__free(r->rot);
 	if (r->fd >= 0)
 		close(r->fd);
+	rec_output_unlock(r->o->output, r->lock);
 	free(r->tmp);
 }
 
@@ -426,9 +448,11 @@ static int reap_child(struct run *r)
 
 int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *child_wstatus)
 {
-	struct run r = {.o = o, .fd = -1, .child = child, .child_wstatus = child_wstatus};
+	struct run r = {
+		.o = o, .fd = -1, .lock = -1, .child = child, .child_wstatus = child_wstatus};
 	char err[512] = "";
 	int e, ce, fail = child > 0 ? REC_EXIT_CMD_FAIL : REC_EXIT_FAIL;
+	bool keep;
 
 	*child_wstatus = 0;
 	install_signals();
@@ -462,13 +486,26 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 	/* a rotated file that got no interval before an error holds nothing */
 	if (e && r.rot && !r.tmp && !r.file_ivs)
 		rec_rotate__discard(r.rot);
-	/* sampling worked: what was written is kept under FILE even after an error */
-	ce = commit(&r);
+	/*
+	 * No interval reached the disk (a full disk): the file holds nothing a
+	 * report could show, so FILE and FILE.old stay as they were; else what
+	 * was written is kept under FILE, even after an error.
+	 */
+	keep = !(e && r.tmp && !r.file_ivs);
+	ce = keep ? commit(&r) : 0;
 	if (e)
 		fprintf(stderr, "%ssa-record: writing %s: %s\n", r.tty ? "\n" : "",
-			r.rot ? rec_rotate__path(r.rot) : o->output, strerror(-e));
+			!keep	? r.tmp
+			: r.rot ? rec_rotate__path(r.rot)
+				: o->output,
+			strerror(-e));
 	else if (!ce)
 		summary(&r);
+	if (!keep) {
+		unlink(r.tmp);
+		fprintf(stderr, "sa-record: no interval was written: %s left as it was\n",
+			o->output);
+	}
 	e = e ? e : ce;
 	cleanup(&r);
 	if (child > 0) {

@@ -18,6 +18,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "safeopen.h"
+#include "strclip.h"
 
 #define SYM_WANTED  1
 #define SYM_EMITTED 2
@@ -324,11 +325,12 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off)
 static int flush_file(struct rec_elfsyms *es, struct efile *f, const struct rec_sink *sink)
 {
 	struct saf_record rec = {.kind = SAF_REC_SYMTAB};
+	rec_clipbuf buf;
 	int err, n = 0;
 
 	rec.symtab.build_id.data = f->bid;
 	rec.symtab.build_id.len = (uint32_t)f->bid_len;
-	rec.symtab.path = rec_str(f->path);
+	rec.symtab.path = rec_strclip(f->path, strlen(f->path), buf, &es->st.clipped);
 	err = rec_sink__emit(sink, &rec);
 	if (err)
 		return err;
@@ -340,7 +342,9 @@ static int flush_file(struct rec_elfsyms *es, struct efile *f, const struct rec_
 		rec.kind = SAF_REC_USYM;
 		rec.usym.offset = s->off;
 		rec.usym.size = s->size;
-		rec.usym.name = rec_str(f->tab.names + s->name);
+		/* an ELF name has no length limit: one of 5,000 bytes once ended the recording */
+		rec.usym.name = rec_strclip(f->tab.names + s->name, strlen(f->tab.names + s->name),
+					    buf, &es->st.clipped);
 		err = rec_sink__emit(sink, &rec);
 		if (err)
 			return err;

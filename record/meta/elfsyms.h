@@ -29,6 +29,7 @@ struct rec_elfsyms_stats {
 	uint64_t evicted;    /* tables dropped at a rotation (read again if needed) */
 	uint64_t tab_bytes;  /* heap bytes of the tables held now */
 	uint64_t forgotten;  /* files no process image named any more, dropped */
+	uint64_t clipped;    /* names over SAF_MAX_STRING bytes, clipped (strclip.h) */
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "maptab.h"
 #include "maptab_int.h"
 #include "safeopen.h"
+#include "strclip.h"
 
 #define EXIT_DRAINS 2
 
@@ -195,7 +196,8 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 	e->m = *m;
 	e->file = -1;
 	e->emitted = false;
-	e->path = strndup(m->path.str ? m->path.str : "", m->path.len);
+	/* a path from /proc/PID/maps has no length limit (PATH_MAX is per call) */
+	e->path = rec_strclip_dup(m->path.str, m->path.len, &mt->clipped);
 	if (!e->path)
 		goto nomem;
 	e->m.path = rec_str(e->path);
@@ -275,7 +277,8 @@ static int parse_maps_line(char *line, struct saf_map *m, char *range, size_t ra
 		path[len - 10] = '\0';
 		m->flags |= SAF_MAP_DELETED;
 	}
-	m->path = rec_str(path);
+	/* whole: add_entry() clips it and counts that (rec_str() would cut it unseen) */
+	m->path = (struct saf_str){path, (uint32_t)strlen(path)};
 	snprintf(range, range_sz, "%llx-%llx", lo, hi);
 	return 0;
 }
@@ -535,6 +538,11 @@ int rec_maptab__emit_all(struct rec_maptab *mt, uint64_t time_ns, const struct r
 		total += ret;
 	}
 	return total;
+}
+
+uint64_t rec_maptab__clipped(const struct rec_maptab *mt)
+{
+	return mt->clipped;
 }
 
 size_t rec_maptab__images(const struct rec_maptab *mt)

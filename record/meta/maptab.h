@@ -153,6 +153,9 @@ size_t rec_maptab__entries(const struct rec_maptab *mt);
 /** rec_maptab__fed() - build ids whose file was handed over with an fd. */
 size_t rec_maptab__fed(const struct rec_maptab *mt);
 
+/** rec_maptab__clipped() - mapping paths clipped to SAF_MAX_STRING bytes (strclip.h). */
+uint64_t rec_maptab__clipped(const struct rec_maptab *mt);
+
 /** rec_maptab__images() - images (pid, gen) tracked now. */
 size_t rec_maptab__images(const struct rec_maptab *mt);
 

@@ -44,6 +44,7 @@ struct rec_maptab {
 	void *on_file_arg;
 	struct rec_htab *fed; /* struct bidkey -> nothing: handed to es with an fd */
 	uint32_t files;	      /* rec_maptab__new_file() calls */
+	uint64_t clipped;     /* paths over SAF_MAX_STRING bytes, clipped */
 };
 
 struct bidkey {

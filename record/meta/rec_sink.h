@@ -16,12 +16,17 @@ struct rec_sink {
 	void *ctx;
 };
 
-/* A saf_str viewing a C string; format/'s saf_str__from() without linking it. */
+/*
+ * A saf_str viewing a C string; format/'s saf_str__from() without linking
+ * it. Never longer than a record takes (SAF_MAX_STRING): where a string
+ * can be longer its owner clips it first, with a mark and a count
+ * (strclip.h); this cut is the last guard, so no record is ever refused.
+ */
 static inline struct saf_str rec_str(const char *s)
 {
 	struct saf_str r = {s ? s : "", 0};
 
-	while (s && s[r.len])
+	while (s && s[r.len] && r.len < SAF_MAX_STRING)
 		r.len++;
 	return r;
 }

@@ -36,7 +36,8 @@ struct rec_sc_stats {
 	struct rec_elfsyms_stats es;
 	uint64_t ksyms_total, ksyms_emitted;
 	uint64_t jit_bytes;
-	uint64_t note_ns; /* time spent noting stacks and flushing symbols */
+	uint64_t clipped_paths; /* mapping paths clipped (strclip.h); names: es.clipped */
+	uint64_t note_ns;	/* time spent noting stacks and flushing symbols */
 };
 
 /**

@@ -6,6 +6,8 @@
 #ifndef REC_OUTPUT_H
 #define REC_OUTPUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct rec_opts;
@@ -21,11 +23,41 @@ struct saf_writer;
 int rec_output_open(const char *path, char **tmp);
 
 /**
- * rec_output_commit() - the recording really started: move an existing
- * @path (a link is moved, not followed) to @path.old, then @tmp to @path.
+ * rec_output_lock() - make sure no other sa-record writes @path or its
+ * --rotate set while this one runs: an exclusive flock(2) on "@path.lock"
+ * (created 0600 beside it and left empty, never through a symbolic link;
+ * one that is not a regular file of this user is refused).
+ * With @keep_old, also refuse a @path.old that a rename of an existing
+ * @path could not replace (a directory, a FIFO, a socket, a device), so
+ * that it is said before sampling starts, not after the first interval.
+ * @err: gets the message on failure.
+ * @return the lock's fd for rec_output_unlock(), or a negative errno
+ * (-EBUSY: another recorder holds it).
+ */
+int rec_output_lock(const char *path, bool keep_old, char *err, size_t errsz);
+
+/**
+ * rec_output_unlock() - remove "@path.lock" (if it is still the one @fd
+ * holds) and release it. Accepts a negative @fd.
+ */
+void rec_output_unlock(const char *path, int fd);
+
+/**
+ * rec_output_commit() - the first interval is written: once @fd (the
+ * temporary file's) is on disk (fdatasync), move an existing @path (a
+ * link is moved, not followed) to @path.old, then @tmp to @path. Nothing
+ * is renamed when the data cannot reach the disk.
+ * @err: gets the message, naming the rename that failed.
  * @return 0 or a negative errno (@tmp then still holds the recording).
  */
-int rec_output_commit(const char *path, const char *tmp);
+int rec_output_commit(const char *path, const char *tmp, int fd, char *err, size_t errsz);
+
+/**
+ * rec_output_realtime_ns() - CLOCK_REALTIME as the recorder uses it for
+ * file names and META: plus SA_RECORD_TEST_CLOCK_OFFSET seconds when that
+ * is set (tests step the recorder's clock with it, never the system's).
+ */
+uint64_t rec_output_realtime_ns(void);
 
 /**
  * rec_privilege_hint() - after perf_event_open() or bpf() refused with
@@ -38,10 +70,12 @@ void rec_privilege_hint(void);
 /**
  * rec_write_meta() - write the META record: host, kernel, boot id, the
  * options of @o, and the start times (@mono_ns is CLOCK_MONOTONIC, the
- * clock of bpf_ktime_get_ns() and of every time in the file).
+ * clock of bpf_ktime_get_ns() and of every time in the file). A command
+ * line or target over SAF_MAX_STRING bytes is clipped (strclip.h) and
+ * counted in *@clipped (@clipped may be NULL).
  * @return 0 or a negative errno from the writer.
  */
 int rec_write_meta(struct saf_writer *w, const struct rec_opts *o, uint64_t real_ns,
-		   uint64_t mono_ns, int ncpus);
+		   uint64_t mono_ns, int ncpus, uint64_t *clipped);
 
 #endif /* REC_OUTPUT_H */

@@ -2,7 +2,9 @@
 /*
  * rotate.c - the file set of sa-record --rotate: parse the boundary, name
  * each file by its start (UTC, milliseconds, so names sort by time), and
- * keep the set within --keep N files and --keep-size bytes.
+ * keep the set within --keep N files and --keep-size bytes, counting only
+ * files whose content says a recorder of this host wrote them
+ * (docs/reliability.md, "Never lose a recording").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,18 +21,25 @@
 
 /* "YYYYMMDDTHHMMSS.mmmZ" */
 #define STAMP_LEN 20
+/* Bytes read to find a file's META: the header and the META chunk (its two
+ * clipped 4 KiB strings included) fit. */
+#define HEAD_BYTES (32u << 10)
 
 struct rec_rotate {
 	const struct rec_opts *o;
 	char *dir, *stem, *ext; /* output = dir/stem + ext */
 	int dirfd;
-	char *cur;  /* the current file's name in dir */
-	char *path; /* dir/cur */
+	char *cur;		  /* the current file's name in dir */
+	char *path;		  /* dir/cur */
+	char host[256], boot[64]; /* as META says them (output.c) */
+	uint8_t *head;		  /* HEAD_BYTES, to read a file's META */
 };
 
 struct old_file {
 	char *name;
 	uint64_t size;
+	int boot;    /* 1: recorded since this boot */
+	uint64_t at; /* then its CLOCK_MONOTONIC start, else its CLOCK_REALTIME start */
 };
 
 int rec_rotate_parse(const char *arg, double *secs, uint64_t *bytes)
@@ -63,6 +72,19 @@ int rec_rotate_parse(const char *arg, double *secs, uint64_t *bytes)
 	return *secs >= 0.01 || *bytes >= 4096 ? 0 : -EINVAL;
 }
 
+static void read_boot_id(char *boot, size_t sz)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	boot[0] = 0;
+	if (f) {
+		if (!fgets(boot, (int)sz, f))
+			boot[0] = 0;
+		boot[strcspn(boot, "\n")] = 0;
+		fclose(f);
+	}
+}
+
 struct rec_rotate *rec_rotate__new(const struct rec_opts *o)
 {
 	struct rec_rotate *rt = calloc(1, sizeof(*rt));
@@ -83,13 +105,18 @@ struct rec_rotate *rec_rotate__new(const struct rec_opts *o)
 	rt->stem = strndup(base, dot - base);
 	rt->ext = strdup(dot);
 	if (!rt->dir || !rt->stem || !rt->ext || !rt->stem[0]) {
+		int e = rt->stem && !rt->stem[0] ? EINVAL : ENOMEM;
+
 		rec_rotate__free(rt);
-		errno = rt->stem && !rt->stem[0] ? EINVAL : ENOMEM;
+		errno = e;
 		return NULL;
 	}
-	rt->dirfd = open(rt->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rt->head = malloc(HEAD_BYTES);
+	gethostname(rt->host, sizeof(rt->host) - 1);
+	read_boot_id(rt->boot, sizeof(rt->boot));
+	rt->dirfd = rt->head ? open(rt->dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (rt->dirfd < 0) {
-		int e = errno;
+		int e = rt->head ? errno : ENOMEM;
 
 		rec_rotate__free(rt);
 		errno = e;
@@ -98,19 +125,27 @@ struct rec_rotate *rec_rotate__new(const struct rec_opts *o)
 	return rt;
 }
 
-const char *rec_rotate__name(struct rec_rotate *rt, uint64_t real_ns)
+/* "YYYYMMDDTHHMMSS.mmmZ" of @real_ns into @stamp (32 bytes). */
+static void stamp_of(uint64_t real_ns, char *stamp)
 {
 	time_t sec = (time_t)(real_ns / 1000000000ull);
-	char stamp[32];
+	char s[24];
 	struct tm tm;
 
 	gmtime_r(&sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	strftime(s, sizeof(s), "%Y%m%dT%H%M%S", &tm);
+	snprintf(stamp, 32, "%.15s.%03uZ", s, (unsigned int)(real_ns / 1000000ull % 1000));
+}
+
+const char *rec_rotate__name(struct rec_rotate *rt, uint64_t real_ns)
+{
+	char stamp[32];
+
+	stamp_of(real_ns, stamp);
 	free(rt->cur);
 	free(rt->path);
 	rt->path = NULL;
-	if (asprintf(&rt->cur, "%s-%s.%03uZ%s", rt->stem, stamp,
-		     (unsigned int)(real_ns / 1000000ull % 1000), rt->ext) < 0)
+	if (asprintf(&rt->cur, "%s-%s%s", rt->stem, stamp, rt->ext) < 0)
 		rt->cur = NULL;
 	if (rt->cur &&
 	    asprintf(&rt->path, "%s%s%s", rt->dir, strcmp(rt->dir, "/") ? "/" : "", rt->cur) < 0)
@@ -171,9 +206,58 @@ static bool ours(const struct rec_rotate *rt, const char *name)
 	return true;
 }
 
-static int cmp_name(const void *a, const void *b)
+static bool str_is(struct saf_str s, const char *c)
 {
-	return strcmp(((const struct old_file *)a)->name, ((const struct old_file *)b)->name);
+	return s.len == strlen(c) && !memcmp(s.str, c, s.len);
+}
+
+/*
+ * Is the file @name a recording of this set, by what it holds and who owns
+ * it, not by its name (anyone who can write the directory can make a
+ * name)? A regular file of this user (no link followed), whose first
+ * record is a META of sa-record, of this host, whose start is the time in
+ * its name. Fills @f's order: since this boot by CLOCK_MONOTONIC, which
+ * no clock step moves; files of earlier boots come first, by their start.
+ */
+static bool verify(struct rec_rotate *rt, const char *name, struct old_file *f)
+{
+	struct saf_record rec;
+	struct saf_reader *r;
+	struct stat st;
+	char stamp[32];
+	bool ok = false;
+	ssize_t n = -1;
+	int fd = openat(rt->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		n = pread(fd, rt->head, HEAD_BYTES, 0);
+	close(fd);
+	r = n > 0 ? saf_reader__open_mem(rt->head, (size_t)n, NULL) : NULL;
+	if (r && saf_reader__next(r, &rec) == 1 && rec.kind == SAF_REC_META &&
+	    rec.meta.writer.len >= 9 && !memcmp(rec.meta.writer.str, "sa-record", 9) &&
+	    str_is(rec.meta.hostname, rt->host)) {
+		stamp_of(rec.meta.start_realtime_ns, stamp);
+		ok = !memcmp(name + strlen(rt->stem) + 1, stamp, STAMP_LEN);
+		f->boot = rt->boot[0] && str_is(rec.meta.boot_id, rt->boot);
+		f->at = f->boot ? rec.meta.start_mono_ns : rec.meta.start_realtime_ns;
+		f->size = (uint64_t)st.st_size;
+	}
+	saf_reader__free(r);
+	return ok;
+}
+
+/* Oldest first: earlier boots, then by start (see verify()); the name breaks ties. */
+static int cmp_age(const void *a, const void *b)
+{
+	const struct old_file *x = a, *y = b;
+
+	if (x->boot != y->boot)
+		return x->boot - y->boot;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 /* The closed files of the set, oldest first. */
@@ -181,8 +265,8 @@ static int list_set(struct rec_rotate *rt, struct old_file **out, size_t *n)
 {
 	struct old_file *v = NULL;
 	size_t cap = 0;
+	struct old_file f;
 	struct dirent *de;
-	struct stat st;
 	DIR *d;
 	int fd = openat(rt->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -193,20 +277,18 @@ static int list_set(struct rec_rotate *rt, struct old_file **out, size_t *n)
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		if (!ours(rt, de->d_name) || (rt->cur && !strcmp(de->d_name, rt->cur)))
-			continue;
-		if (fstatat(rt->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode))
+		if (!ours(rt, de->d_name) || (rt->cur && !strcmp(de->d_name, rt->cur)) ||
+		    !verify(rt, de->d_name, &f))
 			continue;
 		if (SAC_GROW(v, cap, *n + 1, 64))
 			break;
-		v[*n].name = strdup(de->d_name);
-		v[*n].size = (uint64_t)st.st_size;
-		if (v[*n].name)
-			(*n)++;
+		f.name = strdup(de->d_name);
+		if (f.name)
+			v[(*n)++] = f;
 	}
 	closedir(d);
-	qsort(v, *n, sizeof(*v), cmp_name);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_age);
 	*out = v;
 	return 0;
 }
@@ -249,5 +331,5 @@ void rec_rotate__free(struct rec_rotate *rt)
 		return;
 	if (rt->dirfd >= 0)
 		close(rt->dirfd);
-	SAC_FREE_ALL(rt->dir, rt->stem, rt->ext, rt->cur, rt->path, rt);
+	SAC_FREE_ALL(rt->dir, rt->stem, rt->ext, rt->cur, rt->path, rt->head, rt);
 }

@@ -55,11 +55,14 @@ bool rec_rotate__due(const struct rec_rotate *rt, uint64_t start_ns, uint64_t no
 		     uint64_t bytes);
 
 /**
- * rec_rotate__prune() - delete the oldest closed files of the set (regular
- * files named as rec_rotate__name() names them, in the output's
- * directory, other than the current one) beyond --keep N and beyond
- * --keep-size bytes in total. Nothing else is touched; links are not
- * followed.
+ * rec_rotate__prune() - delete the oldest closed files of the set beyond
+ * --keep N and beyond --keep-size bytes in total. A file is of the set by
+ * what it is, not by its name: a regular file of this user (links are not
+ * followed) named as rec_rotate__name() names them, other than the
+ * current one, whose first record is a META of sa-record on this host
+ * with the start its name says. Oldest means: of an earlier boot (by
+ * start), else by CLOCK_MONOTONIC start, so a clock stepped back never
+ * makes a newer file look older. Nothing else is touched.
  * @return the number of files deleted, or a negative errno.
  */
 int rec_rotate__prune(struct rec_rotate *rt);
