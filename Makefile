@@ -258,10 +258,10 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 		$(MODULE_LIBS_$(firstword $(subst /, ,$*))) $(UNIT_LIBS)
 
 .PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
-check: deps-test all check-deps check-style $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
-	@$(MAKE) --no-print-directory check-unit check-fuzz check-cli
-	@$(MAKE) --no-print-directory check-san
-	@$(MAKE) --no-print-directory check-tsan
+# Each stage is its own make, timed; the summary gives every stage's time
+# (tests/check-stages.sh, tests/README.md).
+check:
+	@bash tests/check-stages.sh "$(MAKE)"
 
 # The unit and end-to-end tests of every module again, built with ASan and
 # UBSan in a separate build directory; any sanitizer report fails the test.
