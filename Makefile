@@ -258,10 +258,10 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 		$(MODULE_LIBS_$(firstword $(subst /, ,$*))) $(UNIT_LIBS)
 
 .PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
-check: deps-test all check-deps check-style $(UNIT_BINS) $(CHECK_EXTRA_DEPS)
-	@$(MAKE) --no-print-directory check-unit check-fuzz check-cli
-	@$(MAKE) --no-print-directory check-san
-	@$(MAKE) --no-print-directory check-tsan
+# Each stage is its own make, timed; the summary gives every stage's time
+# (tests/check-stages.sh, tests/README.md).
+check:
+	@bash tests/check-stages.sh "$(MAKE)"
 
 # The unit and end-to-end tests of every module again, built with ASan and
 # UBSan in a separate build directory; any sanitizer report fails the test.
@@ -324,9 +324,12 @@ bless: all | deps-test
 # ---- fuzzing ---------------------------------------------------------------
 # replay: the libFuzzer harness linked with a plain main() that replays the
 # corpus, built with gcc under ASan + UBSan. fuzz: clang -fsanitize=fuzzer.
+# check-fuzz replays every corpus through both and fuzzes nothing, so one
+# commit gives one result; `make fuzz` fuzzes each target for FUZZ_SECONDS
+# and writes what fails into its corpus (tests/fuzz/fuzz-all.sh).
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 60
 
 $(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps-test
 	$(call msg,CC,$@)
@@ -340,10 +343,12 @@ $(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FORMAT_SRCS) $(wildcard format/*.h forma
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		$(FORMAT_INC) -o $@ tests/fuzz/$*.c $(FORMAT_SRCS) $(FORMAT_LIBS)
 
-check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/replay_%) $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
-	@echo "== fuzz corpus replay (ASan+UBSan) and $(FUZZ_SECONDS) s of fuzzing"
-	$(Q)SA_BUILD=$(CURDIR)/$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" \
-		prove tests/fuzz/run-fuzz.t
+.PHONY: fuzz-bins
+fuzz-bins: $(FUZZ_TARGETS:%=$(B)/fuzz/replay_%) $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
+
+check-fuzz: fuzz-bins
+	@echo "== fuzz corpora replayed under gcc and clang ASan+UBSan (no random fuzzing)"
+	$(Q)SA_BUILD=$(CURDIR)/$(B) FUZZ_TARGETS="$(FUZZ_TARGETS)" prove tests/fuzz/run-fuzz.t
 
 .PHONY: fuzz fuzz-seeds
 # Regenerate the seed corpora from tests/fuzz/gen_seeds.c (valid small files).
@@ -353,11 +358,8 @@ fuzz-seeds: $(LIBSAF)
 	$(Q)$(B)/fuzz/gen_seeds
 
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
-	$(Q)for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(B)/fuzz/corpus-$$t; \
-		$(B)/fuzz/libfuzzer_$$t -max_total_time=$(FUZZ_SECONDS) \
-			$(B)/fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
-	done
+	$(Q)SA_BUILD=$(CURDIR)/$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+		bash tests/fuzz/fuzz-all.sh
 
 # ---- demo, install, clean --------------------------------------------------
 .PHONY: demo install clean

@@ -23,3 +23,11 @@ CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-trim
 ifneq ($(SA_SANITIZED),1)
 CHECK_EXTRA_DEPS += $(STATIC_RECORD) $(STATIC_REPORT)
 endif
+
+# sa-stub: a recording's loop samples moved into the PLT stub it calls (test 6130)
+$(B)/tests/tools/sa-stub: tests/tools/sa-stub.c tests/tools/saf_rewrite.h $(LIBSAF) format/include/saf.h | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -Itests/tools -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
+
+CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-stub

@@ -297,9 +297,17 @@ cleanup:
 	return err;
 }
 
+/*
+ * The symbol with the highest start at or below @off that covers it. A
+ * size is the file's st_size, any 64-bit value: `off - start < size`, as
+ * sa-report tests it, where `off >= start + size` wrapped past 2^64 and
+ * lost a symbol of size ~0 even at its own offset. The nearest start may be
+ * a small symbol inside a larger one: the 8 before it are tried too, as
+ * sa-report's sym_find() does, so both name the same function.
+ */
 long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off)
 {
-	size_t lo = 0, hi = t->nsyms;
+	size_t lo = 0, hi = t->nsyms, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -309,9 +317,10 @@ long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off)
 		else
 			hi = mid;
 	}
-	if (!lo || off >= t->syms[lo - 1].off + t->syms[lo - 1].size)
-		return -1;
-	return (long)lo - 1;
+	for (i = lo; i > 0 && lo - i < 8; i--)
+		if (off - t->syms[i - 1].off < t->syms[i - 1].size)
+			return (long)i - 1;
+	return -1;
 }
 
 void rec_elftab__release(struct rec_elftab *t)

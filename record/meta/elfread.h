@@ -36,8 +36,9 @@ struct rec_elftab {
 int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t);
 
 /**
- * rec_elftab__lookup() - index of the symbol covering file offset @off,
- * or -1 when none does.
+ * rec_elftab__lookup() - index of the symbol covering file offset @off (the
+ * highest start at or below it whose size reaches it, sa-report's rule), or -1
+ * when none does.
  */
 long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off);
 

@@ -23,10 +23,14 @@ offbox()
 
 plan 13
 
-# same_but_plt WITH GONE: the folded stacks are equal but for samples whose
-# leaf is a PLT stub (an expression row sa-record's walk does not follow,
-# docs/unwinding.md): without the binary those show the stub alone. Prints
-# how many samples differ; fails on any other difference.
+# same_but_plt WITH GONE: the folded stacks are equal but for samples in a
+# PLT stub (an expression row sa-record's walk does not follow,
+# docs/unwinding.md): without the binary those show the stub alone under the
+# process, and under it the kernel frames of a sample taken while the kernel
+# ran for the process (an interrupt's tail: 6130 sees them under abs@plt
+# on a loaded host). The old check wanted the stub as the last frame, and
+# failed on such a sample: one cause of test 3 failing now and then.
+# Prints how many samples differ; fails on any other difference.
 same_but_plt()
 {
 	awk 'FNR == 1 { f++ }
@@ -39,7 +43,9 @@ same_but_plt()
 			if (!c[st])
 				continue
 			k = split(st, fr, ";")
-			if (fr[k] !~ /@plt$/ || (c[st] < 0 && k != 2))
+			for (j = 2; j <= k && fr[j] !~ /@plt$/; j++)
+				;
+			if (j > k || (c[st] < 0 && j != 2))
 				bad++
 			if (c[st] > 0)
 				a += c[st]
@@ -56,14 +62,21 @@ bid()
 	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
 }
 
-# 1. Debian's python3 running a CPU loop: a copy, recorded, reported, deleted
+# 1. Debian's python3 running a CPU loop: a copy, recorded, reported, deleted.
+# The loop runs for 2 s of its own CPU time (read every 20,000 turns, ~1 ms:
+# the clock is a system call, which must not take the samples). No longer
+# assumed (issue 30):
+# an idle host. A loop of 2 s of wall time got 139-253 samples instead of
+# ~1,000 beside an ASan recorder on a loaded host, and start-up (a fixed
+# ~20-40 ms of CPU) then held over 10% of them, under Py_RunMain's 90%.
 py=$(readlink -f /usr/bin/python3)
 cp "$py" "$T/py"
 "$SA_RECORD" -q -F 499 --call-graph dwarf -o "$T/py.sa" -- "$T/py" -c '
 import time
-t = time.time() + 2
-while time.time() < t:
-    pass' >/dev/null 2>"$T/rec.err"
+t = time.process_time() + 2
+while time.process_time() < t:
+    for i in range(20000):
+        pass' >/dev/null 2>"$T/rec.err"
 ok $? "sa-record --call-graph dwarf -- a copy of python3 exits 0"
 offbox -o "$T/py.with.folded" "$T/py.sa" 2>"$T/with.err"
 rm -f "$T/py"
@@ -92,20 +105,27 @@ ok $? "python3: nothing on stderr when the recorded frames stand in"
 # 2. workload-nofp (built with -fomit-frame-pointer) under auto, deleted; its
 # DWARF stripped as a production binary's is (inline frames come from DWARF)
 strip --strip-debug -o "$T/wl" "$SA_SAMPLES/workload-nofp"
-"$SA_RECORD" -q -F 499 --call-graph auto -o "$T/wl.sa" -- "$T/wl" -c 1 >/dev/null 2>"$T/rec.err"
+"$SA_RECORD" -q -F 499 --call-graph auto -o "$T/wl.sa" -- "$T/wl" -c 2 >/dev/null 2>"$T/rec.err"
 ok $? "sa-record --call-graph auto -- a copy of workload-nofp exits 0"
 offbox -o "$T/wl.with.folded" "$T/wl.sa" 2>"$T/with.err"
 cp "$T/wl" "$T/wl.keep"
 rm -f "$T/wl"
 offbox -o "$T/wl.gone.folded" "$T/wl.sa" 2>"$T/gone.err"
-tot=$(folded_total "$T/wl.gone.folded" wl)
+# the run: all samples but those of exec, ld.so's start-up and exit, whose
+# count is a fixed cost that varies with the CPU (cpuid traps in ld.so) and
+# the host (page faults): 7 of 520 under ASan on a loaded host
+tot=$(awk '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st) }
+	st ~ /^wl;/ && st !~ /;(execve|_dl_start|exit|__x64_sys_exit_group)(;|$)/ { t += n }
+	END { print t + 0 }' "$T/wl.gone.folded")
 main=$(pct "$(folded_with "$T/wl.gone.folded" wl main)" "$tot")
 cmp -s "$T/wl.with.folded" "$T/wl.gone.folded"
 ok $? "workload-nofp (auto): the same stacks without the binary ($main% reach main; no PLT in its loop)"
-# as 6040: every sample but those before main (a few ms of start-up, 0 or 1
-# of ~1000) is under main; at p = 0.999, P(more than 10 of 1000 outside) < 1e-6
-ge "$main" 99 && [ "$tot" -ge 300 ]
-ok $? "workload-nofp (auto): $main% of $tot samples reach main without the binary (want >= 99)"
+# as 6040: every sample of the run (2 s of its CPU: ~1,000) is under main
+# but a rare walk that stops early (a vdso sample: about 1 in 500); more
+# than 1% of >= 600 at p = 0.002 (mean 1.2) is P(X >= 7) = 1e-4 per run.
+# No longer assumed (issue 30): start-up and exit taking 0 or 1 sample.
+ge "$main" 99 && [ "$tot" -ge 600 ]
+ok $? "workload-nofp (auto): $main% of $tot samples of its run reach main without the binary (want >= 99)"
 
 # 3. no recorded frames (--whole-stack): the missing binary is named once
 cp "$T/wl.keep" "$T/wl"

@@ -254,3 +254,28 @@ top_field()
 		exit
 	}' "$1"
 }
+
+# ---- perf beside BPF programs -------------------------------------------------
+
+# perf_no_bpf [SECONDS]: wait (at most SECONDS, default 30) until no BPF
+# program is loaded, then return 0; else print the loaded ones and return 1.
+# Debian's perf 6.1 aborts on this kernel ("assertion failed at
+# util/build-id.c:1010", "stack smashing detected") in every `perf record`
+# or `perf script` started while any BPF program is loaded, sa-record's or
+# another tool's; a perf record started before keeps working when one loads
+# later. A script calls this before starting perf, so a recorder an earlier
+# script left behind, or another user's, gives this message and not perf's
+# abort.
+perf_no_bpf()
+{
+	local t=$((${1:-30} * 10)) progs
+	while :; do
+		progs=$(bpftool prog show 2>/dev/null | awk '/^[0-9]+:/ { print $2, $4 }')
+		[ -z "$progs" ] && return 0
+		[ "$t" -le 0 ] && break
+		sleep 0.1
+		t=$((t - 1))
+	done
+	echo "BPF programs loaded (perf 6.1 aborts beside them):" $progs
+	return 1
+}
