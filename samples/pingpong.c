@@ -26,6 +26,7 @@ static double work_us = 20, cpu_s = 2, max_s = 60, rate, wait_s;
 static unsigned long iters_per_us;
 static double clock_ns; /* what one thread CPU clock read adds to a timed stretch */
 static int to_pong[2], to_ping[2];
+static const char *go_file;
 
 struct side {
 	const char *name;
@@ -172,8 +173,8 @@ static void report(const struct side *s)
 		double round = s->timed_rounds ? (double)s->timed_ns / s->timed_rounds - clock_ns : 0;
 		double ns = round * s->pct[i] / 100 * s->rounds;
 
-		printf("pingpong: func %s %s cpu_ns %.0f share %.2f\n", s->name, s->fn[i], ns,
-		       s->cpu_ns ? 100 * ns / s->cpu_ns : 0);
+		printf("pingpong: func %s %s cpu_ns %.0f share %.2f of_work %d\n", s->name,
+		       s->fn[i], ns, s->cpu_ns ? 100 * ns / s->cpu_ns : 0, s->pct[i]);
 	}
 }
 
@@ -197,7 +198,7 @@ static double clock_cost(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pingpong [-c CPU_S] [-w US | -r ROUNDS_PER_S] [-d MAX_S] [-W WAIT_S]\n");
+	fprintf(stderr, "usage: pingpong [-c CPU_S] [-w US | -r ROUNDS_PER_S] [-d MAX_S] [-W WAIT_S] [-g GO_FILE]\n");
 	exit(2);
 }
 
@@ -208,10 +209,12 @@ int main(int argc, char **argv)
 	double bare;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "c:w:r:d:W:")) != -1) {
-		double v = opt == '?' ? 0 : sa_parse_double(argv[0], "option", optarg);
+	while ((opt = getopt(argc, argv, "c:w:r:d:W:g:")) != -1) {
+		double v = opt == '?' || opt == 'g' ? 0 : sa_parse_double(argv[0], "option", optarg);
 
-		if (opt == 'c')
+		if (opt == 'g')
+			go_file = optarg;
+		else if (opt == 'c')
 			cpu_s = v;
 		else if (opt == 'w')
 			work_us = v;
@@ -246,6 +249,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (wait_s > 0) /* time for a sampler to attach by pid */
 		usleep((useconds_t)(wait_s * 1e6));
+	while (go_file && access(go_file, F_OK)) /* ... or until it says so */
+		usleep(10000);
 	t0 = sa_mono_ns();
 	if (pthread_create(&b, NULL, pong_main, &pong) || pthread_create(&a, NULL, ping_main, &ping)) {
 		perror("pingpong: thread");
