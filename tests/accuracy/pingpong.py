@@ -16,11 +16,18 @@ aborts while any BPF program is loaded: docs/accuracy.md).
 
 usage: pingpong.py BUILD [--freqs 999,4999] [--work 400,40,5] [--cpu S]
                          [--samplers sa-cmd,perf-a,...] [--runs N] [--json OUT]
+                         [--tap ALPHA]
+--tap: TAP, one point per sa-record run: each thread's count within 1% plus
+z sqrt(E) of E = CPU time x F (z for ALPHA shared by the threads of all
+runs), each work function's share of the thread's work samples within 2
+points of the split by construction; perf's runs are "# perf" lines.
 Environment given to sa-record is passed through (SA_NO_DITHER=1 turns the
 period dithering off, for experiments).
 """
 import argparse
 import json
+import math
+import statistics
 import os
 import re
 import subprocess
@@ -177,6 +184,51 @@ def one(args, mode, freq, work):
     return res
 
 
+SPLIT = {'sa_ping_a': 50, 'sa_ping_b': 30, 'sa_ping_c': 20, 'sa_pong_a': 70, 'sa_pong_b': 30}
+
+
+def verdict(r, z):
+    """why a run fails the oracle, '' when it passes; and its summary"""
+    why, summary = [], []
+    for name, t in sorted(r['threads'].items()):
+        e, n = t['expect'], t['samples']
+        tol = 0.01 * e + z * math.sqrt(e)
+        summary.append('%s %.3f' % (name, t['ratio']))
+        if abs(n - e) > tol:
+            why.append('%s: %d samples for %.0f expected (+-%.0f)' % (name, n, e, tol))
+        work = sum(a for a, _ in t['funcs'].values()) or 1
+        for fn, (a, _) in sorted(t['funcs'].items()):
+            share = 100 * a / work
+            if abs(share - SPLIT[fn]) > 2:
+                why.append('%s %.1f%% of work (split %d)' % (fn, share, SPLIT[fn]))
+    return '; '.join(why), ', '.join(summary)
+
+
+def tap(args):
+    runs = [(w, f, m) for w in args.work.split(',') for f in args.freqs.split(',')
+            for m in args.samplers.split(',')]
+    nsa = sum(1 for _, _, m in runs if m.startswith('sa'))
+    # two counts and five shares per run
+    z = statistics.NormalDist().inv_cdf(1 - args.tap / (2 * 7 * max(nsa, 1)))
+    print('1..%d' % nsa)
+    k, failed = 0, 0
+    for w, f, m in runs:
+        r = one(args, m, int(f), float(w))
+        label = '%s %s Hz, %s us a side' % (m, f, w)
+        if r:
+            label += ', %.0f round trips/s' % r['rate']
+        if not m.startswith('sa'):
+            if r:
+                print('# %s: %s' % (label, verdict(r, z)[1]))
+            continue
+        k += 1
+        why, summary = verdict(r, z) if r else ('the workload gave no result', '')
+        failed += bool(why)
+        print('%sok %d - %s: %s%s' % ('not ' if why else '', k, label, summary,
+                                     ' (' + why + ')' if why else ''), flush=True)
+    return 1 if failed else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('build')
@@ -186,7 +238,10 @@ def main():
     ap.add_argument('--samplers', default='sa-cmd,sa-p,sa-a,perf-task,perf-a')
     ap.add_argument('--runs', type=int, default=1)
     ap.add_argument('--json')
+    ap.add_argument('--tap', type=float)
     args = ap.parse_args()
+    if args.tap:
+        return tap(args)
     results = []
     print('%-9s %5s %5s %6s %-7s %7s %8s %6s  %s' % (
         'sampler', 'Hz', 'w_us', 'rate', 'thread', 'samples', 'expect', 'ratio',
