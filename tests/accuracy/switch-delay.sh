@@ -11,7 +11,8 @@
 # with sa-record -p --off-cpu (the patch hooks sa_on_switch) at 999 Hz; the
 # SA_X lines give the delay histogram and the flows across one switch
 # (prev_target: due while redis ran, taken on another task; cur_target: the
-# reverse), then "tid samples expected ratio" by cpuclock.py.
+# reverse), then "tid samples expected ratio" by cpuclock.py. SA_OPTS
+# replaces --off-cpu (SA_OPTS= without the patch: the ratios alone).
 set -u
 B=$(cd "${1:-build}" && pwd) RUNS=${2:-2}
 D=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +27,8 @@ for _ in $(seq "$RUNS"); do
 		>/dev/null 2>&1 &
 	W=$!
 	sleep 1
-	SA_X=1 timeout -s KILL 30 "$B/bin/sa-record" -q -F 999 --off-cpu -p $R -o "$O/sa.sa" \
+	# shellcheck disable=SC2086 # SA_OPTS is an option list
+	SA_X=1 timeout -s KILL 30 "$B/bin/sa-record" -q -F 999 ${SA_OPTS---off-cpu} -p $R -o "$O/sa.sa" \
 		2>"$O/sa.err" &
 	S=$!
 	python3 "$D/cpuclock.py" trace $R "$O/trace" 6
