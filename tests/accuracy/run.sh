@@ -115,6 +115,12 @@ stop_workload()
 	WPIDS=
 }
 
+# mono: CLOCK_MONOTONIC in seconds (perf record -k CLOCK_MONOTONIC's clock)
+mono()
+{
+	"$PY" -c 'import time; print("%.6f" % time.clock_gettime(time.CLOCK_MONOTONIC))'
+}
+
 perf_cg()
 {
 	# perf copies 8 KiB of stack by default; sa 16 KiB: the same for both
@@ -128,19 +134,23 @@ record_both()
 {
 	local dir=$1 mode=$2 s p rs rp
 	# perf first: perf 6.1 aborts when it starts while any BPF program is
-	# loaded (sa-record's too), and runs on once started. It records a
-	# second longer, the second before sa-record starts.
+	# loaded (sa-record's too), and runs on once started. It starts a second
+	# early; fold() keeps its samples from sa-record's start to its end
+	# (CLOCK_MONOTONIC both), so both cover one window of a program whose
+	# profile changes (zstd's first second is another profile).
 	# shellcheck disable=SC2086
-	perf record -q -B -e cpu-clock -F $FREQ $(perf_cg "$mode") $4 \
-		-o "$dir/perf.data" -- sleep "$((DUR + 1))" >/dev/null 2>"$dir/perf.err" &
+	perf record -q -B -e cpu-clock -k CLOCK_MONOTONIC -F $FREQ $(perf_cg "$mode") $4 \
+		-o "$dir/perf.data" -- sleep "$((DUR + 2))" >/dev/null 2>"$dir/perf.err" &
 	p=$!
 	sleep 1
+	mono >"$dir/window"
 	# shellcheck disable=SC2086 # the targets are option lists
 	"$REC" -q -F $FREQ --call-graph "$mode" $3 --duration "$DUR" \
 		-o "$dir/sa.sa" 2>"$dir/sa.err" &
 	s=$!
 	wait $s
 	rs=$?
+	echo ",$(mono)" >>"$dir/window"
 	wait $p
 	rp=$?
 	[ $rs = 0 ] || echo "sa-record exited $rs: $(tail -1 "$dir/sa.err")" >>"$dir/why"
@@ -177,8 +187,14 @@ fold()
 	local dir=$1
 	"$REP" --annotate-frames -o "$dir/sa.folded" "$dir/sa.sa" 2>"$dir/report.err" ||
 		echo "sa-report failed: $(tail -1 "$dir/report.err")" >>"$dir/why"
+	# sa-record's sampling window: its first interval's start to its last's end
+	[ -x "$B/tests/tools/sa-dump" ] && "$B/tests/tools/sa-dump" "$dir/sa.sa" 2>/dev/null |
+		awk '/^INTERVAL/ { for (i = 2; i <= NF; i++) {
+			split($i, kv, "="); if (kv[1] == "start" && !a) a = kv[2]; if (kv[1] == "end") b = kv[2] } }
+		END { if (a && b) printf "%.6f,%.6f\n", a / 1e9, b / 1e9 }' >"$dir/window.sa"
+	[ -s "$dir/window.sa" ] && mv "$dir/window.sa" "$dir/window"
 	perf script -i "$dir/perf.data" -F comm,pid,tid,time,event,ip,sym,dso \
-		>"$dir/perf.txt" 2>"$dir/script.err" ||
+		--time "$(tr -d '\n' <"$dir/window")" >"$dir/perf.txt" 2>"$dir/script.err" ||
 		echo "perf script failed: $(tail -1 "$dir/script.err")" >>"$dir/why"
 	mark_inline "$dir/perf.txt" | perl "$COLLAPSE" --kernel >"$dir/perf.folded"
 	grep -oE '\(/[^()]+\)$' "$dir/perf.txt" | sort -u | tr -d '()' >"$dir/dsos"
