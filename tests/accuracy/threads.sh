@@ -71,7 +71,7 @@ threads_case()
 	local prog=$1 dir=$T/$1-threads res
 	if [ "$prog" = pingpong ]; then
 		mkdir -p "$dir"
-		"$PY" "$D/pingpong.py" "$B" --freqs $FREQ --work 400,40,5 --cpu 3 \
+		"$PY" "$D/pingpong.py" "$B" --freqs $FREQ --work 400,40,5 --cpu 2 \
 			--samplers sa-cmd,sa-p,sa-a,perf-task,perf-a --tap "$ALPHA" >"$dir/tap" 2>&1
 		sed -n 's/^not ok [0-9]* - /fail /p' "$dir/tap" >>"$dir/why"
 		sed -n 's/^\(ok\|not ok\) [0-9]* - /# /p; /^# perf/p' "$dir/tap" >"$dir/ratios"
