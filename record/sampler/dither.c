@@ -206,6 +206,8 @@ static int start_workers(struct rec_dither *d)
 			return e;
 	}
 	for (k = 0; k < d->nw; k++) {
+		if (!d->w[k].nidx && d->nfds)
+			continue; /* -C without p[0]: nothing for the second worker */
 		e = -pthread_create(&d->w[k].thread, NULL, dither_main, &d->w[k]);
 		if (e)
 			return e;
@@ -258,7 +260,10 @@ struct rec_dither *rec_dither__start(const int *fds, const int *cpus, int nfds, 
 
 uint64_t rec_dither__windows(const struct rec_dither *d)
 {
-	return __atomic_load_n(&d->w[0].windows, __ATOMIC_RELAXED);
+	uint64_t a = __atomic_load_n(&d->w[0].windows, __ATOMIC_RELAXED);
+	uint64_t b = __atomic_load_n(&d->w[1].windows, __ATOMIC_RELAXED);
+
+	return a > b ? a : b;
 }
 
 void rec_dither__stop(struct rec_dither *d)

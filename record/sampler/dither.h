@@ -26,9 +26,9 @@ struct rec_dither;
 struct rec_dither *rec_dither__start(const int *fds, const int *cpus, int nfds, unsigned int freq);
 
 /**
- * rec_dither__windows() - how many times the first thread has drawn new
- * periods (each a wake-up and one ioctl per event it sets; the second
- * thread, when there is one, wakes as often). Safe while they run.
+ * rec_dither__windows() - how many times the busier of the threads has
+ * drawn new periods (each a wake-up and one ioctl per event it sets; the
+ * other, when it runs, wakes as often). Safe while they run.
  */
 uint64_t rec_dither__windows(const struct rec_dither *d);
 
