@@ -196,11 +196,16 @@ def verdict(r, z):
         summary.append('%s %.3f' % (name, t['ratio']))
         if abs(n - e) > tol:
             why.append('%s: %d samples for %.0f expected (+-%.0f)' % (name, n, e, tol))
+        # work samples: the shares of the thread's samples times its samples
+        nwork = sum(a for a, _ in t['funcs'].values()) * n / 100.0
         work = sum(a for a, _ in t['funcs'].values()) or 1
         for fn, (a, _) in sorted(t['funcs'].items()):
-            share = 100 * a / work
-            if abs(share - SPLIT[fn]) > 2:
-                why.append('%s %.1f%% of work (split %d)' % (fn, share, SPLIT[fn]))
+            share, p = 100 * a / work, SPLIT[fn] / 100.0
+            # 2 points, or the binomial bound where the work got too few samples
+            lim = max(2.0, 100 * z * math.sqrt(p * (1 - p) / max(nwork, 1)))
+            if abs(share - SPLIT[fn]) > lim:
+                why.append('%s %.1f%% of %.0f work samples (split %d +- %.1f)' % (
+                    fn, share, nwork, SPLIT[fn], lim))
     return '; '.join(why), ', '.join(summary)
 
 
