@@ -62,6 +62,7 @@ BUILD_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzst
 TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils zstd perl procps \
 	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod-dev \
 	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils bpftrace \
+	redis-server redis-tools \
 	$(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
@@ -397,7 +398,9 @@ bench-always-on: $(B)/bin/sa-record
 # auto; tests/accuracy/run.sh, ~20 min): writes docs/accuracy.md from the run
 # and fails if a comparison does. `make check` runs a short subset (7000).
 .PHONY: accuracy
-accuracy: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/samples/workload-nofp | deps-test
+accuracy: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/samples/workload-nofp \
+		$(B)/tests/tools/sa-dump \
+		$(B)/samples/pingpong | deps-test
 	$(Q)bash tests/accuracy/run.sh --results $(B)/accuracy.tsv $(B); rc=$$?; \
 	bash tests/accuracy/write-doc.sh $(B)/accuracy.tsv docs/accuracy.md && \
 		echo "  wrote docs/accuracy.md"; exit $$rc

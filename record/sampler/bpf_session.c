@@ -26,6 +26,7 @@ struct rec_session {
 	struct sa *skel;
 	struct bpf_link **links;
 	int *pfds; /* links[i]'s perf event, owned by the link */
+	int *cpus; /* links[i]'s CPU */
 	int nlinks;
 	struct rec_dither *dither; /* cpu-clock: random periods around 1/F */
 	int ncpus_possible;
@@ -219,6 +220,7 @@ static int attach_cpu(struct rec_session *s, const struct rec_opts *o, int cpu, 
 		return e;
 	}
 	s->pfds[s->nlinks] = fd;
+	s->cpus[s->nlinks] = cpu;
 	s->links[s->nlinks++] = l; /* the link owns fd now */
 	return 0;
 }
@@ -229,7 +231,8 @@ static int attach_all(struct rec_session *s, const struct rec_opts *o, char *err
 
 	s->links = calloc(s->ncpus_possible, sizeof(*s->links));
 	s->pfds = calloc(s->ncpus_possible, sizeof(*s->pfds));
-	if (!s->links || !s->pfds)
+	s->cpus = calloc(s->ncpus_possible, sizeof(*s->cpus));
+	if (!s->links || !s->pfds || !s->cpus)
 		return -ENOMEM;
 	e = sa__attach(s->skel); /* the tp_btf programs */
 	if (e) {
@@ -265,9 +268,9 @@ static int start_dither(struct rec_session *s, const struct rec_opts *o, char *e
 {
 	int e;
 
-	if (o->cycles)
+	if (o->cycles || getenv("SA_NO_DITHER"))
 		return 0;
-	s->dither = rec_dither__start(s->pfds, s->nlinks, o->freq);
+	s->dither = rec_dither__start(s->pfds, s->cpus, s->nlinks, o->freq);
 	if (!s->dither) {
 		e = -errno;
 		snprintf(err, errsz, "setting the sampling period: %s", strerror(-e));
@@ -491,6 +494,7 @@ void rec_session__free(struct rec_session *s)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);
 	free(s->pfds);
+	free(s->cpus);
 	sa__destroy(s->skel);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);

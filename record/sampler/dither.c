@@ -31,37 +31,51 @@
 #define DITHER_WINDOW_NS      25000000.0
 #define DITHER_WINDOW_PERIODS 20.0
 
-struct rec_dither {
+struct rec_dither;
+
+/* One thread: the events it sets, and the CPU it runs on (-1: any). */
+struct worker {
+	struct rec_dither *d;
 	pthread_t thread;
+	bool running;
+	int cpu;
+	int *idx; /* indexes into d->fds */
+	int nidx;
+	uint64_t rng;
+	uint64_t windows; /* periods drawn, read atomically */
+};
+
+struct rec_dither {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool stop, running;
+	bool stop;
 	const int *fds;
 	int nfds;
 	double rate; /* mean of the drawn rates, Hz */
 	double window_ns;
-	uint64_t rng;
-	uint64_t windows; /* periods drawn by the thread, read atomically */
+	struct worker w[2];
+	int nw;
 };
 
-static double uniform01(struct rec_dither *d)
+static double uniform01(struct worker *w)
 {
 	/* xorshift64*: plenty for timing, not for secrets */
-	d->rng ^= d->rng >> 12;
-	d->rng ^= d->rng << 25;
-	d->rng ^= d->rng >> 27;
-	return ((d->rng * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-53;
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return ((w->rng * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-53;
 }
 
-/* Each event gets its own period; 0 or the -errno of the first refusal. */
-static int set_periods(struct rec_dither *d)
+/* Each of @w's events gets its own period; 0 or the -errno of the first refusal. */
+static int set_periods(struct worker *w)
 {
+	struct rec_dither *d = w->d;
 	__u64 period;
 	int i, err = 0;
 
-	for (i = 0; i < d->nfds; i++) {
-		period = 1e9 / (d->rate * (1 - DITHER_SPREAD + 2 * DITHER_SPREAD * uniform01(d)));
-		if (ioctl(d->fds[i], PERF_EVENT_IOC_PERIOD, &period) && !err)
+	for (i = 0; i < w->nidx; i++) {
+		period = 1e9 / (d->rate * (1 - DITHER_SPREAD + 2 * DITHER_SPREAD * uniform01(w)));
+		if (ioctl(d->fds[w->idx[i]], PERF_EVENT_IOC_PERIOD, &period) && !err)
 			err = -errno;
 	}
 	return err;
@@ -77,25 +91,33 @@ static void add_ns(struct timespec *ts, double ns)
 
 /*
  * The new grid starts at the ioctl, and the part of the old period
- * already elapsed goes unsampled on that CPU. A thread of normal priority
- * runs when the scheduler lets it, at a task switch on its CPU more often
- * than not, so the unsampled stretch fell more on some tasks than others
- * (a busy workload got 3% too few samples at 999 Hz). At real-time
- * priority it runs at its random time, whatever runs then; it runs for
- * tens of microseconds per window. Without the privilege it stays normal.
+ * already elapsed goes unsampled on that CPU: the restart must fall at a
+ * random point of what runs there. A thread of normal priority runs when
+ * the scheduler lets it, at a task switch on its own CPU more often than
+ * not, so an event it restarted on its own CPU lost its samples at the
+ * end of the task before the switch (a busy workload got 3% too few at
+ * 999 Hz). So no thread sets the event of the CPU it runs on: each is
+ * pinned, and an event on another CPU restarts in the IPI that carries
+ * the ioctl there, whatever runs then. That needs no real-time priority
+ * (which let one thread stall a CPU at -F 100000, issue 29).
  */
 static void *dither_main(void *arg)
 {
-	struct sched_param sp = {.sched_priority = 1};
-	struct rec_dither *d = arg;
+	struct worker *w = arg;
+	struct rec_dither *d = w->d;
 	struct timespec next, now;
+	cpu_set_t set;
 
-	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (w->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	pthread_mutex_lock(&d->lock);
 	while (!d->stop) {
 		/* absolute deadlines: a late wake-up shortens the next window */
-		add_ns(&next, d->window_ns * (0.5 + uniform01(d)));
+		add_ns(&next, d->window_ns * (0.5 + uniform01(w)));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > next.tv_sec + 1)
 			next = now; /* stopped for a while (SIGSTOP, suspend) */
@@ -105,12 +127,41 @@ static void *dither_main(void *arg)
 			break;
 		pthread_mutex_unlock(&d->lock);
 		/* refused only for a bad period or fd, which the first call ruled out */
-		set_periods(d);
-		__atomic_add_fetch(&d->windows, 1, __ATOMIC_RELAXED);
+		set_periods(w);
+		__atomic_add_fetch(&w->windows, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&d->lock);
 	}
 	pthread_mutex_unlock(&d->lock);
 	return NULL;
+}
+
+/*
+ * Two CPUs this process may run on, p[0] and p[1], or fewer: worker 0 sets
+ * every event not on p[0], worker 1 (on p[1]) the one on p[0]. With one
+ * CPU (or CPUs unknown) one unpinned worker sets them all.
+ */
+static int assign(struct rec_dither *d, const int *cpus)
+{
+	int p[2] = {-1, -1}, n = 0, c, i, k;
+	cpu_set_t set;
+
+	if (cpus && !sched_getaffinity(0, sizeof(set), &set))
+		for (c = 0; c < CPU_SETSIZE && n < 2; c++)
+			if (CPU_ISSET(c, &set))
+				p[n++] = c;
+	d->nw = n == 2 ? 2 : 1;
+	for (k = 0; k < d->nw; k++) {
+		d->w[k].d = d;
+		d->w[k].cpu = n == 2 ? p[k] : -1;
+		d->w[k].idx = calloc(d->nfds ? d->nfds : 1, sizeof(int));
+		if (!d->w[k].idx)
+			return -ENOMEM;
+	}
+	for (i = 0; i < d->nfds; i++) {
+		k = n == 2 && cpus[i] == p[0];
+		d->w[k].idx[d->w[k].nidx++] = i;
+	}
+	return 0;
 }
 
 static int init_sync(struct rec_dither *d)
@@ -135,6 +186,36 @@ static int init_sync(struct rec_dither *d)
 	return 0;
 }
 
+static uint64_t seed(void)
+{
+	uint64_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	return r | 1;
+}
+
+static int start_workers(struct rec_dither *d)
+{
+	int k, e;
+
+	for (k = 0; k < d->nw; k++) {
+		d->w[k].rng = seed();
+		e = set_periods(&d->w[k]);
+		if (e)
+			return e;
+	}
+	for (k = 0; k < d->nw; k++) {
+		if (!d->w[k].nidx && d->nfds)
+			continue; /* -C without p[0]: nothing for the second worker */
+		e = -pthread_create(&d->w[k].thread, NULL, dither_main, &d->w[k]);
+		if (e)
+			return e;
+		d->w[k].running = true;
+	}
+	return 0;
+}
+
 /*
  * PERF_EVENT_IOC_PERIOD restarts the event's hrtimer with the full new
  * period, dropping the part of the old one already elapsed: half a
@@ -142,7 +223,7 @@ static int init_sync(struct rec_dither *d)
  * rates are raised by that, half a sample per window, so that the
  * samples per CPU-second average @freq.
  */
-struct rec_dither *rec_dither__start(const int *fds, int nfds, unsigned int freq)
+struct rec_dither *rec_dither__start(const int *fds, const int *cpus, int nfds, unsigned int freq)
 {
 	struct rec_dither *d;
 	int e;
@@ -160,44 +241,45 @@ struct rec_dither *rec_dither__start(const int *fds, int nfds, unsigned int freq
 	if (d->window_ns < DITHER_WINDOW_NS)
 		d->window_ns = DITHER_WINDOW_NS;
 	d->rate = freq + 1e9 / (2 * d->window_ns);
-	if (getrandom(&d->rng, sizeof(d->rng), GRND_NONBLOCK) != sizeof(d->rng))
-		d->rng = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	d->rng |= 1;
 	e = init_sync(d);
 	if (e) {
 		free(d);
 		errno = -e;
 		return NULL;
 	}
-	e = set_periods(d);
-	if (e)
-		goto fail;
-	e = -pthread_create(&d->thread, NULL, dither_main, d);
-	if (e)
-		goto fail;
-	d->running = true;
+	e = assign(d, cpus);
+	if (!e)
+		e = start_workers(d);
+	if (e) {
+		rec_dither__stop(d);
+		errno = -e;
+		return NULL;
+	}
 	return d;
-fail:
-	rec_dither__stop(d);
-	errno = -e;
-	return NULL;
 }
 
 uint64_t rec_dither__windows(const struct rec_dither *d)
 {
-	return __atomic_load_n(&d->windows, __ATOMIC_RELAXED);
+	uint64_t a = __atomic_load_n(&d->w[0].windows, __ATOMIC_RELAXED);
+	uint64_t b = __atomic_load_n(&d->w[1].windows, __ATOMIC_RELAXED);
+
+	return a > b ? a : b;
 }
 
 void rec_dither__stop(struct rec_dither *d)
 {
+	int k;
+
 	if (!d)
 		return;
-	if (d->running) {
-		pthread_mutex_lock(&d->lock);
-		d->stop = true;
-		pthread_cond_signal(&d->cond);
-		pthread_mutex_unlock(&d->lock);
-		pthread_join(d->thread, NULL);
+	pthread_mutex_lock(&d->lock);
+	d->stop = true;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+	for (k = 0; k < d->nw; k++) {
+		if (d->w[k].running)
+			pthread_join(d->w[k].thread, NULL);
+		free(d->w[k].idx);
 	}
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);

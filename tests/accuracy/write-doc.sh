@@ -64,7 +64,7 @@ caller in glibc: a stripped binary's main has no name).
 | program | mode | samples sa / perf | largest self-share difference, sa - perf (points) | in | z limit | reaching main, sa / perf | result |
 |---|---|---|---|---|---|---|---|
 EOF
-	awk -F'\t' '!/^#/ && NF >= 3 {
+	awk -F'\t' '!/^#/ && NF >= 3 && $2 != "threads" {
 		delete kv
 		n = split($3, f, " ")
 		for (i = 2; i <= n; i++) { split(f[i], p, "="); kv[p[1]] = p[2] }
@@ -73,6 +73,20 @@ EOF
 			kv["n_sa"], kv["n_perf"], kv["maxself"], fn, kv["z"], kv["main_sa"],
 			kv["main_perf"], f[1] == "pass" ? "pass" : "**fail** (" kv["fails"] ")"
 	}' "$RES"
+	if grep -q "	threads	" "$RES"; then
+		echo
+		echo "## Per-thread counts against CPU time"
+		echo
+		echo "Each thread's samples x period / its CPU time (schedstat over the"
+		echo "recording's full intervals, or the ping-pong's own thread CPU clocks;"
+		echo "tests/accuracy/threads.sh): sa is checked (1% plus the sampling error),"
+		echo "perf's per-task and per-CPU ratios are shown beside. docs/recording.md,"
+		echo '"Counts at the context switch", says why they differ.'
+		echo
+		echo "| program | result: ratios per thread |"
+		echo "|---|---|"
+		awk -F'\t' '!/^#/ && $2 == "threads" { r = $3; gsub(/\|/, "\\|", r); printf "| %s | %s |\n", $1, r }' "$RES"
+	fi
 	echo
 	echo "## Failed comparisons"
 	echo

@@ -42,15 +42,17 @@ static void test_window_rate(void **state)
 	struct timespec ts = {.tv_sec = 2};
 	struct rec_dither *d;
 	uint64_t n;
-	int fds[2];
+	int fds[2], cpus[2];
 
 	(void)state;
 	fds[0] = open_cpu_clock(0, 1001001);
 	if (fds[0] < 0)
 		skip();
-	fds[1] = open_cpu_clock(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0, 1001001);
+	cpus[0] = 0;
+	cpus[1] = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
+	fds[1] = open_cpu_clock(cpus[1], 1001001);
 	assert_true(fds[1] >= 0);
-	d = rec_dither__start(fds, 2, 999);
+	d = rec_dither__start(fds, cpus, 2, 999);
 	assert_non_null(d);
 	nanosleep(&ts, NULL);
 	n = rec_dither__windows(d);
