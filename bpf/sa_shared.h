@@ -59,15 +59,14 @@ enum sa_ctr_idx {
 	SA_CTR_OFF_RECOVERED, /* of OFF_KEPT: stacks sent inline through offrb */
 	/*
 	 * In-kernel unwinding (sa_unwind.bpf.h), informational: of the runs
-	 * above, user stacks walked by the CFI tables (UW), by frame pointers
-	 * because the process had no tables yet (UW_FP), sent as a stack copy
-	 * instead (UW_COPY, --call-graph auto), and walks that met a row the
-	 * tables do not keep or an unreadable word and stopped early (UW_CUT).
+	 * above, samples whose user stack the CFI tables walked (UW) or that
+	 * went as a stack copy instead (UW_COPY, --call-graph auto); of the
+	 * switch-outs, walks by the tables (OFF_UW) or by frame pointers for
+	 * want of tables (OFF_UW_FP), and walks that met a row the tables do
+	 * not keep or an unreadable word and stopped early (OFF_UW_CUT).
 	 */
 	SA_CTR_UW,
-	SA_CTR_UW_FP,
 	SA_CTR_UW_COPY,
-	SA_CTR_UW_CUT,
 	SA_CTR_OFF_UW,
 	SA_CTR_OFF_UW_FP,
 	SA_CTR_OFF_UW_CUT,
