@@ -27,15 +27,14 @@ trap 'sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; kill $(jobs -p) 2>/dev/n
 	EXIT INT TERM
 sysctl -qw kernel.bpf_stats_enabled=1
 
-# bpf_ns PID: "runs ns" of the BPF programs PID (a sa-record) holds
+# bpf_ns PID: "runs ns" of the BPF programs PID (a sa-record) holds open,
+# from their fds' fdinfo (bpftool cannot tell whose programs are whose)
 bpf_ns() {
-	bpftool prog show -j | python3 -c '
-import json, sys
-pid = int(sys.argv[1]); runs = ns = 0
-for p in json.load(sys.stdin):
-    if any(x.get("pid") == pid for x in p.get("pids", [])):
-        runs += p.get("run_cnt", 0); ns += p.get("run_time_ns", 0)
-print(runs, ns)' "$1"
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '
+		$1 == "prog_id:" { id = $2 }
+		$1 == "run_time_ns:" && !(id in seen) { ns += $2 }
+		$1 == "run_cnt:" && !(id in seen) { runs += $2; seen[id] = 1 }
+		END { print runs + 0, ns + 0 }'
 }
 
 # one NAME WORKLOAD ARGS...: record WORKLOAD -t 2 with sa-record ARGS for D s;
