@@ -37,6 +37,7 @@ const volatile __u32 sa_urb_wake;	     /* wake user space past this many bytes *
 const volatile bool sa_off_cpu;		     /* sa_on_switch is attached */
 const volatile __u64 sa_off_min_ns;	     /* --off-cpu-min */
 const volatile __u32 sa_offrb_wake;	     /* wake user space past this many bytes */
+const volatile bool sa_uw;		     /* in-kernel unwinding: auto on-CPU, and off-CPU */
 
 /* Written by user space through the mmapped .bss: the current interval. */
 volatile __u32 sa_epoch;
@@ -147,6 +148,8 @@ struct {
 	__type(value, __u32);
 } cgroups SEC(".maps");
 
+#include "sa_unwind.bpf.h"
+
 static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 {
 #if defined(__TARGET_ARCH_x86)
@@ -209,7 +212,7 @@ static __always_inline int absent_or_lost(long *id, bool user, bool umode)
 
 /* The slow path: both stacks inline in the ring buffer. */
 static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
-			      __u32 epoch, __u32 flags)
+			      __u32 epoch, __u32 flags, const struct uw_walk *w)
 {
 	struct sa_rb_sample *r;
 	long n;
@@ -227,7 +230,8 @@ static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_k
 	r->kbytes = 0;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	if (key->ustack != SA_STACK_NONE) {
-		n = bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+		n = w ? uw_copy(r->ips, w)
+		      : bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
 		if (n < 0) {
 			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
 			return SA_CTR_LOST_USTACK;
@@ -273,14 +277,17 @@ static __always_inline int count(struct sa_count_key *key, void *counts)
 }
 
 static __always_inline int sample(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
-				  __u32 epoch, void *stacks, void *counts, __u32 *rflagsp)
+				  __u32 epoch, void *stacks, void *counts, __u32 *rflagsp,
+				  const struct uw_walk *w, long wid)
 {
 	bool umode = in_user_mode(ctx);
 	long uid = SA_STACK_NONE, kid = SA_STACK_NONE;
 	__u32 rflags = 0;
 	int slot;
 
-	if (!sa_kernel_only)
+	if (w)
+		uid = wid == -E2BIG ? -ENOMEM : wid; /* in-kernel unwind, stored already */
+	else if (!sa_kernel_only)
 		uid = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
 	/*
 	 * A sample taken in user mode has no kernel stack: asking for it
@@ -313,7 +320,7 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, struct sa_cou
 		rflags |= SA_RB_MAPFULL;
 	}
 	*rflagsp = rflags;
-	return recover(ctx, key, epoch, rflags);
+	return recover(ctx, key, epoch, rflags, w);
 }
 
 struct vma_end {
@@ -472,6 +479,35 @@ static __always_inline bool needs_cfi(void)
 	return p.need;
 }
 
+/*
+ * --call-graph auto: the user stack walked here from the CFI tables and
+ * counted by id like a frame-pointer stack; a stack copy where the tables
+ * do not cover the walk (a process not mapped yet, a file without a table,
+ * a row they do not keep).
+ */
+static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
+				__u32 epoch, __u32 *rflags, struct sa_ctrs *c)
+{
+	struct uw_walk w;
+	long wid;
+
+	if (uw_walk(bpf_get_current_task_btf(), key->tgid, key->gen, 0, &w))
+		return SA_CTR_LOST_OTHER;
+	if (w.flags & UW_NOPROC)
+		uw_wake(&rb, key->tgid);
+	if ((w.flags & (UW_NOPROC | UW_CUT | UW_NOTAB)) || !w.n) {
+		c->v[SA_CTR_UW_COPY]++;
+		return capture_ustack(ctx, key, epoch);
+	}
+	c->v[SA_CTR_UW]++;
+	if (epoch & 1) {
+		wid = uw_store(&uwstacks1, &w);
+		return sample(ctx, key, epoch, &stacks1, &counts1, rflags, &w, wid);
+	}
+	wid = uw_store(&uwstacks0, &w);
+	return sample(ctx, key, epoch, &stacks0, &counts0, rflags, &w, wid);
+}
+
 SEC("perf_event")
 int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -504,13 +540,15 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	gen = bpf_map_lookup_elem(&gens, &key.tgid);
 	key.gen = gen ? *gen : 0;
-	if (sa_call_graph != SA_CG_FP && !sa_kernel_only && !no_user_mm() &&
-	    (sa_call_graph == SA_CG_DWARF || needs_cfi()))
+	if (sa_uw && sa_call_graph == SA_CG_AUTO && !sa_kernel_only && !no_user_mm())
+		slot = sample_uw(ctx, &key, epoch, &rflags, c);
+	else if (sa_call_graph != SA_CG_FP && !sa_kernel_only && !no_user_mm() &&
+		 (sa_call_graph == SA_CG_DWARF || needs_cfi()))
 		slot = capture_ustack(ctx, &key, epoch);
 	else if (set)
-		slot = sample(ctx, &key, epoch, &stacks1, &counts1, &rflags);
+		slot = sample(ctx, &key, epoch, &stacks1, &counts1, &rflags, NULL, 0);
 	else
-		slot = sample(ctx, &key, epoch, &stacks0, &counts0, &rflags);
+		slot = sample(ctx, &key, epoch, &stacks0, &counts0, &rflags, NULL, 0);
 	if (slot < 0 || slot >= SA_CTR__NR)
 		slot = SA_CTR_LOST_OTHER;
 	c->v[SA_CTR_RUNS]++;
@@ -575,8 +613,12 @@ static __always_inline __u64 offrb_flags(void)
 }
 
 /* The switch-out's stacks, inline in offrb. @return 0 or a counter slot. */
-static __noinline int off_inline(void *ctx, struct sa_off_start *st, __u32 tid, bool user,
-				 bool kernel)
+#define OFF_USER   1
+#define OFF_KERNEL 2
+
+/* @which: OFF_USER and OFF_KERNEL; @w: the unwound user frames, or NULL to take them here. */
+static __noinline int off_inline(void *ctx, struct sa_off_start *st, __u32 tid, __u32 which,
+				 const struct uw_walk *w)
 {
 	struct sa_rb_offstart *r = bpf_ringbuf_reserve(&offrb, sizeof(*r), 0);
 	long n;
@@ -587,15 +629,16 @@ static __noinline int off_inline(void *ctx, struct sa_off_start *st, __u32 tid, 
 	r->tid = tid;
 	r->ts = st->ts;
 	r->ubytes = r->kbytes = 0;
-	if (user) {
-		n = bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+	if (which & OFF_USER) {
+		n = w ? uw_copy(r->ips, w)
+		      : bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
 		if (n < 0) {
 			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
 			return SA_CTR_OFF_LOST_USTACK;
 		}
 		r->ubytes = n;
 	}
-	if (kernel) {
+	if (which & OFF_KERNEL) {
 		n = bpf_get_stack(ctx, &r->ips[SA_MAX_DEPTH], SA_MAX_DEPTH * sizeof(__u64),
 				  2 & BPF_F_SKIP_FIELD_MASK);
 		if (n < 0) {
@@ -635,16 +678,48 @@ static __always_inline int off_inline_end(struct sa_off_start *st, struct task_s
  * drained, user space reads the stacks of the ids still needed before it
  * clears the map (record/drain/offcpu.c). @return a counter slot, or 0 when kept.
  */
+/*
+ * The user stack a thread leaves the CPU with (@prev is current), walked
+ * from its saved user registers by the CFI tables, by frame pointers where
+ * its process has none yet. @return its id in the set's uwstacks map, or
+ * a negative errno as bpf_get_stackid() gives them.
+ */
+static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set, struct uw_walk *w,
+				  struct sa_ctrs *c)
+{
+	long id;
+
+	if (uw_walk(prev, prev->tgid, gen, 1, w) || !w->n)
+		return -EFAULT;
+	if (w->flags & UW_NOPROC)
+		c->v[SA_CTR_OFF_UW_FP]++;
+	else
+		c->v[SA_CTR_OFF_UW]++;
+	if (w->flags & UW_CUT)
+		c->v[SA_CTR_OFF_UW_CUT]++;
+	if (w->flags & (UW_NOPROC | UW_NORANGE))
+		uw_wake(&rb, prev->tgid);
+	id = set ? uw_store(&uwstacks1, w) : uw_store(&uwstacks0, w);
+	return id == -E2BIG ? -ENOMEM : id;
+}
+
 static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool preempt,
-				      unsigned int state)
+				      unsigned int state, struct sa_ctrs *c)
 {
 	struct sa_off_start st = {.ts = bpf_ktime_get_ns(), .epoch = sa_epoch};
 	__u32 tgid = prev->tgid, tid = prev->pid, *gen;
 	void *stacks = st.epoch & 1 ? (void *)&stacks1 : (void *)&stacks0;
 	long uid = SA_STACK_NONE, kid = SA_STACK_NONE;
+	struct uw_walk w = {0}, *wp = NULL;
 
-	if (!sa_kernel_only)
+	gen = bpf_map_lookup_elem(&gens, &tgid);
+	st.gen = gen ? *gen : 0;
+	if (!sa_kernel_only && sa_uw && !no_user_mm()) {
+		uid = off_ustack(prev, st.gen, st.epoch & 1, &w, c);
+		wp = &w;
+	} else if (!sa_kernel_only) {
 		uid = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
+	}
 	/* skip this program and bpf_trace_run4(): the stack starts at __schedule */
 	if (!sa_user_only)
 		kid = bpf_get_stackid(ctx, stacks, 2 & BPF_F_SKIP_FIELD_MASK);
@@ -657,7 +732,10 @@ static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool 
 	st.flags = preempt || state == TASK_RUNNING ? SA_OFF_PREEMPTED : 0;
 	if (uid == -EEXIST || kid == -EEXIST || uid == -ENOMEM || kid == -ENOMEM) {
 		/* a bucket clash or a full map: the stacks go inline */
-		int slot = off_inline(ctx, &st, tid, uid != SA_STACK_NONE, kid != SA_STACK_NONE);
+		int slot = off_inline(ctx, &st, tid,
+				      (uid != SA_STACK_NONE ? OFF_USER : 0) |
+					      (kid != SA_STACK_NONE ? OFF_KERNEL : 0),
+				      wp);
 
 		if (slot)
 			return slot;
@@ -666,8 +744,6 @@ static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool 
 	}
 	if (uid < SA_STACK_NONE || kid < SA_STACK_NONE)
 		return SA_CTR_OFF_LOST_OTHER;
-	gen = bpf_map_lookup_elem(&gens, &tgid);
-	st.gen = gen ? *gen : 0;
 	st.ustack = uid;
 	st.kstack = kid;
 	if (bpf_map_update_elem(&offstart, &tid, &st, BPF_ANY))
@@ -747,7 +823,7 @@ int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_s
 		return 0;
 	/* sched_switch runs with interrupts off and does not nest: plain adds */
 	if (prev->pid && !(prev_state & TASK_DEAD) && wanted(prev->tgid, prev->pid)) {
-		slot = switch_out(ctx, prev, preempt, prev_state);
+		slot = switch_out(ctx, prev, preempt, prev_state, c);
 		if (slot >= SA_CTR_OFF_LOST_USTACK && slot < SA_CTR__NR) {
 			c->v[SA_CTR_OFF_RUNS]++;
 			c->v[slot]++;
@@ -777,6 +853,8 @@ int BPF_PROG(sa_on_free, struct task_struct *p)
 	if (p->pid != p->tgid)
 		return 0;
 	bpf_map_delete_elem(&gens, &tgid);
+	if (sa_uw)
+		bpf_map_delete_elem(&uwprocs, &tgid);
 	if (sa_follow)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;

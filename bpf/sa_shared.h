@@ -57,6 +57,19 @@ enum sa_ctr_idx {
 	SA_CTR_OFF_LOST_OTHER,
 	SA_CTR_OFF_LOST_RINGBUF,
 	SA_CTR_OFF_RECOVERED, /* of OFF_KEPT: stacks sent inline through offrb */
+	/*
+	 * In-kernel unwinding (sa_unwind.bpf.h), informational: of the runs
+	 * above, samples whose user stack the CFI tables walked (UW) or that
+	 * went as a stack copy instead (UW_COPY, --call-graph auto); of the
+	 * switch-outs, walks by the tables (OFF_UW) or by frame pointers for
+	 * want of tables (OFF_UW_FP), and walks that met a row the tables do
+	 * not keep or an unreadable word and stopped early (OFF_UW_CUT).
+	 */
+	SA_CTR_UW,
+	SA_CTR_UW_COPY,
+	SA_CTR_OFF_UW,
+	SA_CTR_OFF_UW_FP,
+	SA_CTR_OFF_UW_CUT,
 	SA_CTR__NR,
 };
 
@@ -207,6 +220,57 @@ struct sa_rb_ustack {
 	__u64 regs[SA_UREGS];
 	__u64 kips[SA_MAX_DEPTH];
 	__u8 stack[SA_USTACK_MAX];
+};
+
+/*
+ * In-kernel unwinding from CFI tables (docs/unwinding.md "In the kernel").
+ * User space turns each executable file's .eh_frame into rows sorted by
+ * address, stored once in the uwrows array however many processes map the
+ * file; per process, uwprocs gives the address ranges that map a table.
+ * Stacks the BPF program walks get ids with SA_UW_ID_BIT set, in the set's
+ * uwstacks hash map (same value layout as the stack-trace map: frames, then
+ * zeroes); the counts maps key them like stack-trace ids.
+ */
+#define SA_UW_ID_BIT  0x40000000
+#define SA_UW_ID_MASK 0x3fffffff
+#define SA_UW_PROBES  4	 /* slots tried from a stack's hash before it counts as a clash */
+#define SA_UW_RANGES  64 /* executable mappings with a table or frame pointers, per process */
+#define SA_UW_SEARCH  23 /* binary-search steps: tables of up to 2^23 rows */
+
+enum sa_uw_kind {
+	SA_UW_NONE = 0, /* no CFI covers the address: a frame-pointer step */
+	SA_UW_RSP = 1,	/* CFA = rsp + 8 * cfa8 */
+	SA_UW_RBP = 2,	/* CFA = rbp + 8 * cfa8 */
+	SA_UW_PLT = 3,	/* a PLT entry: CFA = rsp + 8, + 8 where (ip & 15) >= cfa8 */
+	SA_UW_END = 4,	/* the return address is undefined: the outermost frame */
+	SA_UW_BAD = 5,	/* a rule the tables do not keep (CFA by rbx, expressions) */
+};
+
+/* One row: from pc (a file address, p_vaddr based) until the next row's pc. */
+struct sa_uw_row {
+	__u32 pc;
+	__u8 kind;  /* enum sa_uw_kind */
+	__s8 rbp8;  /* the caller's rbp is saved at CFA + 8 * rbp8; 0: unchanged */
+	__u16 cfa8; /* the CFA's offset / 8 (SA_UW_PLT: the threshold) */
+};
+
+/*
+ * An executable mapping: its rows are uwrows[row0 .. row0 + nrows). No rows:
+ * frame pointers (a file without CFI), or, with row0 SA_UW_NOTABLE, a file
+ * whose table was not built (over the budget or the time bound).
+ */
+#define SA_UW_NOTABLE 0xffffffffu
+struct sa_uw_range {
+	__u64 start, end;
+	__u64 bias; /* a row's pc = address - bias */
+	__u32 row0, nrows;
+};
+
+/* uwprocs value, keyed by tgid: its ranges sorted by start, for generation gen. */
+struct sa_uw_proc {
+	__u32 gen;
+	__u32 n;
+	struct sa_uw_range r[SA_UW_RANGES];
 };
 
 #endif /* SA_SHARED_H */

@@ -82,6 +82,11 @@ const char *saf_counter__name(uint32_t id)
 		[SAF_CTR_OFF_LOST_USERSPACE] = "off_lost_userspace",
 		[SAF_CTR_OFF_LOST_RINGBUF] = "off_lost_ringbuf",
 		[SAF_CTR_OFF_RECOVERED] = "off_recovered",
+		[SAF_CTR_UW_WALKED] = "uw_walked",
+		[SAF_CTR_UW_COPIED] = "uw_copied",
+		[SAF_CTR_OFF_UW_WALKED] = "off_uw_walked",
+		[SAF_CTR_OFF_UW_FP] = "off_uw_fp",
+		[SAF_CTR_OFF_UW_CUT] = "off_uw_cut",
 	};
 
 	if (id >= sizeof(names) / sizeof(names[0]))

@@ -25,7 +25,11 @@
 #include "rotate.h"
 #include "selfcontained.h"
 #include "target.h"
+#include "uwtab.h"
 #include "uwtrim.h"
+
+/* The time bound of one file's table (cc1's 479k rows take 0.65 s here). */
+#define UW_BUILD_NS 1000000000ull
 
 static volatile sig_atomic_t stop_signal;
 
@@ -61,6 +65,7 @@ struct run {
 	struct rec_drain *d;
 	struct rec_sc *sc;
 	struct rec_cfifeed *cfi; /* --call-graph auto */
+	struct rec_uwtab *uw;	 /* --off-cpu, --call-graph auto: the in-kernel unwinder's tables */
 	struct rec_uwtrim *trim; /* --call-graph dwarf or auto, without --whole-stack */
 	uint64_t t0, iv_start, next_iv, end_at, grace;
 	pid_t child;
@@ -114,6 +119,31 @@ static void clipped_line(const struct run *r)
 			(unsigned long long)st.clipped_paths, (unsigned long long)r->meta_clipped);
 }
 
+static void uw_summary(const struct run *r)
+{
+	const struct rec_uwtab_stats *u = rec_uwtab__stats(r->uw);
+	const uint64_t *c = rec_drain__totals(r->d)->uw;
+
+	fprintf(stderr,
+		"sa-record: unwind tables: %llu files, %llu tables, %llu rows (%llu KiB), "
+		"%llu without CFI, %llu over budget, %llu too slow, %llu unreadable, "
+		"%llu mappings (%llu left out); built in %.0f ms (longest %.0f ms)\n",
+		(unsigned long long)u->files, (unsigned long long)u->tables,
+		(unsigned long long)u->rows, (unsigned long long)(u->rows * 8 / 1024),
+		(unsigned long long)u->nocfi, (unsigned long long)u->nofit,
+		(unsigned long long)u->slow, (unsigned long long)u->failed,
+		(unsigned long long)u->ranges, (unsigned long long)u->rfull, u->build_ns / 1e6,
+		u->max_build_ns / 1e6);
+	fprintf(stderr,
+		"sa-record: in-kernel unwinding: on-CPU %llu walked, %llu copied instead; "
+		"off-CPU %llu walked, %llu by frame pointers (no tables yet), %llu cut short\n",
+		(unsigned long long)c[SA_CTR_UW - SA_CTR_UW],
+		(unsigned long long)c[SA_CTR_UW_COPY - SA_CTR_UW],
+		(unsigned long long)c[SA_CTR_OFF_UW - SA_CTR_UW],
+		(unsigned long long)c[SA_CTR_OFF_UW_FP - SA_CTR_UW],
+		(unsigned long long)c[SA_CTR_OFF_UW_CUT - SA_CTR_UW]);
+}
+
 static void summary(const struct run *r)
 {
 	const struct rec_totals *t = rec_drain__totals(r->d);
@@ -150,6 +180,8 @@ static void summary(const struct run *r)
 			(unsigned long long)c->failed, (unsigned long long)c->pages,
 			c->full ? "; the map was full, some files' samples were all copied" : "");
 	}
+	if (r->uw)
+		uw_summary(r);
 	if (r->trim) {
 		const struct rec_uwtrim_stats *u = rec_uwtrim__stats(r->trim);
 
@@ -314,6 +346,77 @@ static int capture_targets(struct run *r)
 	return saf_writer__flush(r->w);
 }
 
+/* A mapping of a process that may be sampled: its table, and its range in the kernel. */
+static void on_map(void *arg, int fd, const struct saf_map *m)
+{
+	struct run *r = arg;
+	struct rec_uwmap um = {.pid = m->pid,
+			       .gen = m->gen,
+			       .start = m->start,
+			       .end = m->end,
+			       .pgoff = m->pgoff,
+			       .dev = m->dev,
+			       .ino = m->inode,
+			       .path = m->path.str};
+
+	if (rec_session__is_target(r->s, m->pid))
+		rec_uwtab__map(r->uw, fd, &um);
+}
+
+/*
+ * `-- CMD`: the tables of the program and of the C library and dynamic
+ * loader sa-record itself maps (the same files CMD maps, most often) are
+ * built before CMD starts, so that its first blocks find them.
+ */
+static void prebuild(struct run *r)
+{
+	char path[4096], *line = NULL, *p;
+	const char *dirs = getenv("PATH");
+	size_t cap = 0, n;
+	FILE *f;
+
+	for (p = (char *)dirs; !strchr(r->o->cmd[0], '/') && p && *p; p += n + !!p[n]) {
+		n = strcspn(p, ":");
+		snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, r->o->cmd[0]);
+		if (!access(path, X_OK))
+			break;
+	}
+	/* the program as the side band will name it: /usr/bin/python3 is python3.11 */
+	p = realpath(strchr(r->o->cmd[0], '/') || !p || !*p ? r->o->cmd[0] : path, NULL);
+	if (p)
+		rec_uwtab__prebuild(r->uw, p);
+	free(p);
+	f = fopen("/proc/self/maps", "re");
+	while (f && getline(&line, &cap, f) > 0) {
+		p = strchr(line, '/');
+		if (!p || !strstr(line, " r-xp ") ||
+		    (!strstr(p, "/libc.so") && !strstr(p, "/ld-linux")))
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		rec_uwtab__prebuild(r->uw, p);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/* --off-cpu, --call-graph auto: every executable mapping seen from now on gets its table. */
+static int start_uw(struct run *r)
+{
+	int rows_fd, procs_fd;
+	__u32 rows = rec_session__uw(r->s, &rows_fd, &procs_fd);
+
+	if (!rows)
+		return 0;
+	r->uw = rec_uwtab__new(rows_fd, procs_fd, rows, UW_BUILD_NS);
+	if (!r->uw)
+		return -errno;
+	rec_maptab__on_map(rec_sc__maptab(r->sc), on_map, r);
+	if (r->o->cmd)
+		prebuild(r);
+	return 0;
+}
+
 static int start(struct run *r, int go, int status, char *err, size_t errsz)
 {
 	const struct rec_opts *o = r->o;
@@ -348,8 +451,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 						 .zstd_level = o->call_graph == SA_CG_FP ? 0 : 1});
 	if (!r->w)
 		return -errno;
-	if (o->call_graph == SA_CG_AUTO && !(r->cfi = rec_cfifeed__new()))
-		return -errno;
+
 	/* before the BPF program: every exec it counts is seen by the side-band */
 	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
 						   .w = r->w,
@@ -370,7 +472,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		r->no_priv = e == -EPERM || e == -EACCES;
 		return e;
 	}
-	if (r->cfi && (e = rec_cfifeed__attach(r->cfi, rec_session__cfi_fd(r->s))))
+	if ((e = start_uw(r)))
 		return e;
 	r->t0 = sac_now_ns(CLOCK_MONOTONIC);
 	real = rec_output_realtime_ns();
@@ -420,6 +522,7 @@ static void cleanup(struct run *r)
 	rec_drain__free(r->d);
 	rec_uwtrim__free(r->trim);
 	rec_sc__free(r->sc);
+	rec_uwtab__free(r->uw);
 	rec_cfifeed__free(r->cfi);
 	rec_procs__free(r->procs);
 	rec_session__free(r->s);

@@ -114,3 +114,24 @@ $(TD)/mismatch.o: tests/data/sym_plain.c | deps-test
 CHECK_EXTRA_DEPS += $(BUILDID_FIXTURES)
 $(B)/tests/unit/core/test_buildid: | $(BUILDID_FIXTURES)
 $(B)/tests/unit/core/test_buildid: UNIT_INC := -DTD='"$(TD)"'
+
+# 6170: a program whose own functions block through libc wrappers, with and
+# without frame pointers (in-kernel unwinding of off-CPU stacks).
+OFFWRAP_FIXTURES := $(TD)/off_wrappers_fp $(TD)/off_wrappers_nofp
+$(TD)/off_wrappers_fp: tests/data/off_wrappers.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -mno-omit-leaf-frame-pointer -pthread -o $@ $<
+$(TD)/off_wrappers_nofp: tests/data/off_wrappers.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(filter-out -fno-omit-frame-pointer,$(FIXTURE_CFLAGS)) -fomit-frame-pointer \
+		-pthread -o $@ $<
+CHECK_EXTRA_DEPS += $(OFFWRAP_FIXTURES)
+OFFWRAP_FIXTURES += $(TD)/off_wrappers_fpnocfi
+$(TD)/off_wrappers_fpnocfi: tests/data/off_wrappers.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -pthread -o $@ $<
+CHECK_EXTRA_DEPS += $(TD)/off_wrappers_fpnocfi

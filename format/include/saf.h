@@ -20,7 +20,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     4
+#define SAF_VERSION_MINOR     5
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -111,7 +111,19 @@ enum saf_counter {
 	SAF_CTR_OFF_LOST_USERSPACE = 22, /* dropped by sa-record itself */
 	SAF_CTR_OFF_LOST_RINGBUF = 23,	 /* recovery ring buffer full */
 	SAF_CTR_OFF_RECOVERED = 24,	 /* of OFF_KEPT: stacks recovered through the ring buffer */
-	SAF_CTR__MAX_KNOWN = 24,
+	/*
+	 * 1.5, user stacks walked in the kernel from CFI tables: of the runs
+	 * above, walks made (UW_WALKED), sent as a stack copy instead
+	 * (UW_COPIED, --call-graph auto), off-CPU walks made, those by frame
+	 * pointers for want of tables (OFF_UW_FP) and those stopped early at
+	 * a rule the tables do not keep (OFF_UW_CUT). Informational.
+	 */
+	SAF_CTR_UW_WALKED = 25,
+	SAF_CTR_UW_COPIED = 26,
+	SAF_CTR_OFF_UW_WALKED = 27,
+	SAF_CTR_OFF_UW_FP = 28,
+	SAF_CTR_OFF_UW_CUT = 29,
+	SAF_CTR__MAX_KNOWN = 29,
 };
 
 /* Metadata flags (saf_meta.flags) */
@@ -119,6 +131,8 @@ enum saf_counter {
 #define SAF_META_KERNEL_ONLY (1u << 1)
 #define SAF_META_IDLE	     (1u << 2)
 #define SAF_META_OFF_CPU     (1u << 3) /* 1.4: OFFCPU records were recorded */
+/* 1.5: user STACKs may be CFI walks made in the kernel: their end says nothing of frame pointers */
+#define SAF_META_UW_KERNEL (1u << 4)
 
 /* Mapping flags (saf_map.flags) */
 #define SAF_MAP_EXEC	(1u << 0)

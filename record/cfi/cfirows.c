@@ -22,7 +22,9 @@
 #define MAX_INSNS   65536 /* CFA instructions per evaluation; real FDEs have tens */
 #define RBX_INITIAL SAC_CFI_UNSET
 
-enum { CFA_UNDEF, CFA_OFF, CFA_BAD }; /* libdw's cfa_undefined, cfa_offset, expr or invalid */
+/* libdw's cfa_undefined, cfa_offset, expr or invalid; and the PLT's expression
+ * (rec_cfirows__each()) */
+enum { CFA_UNDEF, CFA_OFF, CFA_BAD, CFA_PLT };
 
 struct rule {
 	uint8_t how; /* enum rec_rule or RULE_HARD */
@@ -39,6 +41,9 @@ struct state {
 
 struct eval {
 	struct state s;
+	rec_cfirow_fn emit; /* rec_cfirows__each(): every row, e->pc unused */
+	void *arg;
+	int err;
 	struct state stack[STACK_MAX];
 	size_t depth;
 	const struct state *cie; /* the CIE's row; NULL while running the CIE itself */
@@ -124,6 +129,24 @@ static void set_cfa(struct state *s, int full, uint64_t reg, uint64_t off)
 	s->cfa_off = (int64_t)off;
 }
 
+/*
+ * The expression of gcc's and binutils' PLT entries: CFA = rsp + 8, plus 8
+ * once the entry's push has run ((rip & 15) >= N, N its DW_OP_litN).
+ */
+static bool plt_expr(const struct rec_cfainsn *in)
+{
+	static const uint8_t pat[] = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a,
+				      0x30, 0x2a, 0x33, 0x24, 0x22};
+	size_t i;
+
+	if (in->arg[0] != sizeof(pat) || !in->block)
+		return false;
+	for (i = 0; i < sizeof(pat); i++)
+		if (i != 6 && in->block[i] != pat[i])
+			return false;
+	return in->block[6] >= 0x30 && in->block[6] <= 0x3f;
+}
+
 static bool apply_state(struct eval *e, uint8_t op)
 {
 	if (op == REC_CFA_REMEMBER_STATE) {
@@ -158,7 +181,8 @@ static bool apply(struct eval *e, const struct rec_cfainsn *in)
 		set_cfa(s, 0, s->cfa_reg, in->op == REC_CFA_DEF_CFA_OFF ? a0 : a0 * da);
 		break;
 	case REC_CFA_DEF_CFA_EXPR:
-		s->cfa = CFA_BAD;
+		s->cfa = plt_expr(in) ? CFA_PLT : CFA_BAD;
+		s->cfa_off = s->cfa == CFA_PLT ? in->block[6] - 0x30 : 0;
 		break;
 	case REC_CFA_OFFSET:
 	case REC_CFA_OFFSET_EXT:
@@ -201,6 +225,30 @@ static bool apply(struct eval *e, const struct rec_cfainsn *in)
 	return true;
 }
 
+static int to_row(const struct state *s, bool signal, struct sac_cfi_row *row);
+
+/* Hand the row of [e->loc, @hi) to e->emit. */
+static void emit_row(struct eval *e, uint64_t hi)
+{
+	struct sac_cfi_row row = {0};
+	int ret;
+
+	if (hi <= e->loc || e->err)
+		return;
+	ret = to_row(&e->s, e->c->signal, &row);
+	e->err = e->emit(e->arg, e->loc, hi, &row, ret,
+			 e->s.cfa == CFA_PLT ? (unsigned)e->s.cfa_off : 0);
+}
+
+/* Move the location to @loc. @return false: the row of e->pc is known. */
+static bool advance(struct eval *e, uint64_t loc)
+{
+	if (e->emit)
+		emit_row(e, loc);
+	e->loc = loc;
+	return e->emit || e->pc >= e->loc;
+}
+
 /*
  * Run the program @r until the location passes e->pc (libdw: the row before
  * that advance applies) or the program ends. @return false: HARD.
@@ -223,11 +271,9 @@ static bool run(struct eval *e, struct rec_cfird r)
 		case REC_CFA_ADVANCE_LOC8:
 			if (!e->cie)
 				return false; /* a CIE describes no addresses */
-			if (in.op == REC_CFA_SET_LOC)
-				e->loc = in.arg[0];
-			else
-				e->loc += in.arg[0] * e->c->code_align;
-			if (e->pc < e->loc)
+			if (!advance(e, in.op == REC_CFA_SET_LOC
+						? in.arg[0]
+						: e->loc + in.arg[0] * e->c->code_align))
 				return true;
 			break;
 		default:
@@ -242,8 +288,9 @@ static int to_row(const struct state *s, bool signal, struct sac_cfi_row *row)
 {
 	size_t k;
 
-	if (s->cfa == CFA_BAD || (s->cfa == CFA_OFF && s->cfa_reg != SAC_DWARF_RBP &&
-				  s->cfa_reg != SAC_DWARF_RSP && s->cfa_reg != SAC_DWARF_RBX))
+	if (s->cfa == CFA_BAD || s->cfa == CFA_PLT ||
+	    (s->cfa == CFA_OFF && s->cfa_reg != SAC_DWARF_RBP && s->cfa_reg != SAC_DWARF_RSP &&
+	     s->cfa_reg != SAC_DWARF_RBX))
 		return REC_CFIROW_HARD;
 	for (k = 0; k < 4; k++)
 		if (s->r[k].how == RULE_HARD)
@@ -280,6 +327,41 @@ static int evaluate(const struct rec_cie *c, const struct rec_fde *f, uint64_t p
 	if (!run(&e, f->insns))
 		return REC_CFIROW_HARD;
 	return to_row(&e.s, c->signal, row);
+}
+
+int rec_cfirows__each(struct rec_cfirows *t, rec_cfirow_fn fn, void *arg)
+{
+	struct rec_cie c = {.off = UINT64_MAX};
+	struct eval e = {.emit = fn, .arg = arg};
+	struct state cie_row;
+	uint64_t off = 0;
+	struct rec_fde f;
+	int ret;
+
+	while ((ret = rec_cfi_next(&t->eh, &off, &c, &f)) > 0) {
+		if (!f.len)
+			continue;
+		e = (struct eval){
+			.s = abi_state, .c = &c, .emit = fn, .arg = arg, .pc = UINT64_MAX};
+		if (!run(&e, c.init)) {
+			e.loc = f.lo;
+			e.err = fn(arg, f.lo, f.lo + f.len, &(struct sac_cfi_row){0},
+				   REC_CFIROW_HARD, 0);
+		} else {
+			cie_row = e.s;
+			e.depth = 0;
+			e.cie = &cie_row;
+			e.loc = f.lo;
+			if (run(&e, f.insns))
+				emit_row(&e, f.lo + f.len);
+			else if (!e.err)
+				e.err = fn(arg, e.loc, f.lo + f.len, &(struct sac_cfi_row){0},
+					   REC_CFIROW_HARD, 0);
+		}
+		if (e.err)
+			return e.err;
+	}
+	return ret;
 }
 
 /* Word @k (0 the start, 1 the FDE) of entry @i of the .eh_frame_hdr table, as an address. */
@@ -486,4 +568,16 @@ void rec_cfirows__free(struct rec_cfirows *t)
 	free(t->ix);
 	elf_end(t->elf);
 	free(t);
+}
+
+size_t rec_cfirows__loads(const struct rec_cfirows *t, uint64_t (*seg)[3], size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < t->nloads && i < max; i++) {
+		seg[i][0] = t->loads[i].off;
+		seg[i][1] = t->loads[i].vaddr;
+		seg[i][2] = t->loads[i].size;
+	}
+	return i;
 }

@@ -9,6 +9,7 @@
 #define REC_CFIROWS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfistep.h"
@@ -58,6 +59,30 @@ int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct sac_cfi_row *r
  * @return as rec_cfirows__at(); REC_CFIROW_NONE where no segment holds @off.
  */
 int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct sac_cfi_row *row);
+
+/**
+ * rec_cfirow_fn - one row of rec_cfirows__each(): addresses [@lo, @hi) of
+ * one FDE, @ret REC_CFIROW_OK with @row, or REC_CFIROW_HARD; @plt, when
+ * not 0, says the CFA is the PLT entries' expression (rsp + 8, + 8 where
+ * (rip & 15) >= @plt), which rec_cfirows__at() calls HARD.
+ * @return 0 to go on, or a negative errno that ends the walk with it.
+ */
+typedef int (*rec_cfirow_fn)(void *arg, uint64_t lo, uint64_t hi, const struct sac_cfi_row *row,
+			     int ret, unsigned plt);
+
+/**
+ * rec_cfirows__each() - every row of every FDE of .eh_frame, in the
+ * section's order, by the rules of rec_cfirows__at() (the in-kernel
+ * unwinder's tables, record/cfi/uwtab.c).
+ * @return 0, -EINVAL malformed, or @fn's error.
+ */
+int rec_cfirows__each(struct rec_cfirows *t, rec_cfirow_fn fn, void *arg);
+
+/**
+ * rec_cfirows__loads() - the file's PT_LOAD segments (file offset, address,
+ * file size), at most @max into @seg. @return how many.
+ */
+size_t rec_cfirows__loads(const struct rec_cfirows *t, uint64_t (*seg)[3], size_t max);
 
 /** rec_cfirows__free() - release @t. Accepts NULL. */
 void rec_cfirows__free(struct rec_cfirows *t);

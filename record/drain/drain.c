@@ -258,11 +258,16 @@ int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 	return d->err ? d->err : n < 0 ? n : 0;
 }
 
-/* kernel stack id of set @set -> file stack id, reading the stack map on first use */
+/*
+ * kernel stack id of set @set -> file stack id, reading the stack map on
+ * first use: the stack-trace map, or for ids with SA_UW_ID_BIT the stacks
+ * the in-kernel unwinder walked (same value layout).
+ */
 static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 {
 	struct rec_drain *d = ctx;
-	int stack_fd = rec_session__stack_fd(d->s, set);
+	int stack_fd = kid >= 0 && (kid & SA_UW_ID_BIT) ? rec_session__uwstacks_fd(d->s, set)
+							: rec_session__stack_fd(d->s, set);
 	struct kid_key k = {.kid = kid, .kind = kind, .set = set};
 	__u32 *fid, n;
 	bool is_new;
@@ -330,9 +335,8 @@ static int drain_counts(struct rec_drain *d, __u32 set)
  * recovered through the ring buffer can leave one of its stacks behind).
  * Keys are collected first: get_next_key on a deleted id restarts at 0.
  */
-static int clear_stacks(struct rec_drain *d, __u32 set)
+static int clear_map(struct rec_drain *d, int fd)
 {
-	int fd = rec_session__stack_fd(d->s, set);
 	size_t n = 0, i;
 	__u32 key;
 
@@ -345,6 +349,15 @@ static int clear_stacks(struct rec_drain *d, __u32 set)
 	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(fd, &d->stack_keys[i]);
 	return 0;
+}
+
+static int clear_stacks(struct rec_drain *d, __u32 set)
+{
+	int rows_fd, procs_fd, err = clear_map(d, rec_session__stack_fd(d->s, set));
+
+	if (!err && rec_session__uw(d->s, &rows_fd, &procs_fd))
+		err = clear_map(d, rec_session__uwstacks_fd(d->s, set));
+	return err;
 }
 
 /* Side-band records the kernel dropped since the last interval. */
@@ -470,6 +483,8 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (d->off)
 		rec_offcpu__fill_loss(d->off, set, &loss, &c);
 	rec_totals__add(&d->tot, &loss);
+	for (int i = SA_CTR_UW; i < SA_CTR__NR; i++)
+		d->tot.uw[i - SA_CTR_UW] += c.v[i];
 	rec_htab__clear(d->agg[set]);
 	d->lost_us[set] = 0;
 	if (d->sc && (err = rec_sc__interval_end(d->sc)))

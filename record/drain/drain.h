@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "sa_shared.h"
 
 struct rec_procs;
 struct rec_session;
@@ -22,6 +23,7 @@ struct rec_drain;
 struct rec_totals {
 	uint64_t runs, kept, filtered, lost, collisions, truncated, intervals;
 	uint64_t off_runs, off_kept, off_short, off_lost, off_recovered; /* --off-cpu periods */
+	uint64_t uw[SA_CTR__NR - SA_CTR_UW]; /* the in-kernel unwinder's counters, SA_CTR_UW on */
 };
 
 /**

@@ -28,6 +28,8 @@ void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncate
 		{SAF_CTR_LOST_OTHER, SA_CTR_LOST_OTHER},
 		{SAF_CTR_COLLISIONS, SA_CTR_COLLISIONS},
 		{SAF_CTR_MAPFULL_RECOVERED, SA_CTR_MAPFULL_RECOVERED},
+		{SAF_CTR_UW_WALKED, SA_CTR_UW},
+		{SAF_CTR_UW_COPIED, SA_CTR_UW_COPY},
 	};
 	size_t i;
 
@@ -72,6 +74,8 @@ void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 		case SAF_CTR_OFF_RUNS ... SAF_CTR_OFF_RECOVERED:
 			rec_offcpu__add_total(t, l->ids[i], l->values[i]);
 			break;
+		case SAF_CTR_UW_WALKED ... SAF_CTR_OFF_UW_CUT:
+			break; /* informational; rec_drain totals them from the counters */
 		default:
 			t->lost += l->values[i];
 			break;

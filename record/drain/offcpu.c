@@ -474,6 +474,12 @@ void rec_offcpu__fill_loss(struct rec_offcpu *o, __u32 set, struct saf_loss *l,
 	l->values[l->ncounters++] = c->v[SA_CTR_OFF_LOST_RINGBUF];
 	l->ids[l->ncounters] = SAF_CTR_OFF_RECOVERED;
 	l->values[l->ncounters++] = c->v[SA_CTR_OFF_RECOVERED];
+	l->ids[l->ncounters] = SAF_CTR_OFF_UW_WALKED;
+	l->values[l->ncounters++] = c->v[SA_CTR_OFF_UW];
+	l->ids[l->ncounters] = SAF_CTR_OFF_UW_FP;
+	l->values[l->ncounters++] = c->v[SA_CTR_OFF_UW_FP];
+	l->ids[l->ncounters] = SAF_CTR_OFF_UW_CUT;
+	l->values[l->ncounters++] = c->v[SA_CTR_OFF_UW_CUT];
 	o->lost_us[set] = 0;
 }
 

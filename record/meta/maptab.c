@@ -23,6 +23,12 @@
 
 #define EXIT_DRAINS 2
 
+void rec_maptab__on_map(struct rec_maptab *mt, rec_maptab_map_fn fn, void *arg)
+{
+	mt->on_map = fn;
+	mt->on_map_arg = arg;
+}
+
 void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg)
 {
 	mt->on_file = fn;
@@ -128,7 +134,7 @@ bool rec_maptab__wants_fd(const struct rec_maptab *mt, const struct saf_map *m)
 {
 	struct bidkey k;
 
-	if (mt->on_file || !m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
+	if (mt->on_file || mt->on_map || !m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
 		return true;
 	k = maptab_bid_key(m);
 	return mt->es && !rec_htab__get(mt->fed, &k);
@@ -210,6 +216,8 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 	im->n++;
 	if (mt->on_file && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
 		mt->on_file(mt->on_file_arg, fd, e->path);
+	if (mt->on_map && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
+		mt->on_map(mt->on_map_arg, fd, &e->m);
 	if (mt->es && e->m.build_id.len) {
 		struct bidkey k = maptab_bid_key(&e->m);
 
@@ -310,7 +318,7 @@ int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 			continue;
 		fd = -1;
 		/* the fd gives symbols, CFI, or a build id not read yet */
-		if ((mt->es || mt->on_file || !devino_get(mt, m.dev, m.inode)) &&
+		if ((mt->es || mt->on_file || mt->on_map || !devino_get(mt, m.dev, m.inode)) &&
 		    !(m.flags & SAF_MAP_ANON)) {
 			snprintf(path, sizeof(path), "/proc/%u/map_files/%s", pid, range);
 			fd = rec_safe_open(path, &mapped, NULL, 0);

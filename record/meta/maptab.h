@@ -35,6 +35,16 @@ typedef void (*rec_maptab_file_fn)(void *arg, int fd, const char *path);
 void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg);
 
 /**
+ * rec_maptab_map_fn - called, after the file hook, for each executable
+ * file mapping the table learns (@m borrowed for the call; @fd as for
+ * rec_maptab_file_fn).
+ */
+typedef void (*rec_maptab_map_fn)(void *arg, int fd, const struct saf_map *m);
+
+/** rec_maptab__on_map() - set the mapping hook (NULL for none). */
+void rec_maptab__on_map(struct rec_maptab *mt, rec_maptab_map_fn fn, void *arg);
+
+/**
  * rec_maptab__add() - a mapping of (m->pid, m->gen) from m->time_ns on.
  * @m: copied (path and build id included).
  * @fd: -1, or an open fd of the mapped file, owned by the table from now

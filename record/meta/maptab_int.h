@@ -42,6 +42,8 @@ struct rec_maptab {
 	size_t ndis, dis_cap;
 	rec_maptab_file_fn on_file;
 	void *on_file_arg;
+	rec_maptab_map_fn on_map; /* the in-kernel unwinder's tables (record/cfi/uwtab.c) */
+	void *on_map_arg;
 	struct rec_htab *fed; /* struct bidkey -> nothing: handed to es with an fd */
 	uint32_t files;	      /* rec_maptab__new_file() calls */
 	uint64_t clipped;     /* paths over SAF_MAX_STRING bytes, clipped */

@@ -260,7 +260,8 @@ int rec_write_meta(struct saf_writer *w, const struct rec_opts *o, uint64_t real
 	m.start_mono_ns = mono_ns;
 	m.flags = (o->user_only ? SAF_META_USER_ONLY : 0) |
 		  (o->kernel_only ? SAF_META_KERNEL_ONLY : 0) | (o->idle ? SAF_META_IDLE : 0) |
-		  (o->off_cpu ? SAF_META_OFF_CPU : 0);
+		  (o->off_cpu ? SAF_META_OFF_CPU : 0) |
+		  (o->off_cpu || o->call_graph == SA_CG_AUTO ? SAF_META_UW_KERNEL : 0);
 	m.off_cpu_min_ns = o->off_cpu_min_ns;
 	m.page_size = sysconf(_SC_PAGESIZE);
 	return saf_writer__meta(w, &m);

@@ -32,8 +32,10 @@ struct rec_session {
 	int ncpus_possible;
 	int cgroup_fd;
 	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes, off_entries, offrb_bytes;
-	struct sa_ctrs *percpu; /* ncpus_possible entries, for lookups */
-	struct sa_ctrs *seen;	/* per set, per CPU: the counters last read */
+	__u32 uw_rows, uw_procs; /* in-kernel unwinding, else 0 */
+	__u32 filter;		 /* enum sa_filter_mode */
+	struct sa_ctrs *percpu;	 /* ncpus_possible entries, for lookups */
+	struct sa_ctrs *seen;	 /* per set, per CPU: the counters last read */
 };
 
 static __u32 pow2_at_least(uint64_t v)
@@ -115,6 +117,37 @@ static int configure_off_cpu(struct rec_session *s, const struct rec_opts *o)
 	return err;
 }
 
+/*
+ * In-kernel unwinding (--off-cpu, --call-graph auto; docs/unwinding.md):
+ * a budget of rows for every table (8 bytes each, preallocated: 16 MiB),
+ * tables of a few hundred binaries (libc 28k rows, python3 65k, cc1 479k);
+ * ranges of up to 16384 processes, allocated as written; the walked stacks
+ * of each set beside its stack-trace map, as many.
+ */
+#define UW_ROWS	 (2u << 20)
+#define UW_PROCS 16384
+
+static int configure_uw(struct rec_session *s, const struct rec_opts *o)
+{
+	struct sa *k = s->skel;
+	int err;
+
+	if (!o->off_cpu && o->call_graph != SA_CG_AUTO)
+		return 0;
+	s->uw_rows = UW_ROWS;
+	s->uw_procs = UW_PROCS;
+	err = bpf_map__set_max_entries(k->maps.uwrows, s->uw_rows);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.uwprocs, s->uw_procs);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.uwstacks0, s->stack_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.uwstacks1, s->stack_entries);
+	k->rodata->sa_uw = true;
+	s->filter = o->filter;
+	return err;
+}
+
 static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 {
 	struct sa *k = s->skel;
@@ -137,6 +170,8 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 		err = bpf_map__set_max_entries(k->maps.cfipages, SA_CFI_PAGES);
 	if (!err)
 		err = configure_off_cpu(s, o);
+	if (!err)
+		err = configure_uw(s, o);
 	if (err)
 		return err;
 	k->rodata->sa_call_graph = o->call_graph;
@@ -462,6 +497,27 @@ int rec_session__cfi_fd(const struct rec_session *s)
 	return bpf_map__fd(s->skel->maps.cfipages);
 }
 
+__u32 rec_session__uw(const struct rec_session *s, int *rows_fd, int *procs_fd)
+{
+	*rows_fd = bpf_map__fd(s->skel->maps.uwrows);
+	*procs_fd = bpf_map__fd(s->skel->maps.uwprocs);
+	return s->uw_rows;
+}
+
+bool rec_session__is_target(const struct rec_session *s, __u32 tgid)
+{
+	__u8 one;
+
+	if (s->filter != SA_FILTER_TGID)
+		return true;
+	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &tgid, &one);
+}
+
+int rec_session__uwstacks_fd(const struct rec_session *s, __u32 set)
+{
+	return bpf_map__fd(set ? s->skel->maps.uwstacks1 : s->skel->maps.uwstacks0);
+}
+
 struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s)
 {
 	return s->skel->maps.urb;
@@ -477,6 +533,9 @@ uint64_t rec_session__kernel_bytes(const struct rec_session *s)
 	uint64_t b = 2 * ((uint64_t)s->stack_entries * 1040 + (uint64_t)s->counts_entries * 100) +
 		     s->rb_bytes + s->urb_bytes;
 
+	if (s->uw_rows) /* tables, and two walked-stack maps of ~1.1 KB an entry */
+		b += (uint64_t)s->uw_rows * sizeof(struct sa_uw_row) +
+		     2 * (uint64_t)s->stack_entries * 1100;
 	if (s->off_entries) /* offstart, and two off-CPU counts maps of ~110 B a key */
 		b += (uint64_t)s->off_entries * 100 + 2 * (uint64_t)s->counts_entries * 110 +
 		     s->offrb_bytes;

@@ -83,6 +83,22 @@ struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s);
 /** rec_session__cfi_fd() - fd of the --call-graph auto cfipages map, borrowed. */
 int rec_session__cfi_fd(const struct rec_session *s);
 
+/**
+ * rec_session__uw() - the in-kernel unwinder's maps: the rows array (fd
+ * into @rows_fd) and the process ranges (@procs_fd), both borrowed.
+ * @return the rows array's size, 0 when the unwinder is off.
+ */
+__u32 rec_session__uw(const struct rec_session *s, int *rows_fd, int *procs_fd);
+
+/**
+ * rec_session__is_target() - may @tgid be sampled? False only when the
+ * targets are processes (-p, -- CMD) and @tgid is none of them (yet).
+ */
+bool rec_session__is_target(const struct rec_session *s, __u32 tgid);
+
+/** rec_session__uwstacks_fd() - fd of set @set's walked-stack map, borrowed. */
+int rec_session__uwstacks_fd(const struct rec_session *s, __u32 set);
+
 /** rec_session__ncpus() - number of CPUs sampled. */
 int rec_session__ncpus(const struct rec_session *s);
 

@@ -50,10 +50,23 @@ static void info_losses(FILE *out, const struct rpt_file_stats *f)
 	for (uint32_t id = 1; id <= SAF_MAX_COUNTERS; id++) {
 		const char *name = saf_counter__name(id);
 
-		if (f->lost[id] && name && strncmp(name, "runs", 4) && strncmp(name, "kept", 4))
+		if (f->lost[id] && name && strncmp(name, "runs", 4) && strncmp(name, "kept", 4) &&
+		    !strstr(name, "uw_"))
 			fprintf(out, " %s=%llu", name, (unsigned long long)f->lost[id]);
 	}
 	fputc('\n', out);
+	if (!(f->meta_flags & SAF_META_UW_KERNEL))
+		return;
+	/* format 1.5: the in-kernel unwinder's walks, and what fell back */
+	fprintf(out,
+		"  unwinding:  in the kernel from CFI: %llu samples walked, %llu sent as "
+		"stack copies; %llu switch-outs walked, %llu by frame pointers (no "
+		"tables yet), %llu cut short\n",
+		(unsigned long long)f->lost[SAF_CTR_UW_WALKED],
+		(unsigned long long)f->lost[SAF_CTR_UW_COPIED],
+		(unsigned long long)f->lost[SAF_CTR_OFF_UW_WALKED],
+		(unsigned long long)f->lost[SAF_CTR_OFF_UW_FP],
+		(unsigned long long)f->lost[SAF_CTR_OFF_UW_CUT]);
 }
 
 static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_stats *f)

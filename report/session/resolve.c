@@ -136,7 +136,9 @@ static bool root_like(const char *name)
 
 static void walk_stats(struct res_ctx *x, uint32_t nkernel)
 {
-	bool unwound = rpt_loaded__unwound(x->l, x->c->k.ustack);
+	/* a recording whose stacks the kernel may have walked with CFI (format 1.5) */
+	bool unwound = rpt_loaded__unwound(x->l, x->c->k.ustack) ||
+		       (x->l->st->meta_flags & SAF_META_UW_KERNEL);
 	struct rpt_dso *d;
 	const char *outer;
 

@@ -14,7 +14,7 @@ plan 5
 [ $? -eq 2 ] && grep -q "unknown call graph mode" "$T/err"
 ok $? "--call-graph lbr: usage error"
 
-"$SA_RECORD" --help | grep -q "auto: dwarf's copy only for samples in code without"
+"$SA_RECORD" --help | grep -q "auto: user stacks walked in the kernel from each"
 ok $? "--help documents --call-graph auto"
 
 "$SA_RECORD" --stack-size 1 --call-graph dwarf -o "$T/x.sa" -- true 2>"$T/err"
