@@ -406,8 +406,12 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		return -ENOMEM;
 	rec_drain__set_sc(r->d, r->sc);
 	rec_drain__set_abort(r->d, &hurry);
-	/* half an interval for the stacks: the other half is for everything else */
-	rec_drain__set_budget(r->d, (uint64_t)(o->interval * 0.5e9));
+	/*
+	 * Half an interval for the stacks, the other half for everything else;
+	 * at least 250 ms, so short intervals on a busy host lose nothing.
+	 */
+	rec_drain__set_budget(r->d,
+			      o->interval > 0.5 ? (uint64_t)(o->interval * 0.5e9) : 250000000ull);
 	if (r->rot && (e = rec_drain__keep_frames(r->d)))
 		return e;
 	if (o->call_graph != SA_CG_FP && !o->whole_stack) {

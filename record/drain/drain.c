@@ -75,7 +75,6 @@ struct rec_drain {
 	__u64 sb_lost_seen;	      /* side-band records lost, as of the last interval */
 	struct rec_offcpu *off;	      /* --off-cpu, else NULL */
 	uint64_t rb_until;	      /* the ring buffers' callbacks stop taking records then */
-	__u32 done_epoch;	      /* records of an epoch below this came after its drain */
 	volatile sig_atomic_t *abort; /* set: stop reading the rings at once */
 	uint64_t budget_ns;	      /* what one interval's drain may take (0: no limit) */
 	uint64_t drain_until;	      /* this drain's deadline for new stacks */
@@ -88,7 +87,8 @@ struct rec_drain {
  * "The stop path"). A callback past the deadline ends the call after its
  * record (libbpf advances past a record before its callback, so returning
  * early loses nothing); what is left waits, and a full ring is counted as
- * lost by the BPF program.
+ * lost by the BPF program. A record read after its interval was written
+ * counts in its set's next interval, as one read late always did.
  */
 #define RB_BUDGET_NS (50 * 1000000ull)
 /* ... and the interval's own last look at the rings, after the grace period */
@@ -186,10 +186,6 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 	if (len < sizeof(*r))
 		return 0;
 	set = r->epoch & 1;
-	if (r->epoch < d->done_epoch) { /* its interval is written: counted as lost */
-		d->lost_us[set]++;
-		return rb_over(d);
-	}
 	k = (struct agg_key){.tgid = r->tgid, .tid = r->tid, .gen = r->gen};
 	k.ufid = intern(d, SAF_STACK_USER, r->ips, r->ubytes / 8, &err);
 	if (!err)
@@ -216,10 +212,6 @@ static int on_rb_ustack(void *ctx, void *data, size_t len)
 	if (len < offsetof(struct sa_rb_ustack, stack) ||
 	    r->ubytes > len - offsetof(struct sa_rb_ustack, stack))
 		return 0;
-	if (r->epoch < d->done_epoch) {
-		d->lost_us[r->epoch & 1]++;
-		return rb_over(d);
-	}
 	kfid = intern(d, SAF_STACK_KERNEL, r->kips, r->kbytes / 8, &err);
 	if (!err)
 		err = rec_ustacks__add(d->us, r, kfid);
@@ -501,7 +493,6 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	set = epoch & 1;
 	wait_grace(d, grace_ns);
 	err = consume(d, RB_LAST_BUDGET_NS);
-	d->done_epoch = epoch + 1;
 	if (err < 0)
 		return err;
 	if (d->err)

@@ -12,7 +12,7 @@ require_report
 require_root_bpf
 tmpdir
 T=$tap_tmp
-plan 16
+plan 15
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs (the probe runs on CPU 1)"
 
 # The probe: wakes every millisecond on CPU 1 and keeps the longest delay
