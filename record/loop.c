@@ -46,17 +46,20 @@ static void on_child(int sig)
 /*
  * SIGINT, SIGTERM and SIGHUP (an ssh session that drops) end the recording
  * cleanly, a second one of them at once (docs/reliability.md, "The stop
- * path"). SIGPIPE (stderr on a closed pipe) and SIGUSR1/2 are ignored: by
- * default they killed the recorder without an END chunk. The `-- CMD`
- * child forked before this keeps its own defaults.
+ * path"), unless SIGHUP came ignored (nohup). SIGPIPE (stderr on a closed
+ * pipe) and SIGUSR1/2 are ignored: by default they killed the recorder
+ * without an END chunk. The `-- CMD` child forked before this keeps its
+ * own defaults.
  */
 static void install_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_stop};
+	struct sigaction sa = {.sa_handler = on_stop}, old;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* under nohup(1) a hangup stays ignored, as asked */
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
