@@ -32,9 +32,13 @@
 #define UW_BUILD_NS 1000000000ull
 
 static volatile sig_atomic_t stop_signal;
+/* a second stop signal: end now, without the last interval's drain */
+static volatile sig_atomic_t hurry;
 
 static void on_stop(int sig)
 {
+	if (stop_signal)
+		hurry = 1;
 	stop_signal = sig;
 }
 
@@ -43,14 +47,29 @@ static void on_child(int sig)
 	(void)sig; /* only to interrupt poll() */
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP (an ssh session that drops) end the recording
+ * cleanly, a second one of them at once (docs/reliability.md, "The stop
+ * path"), unless SIGHUP came ignored (nohup). SIGPIPE (stderr on a closed
+ * pipe) and SIGUSR1/2 are ignored: by default they killed the recorder
+ * without an END chunk. The `-- CMD` child forked before this keeps its
+ * own defaults.
+ */
 static void install_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_stop};
+	struct sigaction sa = {.sa_handler = on_stop}, old;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* under nohup(1) a hangup stays ignored, as asked */
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 }
 
 struct run {
@@ -311,6 +330,8 @@ static int record_loop(struct run *r)
 			return err;
 		now = sac_now_ns(CLOCK_MONOTONIC);
 		last = should_stop(r, now);
+		if (hurry)
+			break; /* END with what is written; the interval under way is lost */
 		if (!last && now < r->next_iv)
 			continue;
 		err = rec_drain__interval(r->d, r->iv_start, r->grace, &r->iv_start);
@@ -489,6 +510,13 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (!r->d)
 		return -ENOMEM;
 	rec_drain__set_sc(r->d, r->sc);
+	rec_drain__set_abort(r->d, &hurry);
+	/*
+	 * Half an interval for the stacks, the other half for everything else;
+	 * at least 250 ms, so short intervals on a busy host lose nothing.
+	 */
+	rec_drain__set_budget(r->d,
+			      o->interval > 0.5 ? (uint64_t)(o->interval * 0.5e9) : 250000000ull);
 	if (r->rot && (e = rec_drain__keep_frames(r->d)))
 		return e;
 	if (o->call_graph != SA_CG_FP && !o->whole_stack) {
@@ -512,7 +540,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 static int finish(struct run *r)
 {
 	struct saf_end end = file_end(r, sac_now_ns(CLOCK_MONOTONIC));
-	int err = rec_sc__finish(r->sc);
+	int err = hurry ? 0 : rec_sc__finish(r->sc);
 
 	return err ? err : saf_writer__finish(r->w, &end);
 }

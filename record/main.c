@@ -179,17 +179,55 @@ static double parse_seconds(const char *s)
 	return end == s || *end || v <= 0 || v > 1e7 ? -1 : v;
 }
 
-static long max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	long v = 100000;
+/*
+ * A sample here costs the BPF program 7-15 us (bpf_stats on the 2-CPU test
+ * VM, 999-10,000 Hz, 2026-12-02) plus its timer interrupt: 25 us is what
+ * -F is sized by against kernel.perf_cpu_time_max_percent. The kernel
+ * checks that share only for hardware events (in their NMI handler); a
+ * cpu-clock event at 50,000 Hz took the recorder's CPUs from under it.
+ */
+#define REC_SAMPLE_NS 50000
 
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 100000;
-		fclose(f);
-	}
+static long sysctl_long(const char *name, long dflt)
+{
+	char path[96];
+	FILE *f;
+	long v;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = dflt;
+	fclose(f);
 	return v;
+}
+
+/*
+ * -F over what this host allows now is lowered to it, and said
+ * (docs/reliability.md, "Rates"): kernel.perf_event_max_sample_rate (which
+ * the kernel itself lowers when sampling interrupts run long), and the
+ * rate at which samples take kernel.perf_cpu_time_max_percent of a CPU (0
+ * or 100: no such limit, as for the kernel).
+ */
+static void clamp_rate(struct rec_opts *o)
+{
+	long kmax = sysctl_long("perf_event_max_sample_rate", 100000);
+	long pct = sysctl_long("perf_cpu_time_max_percent", 25);
+	long cpu_max = pct > 0 && pct < 100 ? pct * (1000000000l / 100) / REC_SAMPLE_NS : kmax;
+	long lim = kmax < cpu_max ? kmax : cpu_max;
+
+	if (lim < 1)
+		lim = 1;
+	if ((long)o->freq <= lim)
+		return;
+	fprintf(stderr,
+		"sa-record: -F %u is over what this host allows: sampling at %ld Hz "
+		"(kernel.perf_event_max_sample_rate = %ld; kernel.perf_cpu_time_max_percent "
+		"= %ld at about %d us a sample)\n",
+		o->freq, lim, kmax, pct, REC_SAMPLE_NS / 1000);
+	o->freq = (unsigned int)lim;
 }
 
 static char *join(int argc, char **argv, const char *prefix)
@@ -261,12 +299,13 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 		++*ntargets;
 		break;
 	case 'F':
+		errno = 0;
 		v = strtol(arg, &end, 10);
-		if (*end || end == arg || v < 1 || v > max_sample_rate())
+		if (*end || end == arg || v < 1 || v > 1000000000l || errno)
 			return usage_error("bad frequency '%s': give 1 .. "
 					   "kernel.perf_event_max_sample_rate Hz",
 					   arg);
-		o->freq = v;
+		o->freq = v; /* lowered to what the host allows by check() */
 		break;
 	case 'e':
 		o->event = arg;
@@ -371,6 +410,7 @@ static int check(struct rec_opts *o, int ntargets)
 		return usage_error("%s", "empty output file name");
 	if ((o->keep || o->keep_size) && !o->rotate_secs && !o->rotate_bytes)
 		return usage_error("%s", "--keep and --keep-size need --rotate");
+	clamp_rate(o);
 	/* a stay can outlive a file, and its stacks with it (docs/deploy.md) */
 	if (o->cmd && !o->all && !ntargets)
 		o->filter = SA_FILTER_TGID; /* CMD and its descendants */

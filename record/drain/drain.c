@@ -7,6 +7,7 @@
  * (docs/format.md "Samples chunk"). docs/recording.md explains why.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +72,45 @@ struct rec_drain {
 	size_t nnews, news_cap;
 	__u64 *new_ips;
 	size_t nnew_ips, new_ips_cap;
-	__u64 sb_lost_seen;	/* side-band records lost, as of the last interval */
-	struct rec_offcpu *off; /* --off-cpu, else NULL */
+	__u64 sb_lost_seen;	      /* side-band records lost, as of the last interval */
+	struct rec_offcpu *off;	      /* --off-cpu, else NULL */
+	uint64_t rb_until;	      /* the ring buffers' callbacks stop taking records then */
+	volatile sig_atomic_t *abort; /* set: stop reading the rings at once */
+	uint64_t budget_ns;	      /* what one interval's drain may take (0: no limit) */
+	uint64_t drain_until;	      /* this drain's deadline for new stacks */
 };
+
+/*
+ * What one poll may spend on the ring buffers. libbpf's consume runs until
+ * the rings are empty, which at 50 kHz on two CPUs they never were: the
+ * loop never got back to --duration or a signal (docs/reliability.md,
+ * "The stop path"). A callback past the deadline ends the call after its
+ * record (libbpf advances past a record before its callback, so returning
+ * early loses nothing); what is left waits, and a full ring is counted as
+ * lost by the BPF program. A record read after its interval was written
+ * counts in its set's next interval, as one read late always did.
+ */
+#define RB_BUDGET_NS (50 * 1000000ull)
+/* ... and the interval's own last look at the rings, after the grace period */
+#define RB_LAST_BUDGET_NS (200 * 1000000ull)
+#define RB_OVER		  (-EAGAIN)
+
+static int rb_over(const struct rec_drain *d)
+{
+	if (d->abort && *d->abort)
+		return RB_OVER;
+	return sac_now_ns(CLOCK_MONOTONIC) >= d->rb_until ? RB_OVER : 0;
+}
+
+/* Consume the rings for at most @budget_ns; -errno of a callback's error. */
+static int consume(struct rec_drain *d, uint64_t budget_ns)
+{
+	int n;
+
+	d->rb_until = sac_now_ns(CLOCK_MONOTONIC) + budget_ns;
+	n = ring_buffer__consume(d->rb);
+	return n == -EINTR || n == RB_OVER ? 0 : n;
+}
 
 static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u64 count,
 		   const char *comm)
@@ -161,7 +198,7 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 	}
 	if (err && !d->err)
 		d->err = err;
-	return 0;
+	return rb_over(d);
 }
 
 /* --call-graph dwarf: kernel frames interned now, the rest kept for its interval. */
@@ -184,7 +221,16 @@ static int on_rb_ustack(void *ctx, void *data, size_t len)
 	}
 	if (err && !d->err)
 		d->err = err;
-	return 0;
+	return rb_over(d);
+}
+
+/* --off-cpu's records, within the same budget */
+static int on_rb_off(void *ctx, void *data, size_t len)
+{
+	struct rec_drain *d = ctx;
+	int err = rec_offcpu__on_rb(d->off, data, len);
+
+	return err ? err : rb_over(d);
 }
 
 static int note_ustack(void *ctx, __u32 tgid, __u32 gen, __u64 ip)
@@ -198,9 +244,9 @@ static int note_ustack(void *ctx, __u32 tgid, __u32 gen, __u64 ip)
 static void pump_rings(void *ctx)
 {
 	struct rec_drain *d = ctx;
-	int n = ring_buffer__consume(d->rb);
+	int n = consume(d, RB_BUDGET_NS);
 
-	if (n < 0 && n != -EINTR && !d->err)
+	if (n < 0 && !d->err)
 		d->err = n;
 }
 
@@ -231,7 +277,7 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	if (d->rb && (ring_buffer__add(d->rb, bpf_map__fd(rec_session__ustack_ringbuf(s)),
 				       on_rb_ustack, d) ||
 		      (d->off && ring_buffer__add(d->rb, bpf_map__fd(rec_session__offrb(s)),
-						  rec_offcpu__on_rb, d->off)))) {
+						  on_rb_off, d)))) {
 		ring_buffer__free(d->rb);
 		d->rb = NULL;
 	}
@@ -247,14 +293,14 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 
 int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 {
-	int n = ring_buffer__poll(d->rb, timeout_ms);
+	int n;
 
-	if (n == -EINTR)
+	d->rb_until = sac_now_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000 + RB_BUDGET_NS;
+	n = ring_buffer__poll(d->rb, timeout_ms);
+	if (n == -EINTR || n == RB_OVER)
 		n = 0;
-	if (n >= 0)
-		n = ring_buffer__consume(d->rb);
-	if (n == -EINTR)
-		n = 0;
+	if (n >= 0 && !rb_over(d))
+		n = consume(d, d->rb_until - sac_now_ns(CLOCK_MONOTONIC));
 	return d->err ? d->err : n < 0 ? n : 0;
 }
 
@@ -270,18 +316,27 @@ static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 							: rec_session__stack_fd(d->s, set);
 	struct kid_key k = {.kid = kid, .kind = kind, .set = set};
 	__u32 *fid, n;
-	bool is_new;
 
 	*err = 0;
 	if (kid < 0)
 		return 0;
-	fid = rec_htab__put(d->kid2fid, &k, &is_new);
+	fid = rec_htab__get(d->kid2fid, &k);
+	if (fid)
+		return *fid;
+	/*
+	 * Past the drain's deadline a stack not read yet is not read: its
+	 * samples are counted as lost, and the interval keeps its length
+	 * (10,000 busy threads' stacks took the drain 20 s).
+	 */
+	if (d->drain_until && sac_now_ns(CLOCK_MONOTONIC) >= d->drain_until) {
+		*err = -ENOENT; /* as a stack gone from the map: counted lost by the caller */
+		return 0;
+	}
+	fid = rec_htab__put(d->kid2fid, &k, NULL);
 	if (!fid) {
 		*err = -ENOMEM;
 		return 0;
 	}
-	if (!is_new)
-		return *fid;
 	if (bpf_map_lookup_elem(stack_fd, &kid, d->ips)) {
 		*err = -ENOENT;
 		return 0;
@@ -428,7 +483,7 @@ static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
 {
 	uint64_t until = sac_now_ns(CLOCK_MONOTONIC) + grace_ns, now;
 
-	while ((now = sac_now_ns(CLOCK_MONOTONIC)) < until)
+	while ((now = sac_now_ns(CLOCK_MONOTONIC)) < until && !(d->abort && *d->abort))
 		rec_drain__poll(d, (int)((until - now) / 1000000) + 1);
 }
 
@@ -445,12 +500,13 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		return err;
 	rec_session__flip(d->s, &epoch);
 	iv.end_ns = sac_now_ns(CLOCK_MONOTONIC);
+	d->drain_until = d->budget_ns ? iv.end_ns + grace_ns + d->budget_ns : 0;
 	*end_ns = iv.end_ns;
 	iv.seq = epoch;
 	set = epoch & 1;
 	wait_grace(d, grace_ns);
-	err = ring_buffer__consume(d->rb);
-	if (err < 0 && err != -EINTR)
+	err = consume(d, RB_LAST_BUDGET_NS);
+	if (err < 0)
 		return err;
 	if (d->err)
 		return d->err;
@@ -495,6 +551,16 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc)
 {
 	d->sc = sc;
+}
+
+void rec_drain__set_abort(struct rec_drain *d, volatile sig_atomic_t *abort)
+{
+	d->abort = abort;
+}
+
+void rec_drain__set_budget(struct rec_drain *d, uint64_t budget_ns)
+{
+	d->budget_ns = budget_ns;
 }
 
 void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim)

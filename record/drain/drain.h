@@ -9,6 +9,7 @@
 #define REC_DRAIN_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include "sa_shared.h"
@@ -57,6 +58,21 @@ struct rec_uwtrim;
 
 /** rec_drain__set_sc() - capture symbols and mappings through @sc (borrowed). */
 void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc);
+
+/**
+ * rec_drain__set_abort() - when *@abort (borrowed, set by a signal handler)
+ * is non-zero, the ring buffers are read no further and the grace period
+ * is cut short: a second stop signal ends the recording at once.
+ */
+void rec_drain__set_abort(struct rec_drain *d, volatile sig_atomic_t *abort);
+
+/**
+ * rec_drain__set_budget() - what reading one interval's stacks may take
+ * after its grace period (0, the default: no limit). A stack not read by
+ * then is not read: its samples are counted as lost in user space
+ * (docs/reliability.md, "The stop path").
+ */
+void rec_drain__set_budget(struct rec_drain *d, uint64_t budget_ns);
 
 /** rec_drain__set_trim() - keep only what an unwind reads of each stack copy (@trim borrowed). */
 void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "clock.h"
 #include "grow.h"
 #include "jitmap.h"
@@ -22,6 +23,12 @@
 
 /* A perf map is a few MiB after hours of node; past this it is not read. */
 #define JIT_MAX_FILE (256ull << 20)
+/*
+ * What one process's map may cost over the whole run, rotations included
+ * (each new file reads every map again from its start): 1 GiB, about 200
+ * rotations of a 5 MiB map. Past it the map is no longer read.
+ */
+#define JIT_RUN_BYTES (1ull << 30)
 /* What one drain may spend on all map files together. */
 #define JIT_POLL_BYTES (8u << 20)
 #define JIT_POLL_NS    (50 * 1000000ull)
@@ -34,6 +41,8 @@ struct jproc {
 	int refused;  /* the file was refused (and said so): never read */
 	int nuids;    /* uids[]: real and effective uid; -1 unknown */
 	uid_t uids[2];
+	uint64_t dev, ino; /* the open file's */
+	uint64_t run;	   /* bytes read over the run, never reset */
 };
 
 struct rec_jitmap {
@@ -130,6 +139,32 @@ static bool missing(int err)
 	return err == -ENOENT || err == -ENOTDIR || err == -ESRCH || err == -EACCES;
 }
 
+/*
+ * A perf map is one process's: the same inode already read for another
+ * tracked pid (a hard link, or a bind mount) is refused, or 20 processes
+ * linking one 200 MiB file made the recording grow 3.7 MB/s.
+ */
+static bool shared(const struct rec_jitmap *jm, struct jproc *jp, int fd, char *why, size_t sz)
+{
+	struct stat st;
+	size_t i;
+
+	if (fstat(fd, &st))
+		return false;
+	jp->dev = st.st_dev;
+	jp->ino = st.st_ino;
+	for (i = 0; i < jm->n; i++) {
+		const struct jproc *o = &jm->ps[i];
+
+		if (o != jp && o->fd >= 0 && o->dev == jp->dev && o->ino == jp->ino) {
+			snprintf(why, sz, "the same file as pid %u's perf map (a hard link)",
+				 o->pid);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void try_open(const struct rec_jitmap *jm, struct jproc *jp)
 {
 	struct rec_safeopen_opts o = {.sz = sizeof(o), .max_size = JIT_MAX_FILE};
@@ -162,6 +197,10 @@ static void try_open(const struct rec_jitmap *jm, struct jproc *jp)
 	memcpy(o.owners, jp->uids, sizeof(o.owners));
 	fd = rec_safe_open(name, &o, why, sizeof(why));
 out:
+	if (fd >= 0 && shared(jm, jp, fd, why, sizeof(why))) {
+		close(fd);
+		fd = -EPERM;
+	}
 	if (fd >= 0)
 		jp->fd = fd;
 	else if (!missing(fd))
@@ -250,6 +289,12 @@ static int read_new(struct rec_jitmap *jm, struct jproc *jp, const struct rec_si
 				refuse(jp, "its perf map", 0, "grew past the cap of 256 MiB");
 			break;
 		}
+		if (jp->run >= JIT_RUN_BYTES) {
+			if (!jp->refused)
+				refuse(jp, "its perf map", 0,
+				       "read 1 GiB of it in this run, the budget");
+			break;
+		}
 		want = sizeof(jm->buf) - 1;
 		if (want > jm->poll_bytes)
 			want = jm->poll_bytes;
@@ -257,6 +302,7 @@ static int read_new(struct rec_jitmap *jm, struct jproc *jp, const struct rec_si
 		if (n <= 0)
 			break;
 		jm->poll_bytes -= (uint32_t)n;
+		jp->run += (uint64_t)n;
 		ret = read_lines(jm, jp, (size_t)n, sink, &more);
 		if (ret < 0)
 			return ret;

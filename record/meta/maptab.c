@@ -475,6 +475,15 @@ void rec_maptab__exit(struct rec_maptab *mt, uint32_t pid)
 			mt->imgs[i].expire = EXIT_DRAINS;
 }
 
+void rec_maptab__exec(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+{
+	size_t i;
+
+	for (i = 0; i < mt->nimgs; i++)
+		if (mt->imgs[i].pid == pid && mt->imgs[i].gen != gen && !mt->imgs[i].expire)
+			mt->imgs[i].expire = EXIT_DRAINS;
+}
+
 void maptab_free_img(struct image *im)
 {
 	size_t i;

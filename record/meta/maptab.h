@@ -136,6 +136,14 @@ int rec_maptab__find_span(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uin
  */
 void rec_maptab__exit(struct rec_maptab *mt, uint32_t pid);
 
+/**
+ * rec_maptab__exec() - @pid exec'd into image @gen: its other images are
+ * dropped as at an exit, two drains from now, once the samples taken
+ * before the exec are written (a process that exec'd itself 385 times a
+ * second grew the recorder by 1 MB/s).
+ */
+void rec_maptab__exec(struct rec_maptab *mt, uint32_t pid, uint32_t gen);
+
 /** rec_maptab__drained() - a drain interval ended: drop expired images. */
 void rec_maptab__drained(struct rec_maptab *mt);
 

@@ -336,6 +336,7 @@ static int on_comm(struct rec_sideband *sb, const struct sb_comm *r, uint64_t t)
 	sb->st.exec++;
 	if (r->pid < sb->pid_max)
 		sb->gens[r->pid]++;
+	rec_maptab__exec(sb->maptab, r->pid, rec_sideband__gen(sb, r->pid));
 	snprintf(link, sizeof(link), "/proc/%u/exe", r->pid);
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';

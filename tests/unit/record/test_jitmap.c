@@ -130,12 +130,46 @@ static void test_sink_error(void **state)
 	rec_jitmap__free(jm);
 }
 
+/*
+ * Two pids whose perf maps are one inode (here one container's file seen
+ * by both; a hard link is the same): only the first is read, so 20 such
+ * processes cost one file, not 20 (issue 29).
+ */
+static void test_shared_file_read_once(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_jitmap *jm = rec_jitmap__new(proc);
+	char p[256];
+	int n;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/4243", proc);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/4243/status", proc);
+	append(p, "Name:\tnode\nNSpid:\t4243\t7\n");
+	snprintf(p, sizeof(p), "%s/4243/root", proc);
+	assert_int_equal(symlink("../../ct", p), 0);
+	assert_int_equal(rec_jitmap__note(jm, 4242), 0);
+	assert_int_equal(rec_jitmap__note(jm, 4243), 0);
+	n = rec_jitmap__poll(jm, &sink);
+	/* the file holds what the tests before wrote: read for one pid only */
+	assert_true(n > 0);
+	for (size_t i = 0; i < ts.n; i++)
+		assert_int_equal(ts.recs[i].rec.jitsym.pid, 4242);
+	append(mapf, "7f0000005000 8 later\n");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 1);
+	test_sink_reset(&ts);
+	rec_jitmap__free(jm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_gone_process_is_dropped),
 		cmocka_unit_test(test_sink_error),
+		cmocka_unit_test(test_shared_file_read_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -224,5 +224,41 @@ static void test_rotation_forgets_gone(void **state)
 	test_sink_reset(&ts);
 }
 
+/*
+ * A pid that execs itself again and again (issue 29: 385 execs/s grew the
+ * recorder by 1 MB/s): each exec drops its other images two drains later,
+ * so the table holds the last few images, and the one before an exec is
+ * still found for the samples drained after it.
+ */
+static void test_exec_loop_drops_old_images(void **state)
+{
+	struct test_sink ts = {0};
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_maptab *mt = rec_maptab__new(NULL);
+	struct saf_map m = {.pid = GONE_SPAN_PID,
+			    .start = 0x400000,
+			    .end = 0x401000,
+			    .flags = SAF_MAP_EXEC | SAF_MAP_ANON,
+			    .path = saf_str__from("[anon]")};
+	struct saf_map got;
+	uint32_t gen;
+
+	(void)state;
+	assert_non_null(mt);
+	for (gen = 0; gen < 1000; gen++) {
+		m.gen = gen;
+		assert_int_equal(rec_maptab__add(mt, &m, -1, &sink), 0);
+		rec_maptab__exec(mt, m.pid, gen);
+		if (gen)
+			assert_int_equal(rec_maptab__find(mt, m.pid, gen - 1, 0x400008, &got), 0);
+		rec_maptab__drained(mt);
+		test_sink_reset(&ts);
+	}
+	assert_true(rec_maptab__images(mt) <= 3);
+	assert_int_equal(rec_maptab__find(mt, m.pid, 999, 0x400008, &got), 0);
+	assert_int_equal(got.gen, 999);
+	rec_maptab__free(mt);
+}
+
 SA_TEST_MAIN(test_fd_once_per_build_id, test_many_images_of_gen_zero, test_rotation_forgets_gone,
-	     test_span_cut_by_later_mappings)
+	     test_span_cut_by_later_mappings, test_exec_loop_drops_old_images)
