@@ -147,11 +147,13 @@ int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, struct saf_rea
 		     const char *name)
 {
 	struct saf_record rec;
+	char was[256];
 	int ret, err = 0;
 
 	l->cur_symtab = RPT_NO_DSO;
 	l->in_interval_ok = !s->o.filter.has_time && !s->o.filter.has_wall;
 	l->keep_max = saf_reader__info(r)->file_size * RPT_KEEP_PER_BYTE + RPT_KEEP_FLOOR;
+	snprintf(was, sizeof(was), "%s", saf_reader__errmsg(r));
 	while ((ret = saf_reader__next(r, &rec)) != 0 && ret != SAF_READER_NEW_RECORDING) {
 		if (ret < 0) {
 			note_reader(l, r, ret);
@@ -174,7 +176,9 @@ int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, struct saf_rea
 			goto cleanup;
 	}
 	note_reader(l, r, 0);
-	if (!l->st->finished && !l->st->errmsg[0])
+	/* unfinished, or bytes after END that are no recording: said either way
+	 * (not the message of an earlier recording of a concatenation) */
+	if (!l->st->errmsg[0] && strcmp(was, saf_reader__errmsg(r)))
 		snprintf(l->st->errmsg, sizeof(l->st->errmsg), "%s", saf_reader__errmsg(r));
 	if ((l->st->damaged || !l->st->finished) && !l->st->intervals) {
 		int n = snprintf(s->errmsg, sizeof(s->errmsg), "%s: ", name);
@@ -215,10 +219,15 @@ static int skip_recording(struct rpt_session *s, int64_t name, const struct rpt_
 	return 0;
 }
 
-/* The recording at the reader's position. @return 1 when another follows, 0, or -errno. */
-static int add_recording(struct rpt_session *s, struct saf_reader *r, const char *name,
+/*
+ * The recording at *@rp's position. After the last one the reader is freed
+ * (*@rp = NULL) before symbolizing, so its buffers are not held then.
+ * @return 1 when another follows, 0, or -errno.
+ */
+static int add_recording(struct rpt_session *s, struct saf_reader **rp, const char *name,
 			 struct rpt_profile *prof, size_t *nread)
 {
+	struct saf_reader *r = *rp;
 	struct rpt_loaded l = {0};
 	int64_t p;
 	int more, err;
@@ -234,6 +243,10 @@ static int add_recording(struct rpt_session *s, struct saf_reader *r, const char
 		return -ENOMEM;
 	l.st->path = p;
 	more = rpt_loaded__read(s, &l, r, rpt_session__str(s, (uint32_t)p));
+	if (more <= 0) {
+		saf_reader__free(r);
+		*rp = NULL;
+	}
 	if (more >= 0 && l.empty) {
 		err = skip_recording(s, p, l.st);
 		more = err ? err : more;
@@ -285,7 +298,7 @@ int rpt_session__add_file(struct rpt_session *s, const char *path, const char *n
 		return -errno;
 	}
 	do
-		more = add_recording(s, r, name, prof, &nread);
+		more = add_recording(s, &r, name, prof, &nread);
 	while (more > 0);
 	saf_reader__free(r);
 	if (more < 0)
@@ -455,6 +468,9 @@ int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct rpt_file_stats *f = &s->files[i];
 
+		if (!f->damaged && f->finished && f->errmsg[0]) /* bytes after END */
+			fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path),
+				f->errmsg);
 		if (!f->damaged && f->finished)
 			continue;
 		rpt_file__damage(f, line, sizeof(line));

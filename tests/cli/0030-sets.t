@@ -17,7 +17,7 @@ tmpdir
 T=$tap_tmp
 R=$SA_REPORT
 
-plan 17
+plan 19
 
 sum() { awk '{ s += $NF } END { print s + 0 }' "$@"; }
 
@@ -80,4 +80,13 @@ cmp -s "$T/set.folded" "$T/cat2.folded"
 ok $? "cat with a short and a cut file inside: the set's stacks ($(sum "$T/cat2.folded"))"
 ok $([ "$(grep -c 'holds no samples' "$T/cat2.err")" = 2 ]; echo $?) "both named: $(grep -o 'cat2.sa[^:]*: holds no samples' "$T/cat2.err" | tr '\n' ' ')"
 ok $([ "$("$R" --info "$T/cat.sa" 2>/dev/null | grep -c '^file: ')" = 8 ]; echo $?) "--info lists the 8 recordings of the stream"
+
+# standard input: spilled to a temporary file, named "-" in messages
+cat "$T/set-1.sa" "$T/short.sa" | "$R" - >/dev/null 2>"$T/stdin.err"
+grep -q '^sa-report: - (recording 2 at offset [0-9]*): holds no samples' "$T/stdin.err" &&
+	! grep -q /proc/self "$T/stdin.err"
+ok $? "a recording on standard input is named -: $(head -c 100 "$T/stdin.err")"
+{ cat "$T/set-1.sa"; head -c 1000 /dev/zero; } | "$R" - >/dev/null 2>"$T/junk.err"
+grep -q '^sa-report: -: offset [0-9]*: 1000 bytes after the end chunk ignored' "$T/junk.err"
+ok $? "bytes after END that are no recording are said: $(head -n 1 "$T/junk.err")"
 done_testing
