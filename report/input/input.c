@@ -16,8 +16,9 @@
 #include "input.h"
 #include "saf.h"
 
-#define PEEK_MAX   (64 * 1024)
-#define PERF_MAGIC "PERFILE2" /* perf.data, file and pipe mode (perf's header.c) */
+#define PEEK_MAX      (64 * 1024)
+#define PEEK_LINE_MAX (64 << 20) /* a first line longer than this is not sniffed whole */
+#define PERF_MAGIC    "PERFILE2" /* perf.data, file and pipe mode (perf's header.c) */
 
 struct rpt_input {
 	FILE *src;  /* the file, or stdin */
@@ -176,6 +177,30 @@ static int open_text(struct rpt_input *in)
 	return 0;
 }
 
+/*
+ * Text whose first line is longer than the first read: read on to the end
+ * of that line (up to PEEK_LINE_MAX), so what the text is does not depend
+ * on its first line fitting 64 KiB.
+ */
+static int peek_first_line(struct rpt_input *in)
+{
+	size_t cap = PEEK_MAX;
+
+	while (in->peek_len == cap && cap < PEEK_LINE_MAX &&
+	       !memchr(in->peek, '\n', in->peek_len) && !memchr(in->peek, '\0', in->peek_len)) {
+		char *n = realloc(in->peek, cap * 2);
+
+		if (!n)
+			return -ENOMEM;
+		in->peek = n;
+		in->peek_len += fread(n + cap, 1, cap, in->src);
+		cap *= 2;
+		if (ferror(in->src))
+			return -EIO;
+	}
+	return 0;
+}
+
 struct rpt_input *rpt_input__open(const char *path)
 {
 	struct rpt_input *in = calloc(1, sizeof(*in));
@@ -196,6 +221,9 @@ struct rpt_input *rpt_input__open(const char *path)
 		err = -EIO;
 		goto fail;
 	}
+	err = peek_first_line(in);
+	if (err)
+		goto fail;
 	in->kind = rpt_input__sniff(in->peek, in->peek_len);
 	if (in->kind == RPT_INPUT_FOLDED || in->kind == RPT_INPUT_PERFSCRIPT)
 		err = open_text(in);
