@@ -67,6 +67,29 @@ static int ours(int fd)
 	return fd;
 }
 
+/* @base, made (0700) when missing inside a parent of ours ($XDG_CACHE_HOME need not exist). */
+static int open_base(char *base)
+{
+	char *slash = strrchr(base, '/');
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), parent, err;
+
+	if (fd >= 0 || errno != ENOENT || !slash || slash == base)
+		return fd >= 0 ? ours(fd) : -errno;
+	*slash = '\0';
+	parent = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*slash = '/';
+	if (parent < 0)
+		return -errno;
+	parent = ours(parent);
+	if (parent < 0)
+		return parent;
+	err = mkdirat(parent, slash + 1, 0700) && errno != EEXIST ? -errno : 0;
+	fd = err ? err : openat(parent, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = -errno;
+	close(parent);
+	return fd >= 0 ? ours(fd) : err;
+}
+
 /*
  * The default cache: @base must be the effective user's (so root with a
  * HOME that is not root's, as sudo keeping HOME gives, uses no cache and
@@ -81,10 +104,7 @@ static int open_default(void)
 
 	if (err)
 		return err;
-	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	fd = ours(fd);
+	fd = open_base(base);
 	while (fd >= 0 && *rest) {
 		size_t n = strcspn(rest, "/");
 		int next;
