@@ -218,6 +218,14 @@ static int at_end(struct saf_reader *r)
 	return 0;
 }
 
+static void after_end(struct saf_reader *r)
+{
+	r->done = true;
+	if (r->off < r->info.file_size)
+		saf_rd_warn(r, r->off, "%llu bytes after the end chunk ignored",
+			    (unsigned long long)(r->info.file_size - r->off));
+}
+
 static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content,
 		   size_t len)
 {
@@ -226,16 +234,17 @@ static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const ui
 	r->cp = content;
 	r->cend = len ? content + len : content; /* content is NULL when empty */
 	r->info.chunks++;
+	r->info.content_bytes += len;
 	r->next_seq++;
 	r->off += (uint64_t)c->hsize + c->psize;
 	r->info.good_bytes = r->off;
 	if (c->type != SAF_CHUNK_END)
 		return;
 	r->info.finished = true;
-	r->done = true;
-	if (r->off < r->info.file_size)
-		saf_rd_warn(r, r->off, "%llu bytes after the end chunk ignored",
-			    (unsigned long long)(r->info.file_size - r->off));
+	if (r->concat && r->off < r->info.file_size)
+		r->after_end = true; /* a second recording, or junk: saf_chunk_load() sees */
+	else
+		after_end(r);
 }
 
 /*
@@ -271,6 +280,12 @@ int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t
 				   r->next_seq, c->seq);
 	if (!type_known(c->type))
 		return 1;
+	if (r->content_budget && c->csize > r->content_budget - r->info.content_bytes)
+		return saf_rd_fail(r, -EFBIG, r->off,
+				   "chunk %u: the chunks expand past %llu MiB, the bound for a "
+				   "%llu-byte file",
+				   r->next_seq, (unsigned long long)(r->content_budget >> 20),
+				   (unsigned long long)r->info.file_size);
 	p += c->hsize;
 	if (c->flags & SAF_CHUNK_FLAG_ZSTD) {
 		err = inflate(r, p, c);
@@ -295,7 +310,8 @@ void saf_chunk_commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const
 /**
  * saf_chunk_load() - validate the chunk at r->off and point r->cp at its
  * records. @return 1 when a chunk was consumed (possibly skipped), 0 past
- * the last chunk, or the negative errno that stops reading.
+ * the last chunk, SAF_READER_NEW_RECORDING at a second file header
+ * (opts.concat), or the negative errno that stops reading.
  */
 int saf_chunk_load(struct saf_reader *r)
 {
@@ -310,11 +326,21 @@ int saf_chunk_load(struct saf_reader *r)
 		goto done;
 	if (!remain)
 		return at_end(r);
+	/* "Concatenated recordings": a file header where a chunk would start */
+	if (r->after_end && saf_rd_next_recording(r))
+		return SAF_READER_NEW_RECORDING;
+	if (r->after_end) {
+		after_end(r);
+		return 0;
+	}
 	if (remain < SAF_CHUNK_HEADER_SIZE)
 		return saf_rd_fail(r, -EBADMSG, r->off,
 				   "chunk %u truncated: %llu of %d header bytes", r->next_seq,
 				   (unsigned long long)remain, SAF_CHUNK_HEADER_SIZE);
 	ret = saf_chunk_check(r, &c, &content);
+	/* not a chunk: maybe the next recording's file header (probed only then) */
+	if (ret < 0 && ret != -ENOMEM && ret != -EFBIG && saf_rd_next_recording(r))
+		return SAF_READER_NEW_RECORDING;
 	if (ret < 0)
 		return ret;
 done:

@@ -25,12 +25,16 @@ struct saf_reader {
 	struct saf_file_info info;
 	uint64_t off; /* next chunk's offset */
 	uint32_t next_seq;
-	int err;	     /* sticky: the error that stopped reading */
-	bool done;	     /* no chunk left to load */
-	bool resync;	     /* saf_reader_opts.resync: read on after damage */
-	bool seq_ahead;	     /* the failing chunk is whole, after a sequence gap */
-	bool scan_gave_up;   /* saf_resync.c spent its checksum budget */
-	struct saf_buf scan; /* saf_resync.c's window */
+	int err;		 /* sticky: the error that stopped reading */
+	bool done;		 /* no chunk left to load */
+	bool resync;		 /* saf_reader_opts.resync: read on after damage */
+	bool seq_ahead;		 /* the failing chunk is whole, after a sequence gap */
+	bool scan_gave_up;	 /* saf_resync.c spent its checksum budget */
+	bool concat;		 /* saf_reader_opts.concat */
+	bool after_end;		 /* concat: END read, bytes follow (a header, or junk) */
+	bool at_header;		 /* resync stopped at a file header (concat) */
+	uint64_t content_budget; /* "Limits": decompressed bytes allowed; 0 = no bound */
+	struct saf_buf scan;	 /* saf_resync.c's window */
 	ZSTD_DCtx *dctx;
 	struct saf_buf payload; /* the chunk read with pread() */
 	struct saf_buf content; /* the decompressed payload */
@@ -62,6 +66,7 @@ int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ..
 	__attribute__((format(printf, 4, 5)));
 void saf_rd_warn(struct saf_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+bool saf_rd_next_recording(struct saf_reader *r);
 const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, struct saf_buf *b,
 			    int *err);
 

@@ -16,6 +16,14 @@
 
 enum pf_state { PF_IDLE, PF_QUEUED, PF_DONE };
 
+/*
+ * Decoded records of one chunk, at most: a 64 MiB chunk of 8-byte records
+ * decodes to 8M records of about 56 bytes, twice over (this thread's and the
+ * caller's), so a chunk past this is left to the caller's thread, which
+ * decodes one record at a time ("Limits" in docs/format.md).
+ */
+#define PF_MAX_DECODED (16u << 20)
+
 struct saf_prefetch {
 	pthread_t tid;
 	pthread_mutex_t mu;
@@ -114,6 +122,8 @@ static int predecode(struct saf_prefetch *pf, const uint8_t *p, const uint8_t *e
 		else if (rec.kind == SAF_REC_USTACK || rec.kind == SAF_REC_USTACK_SPARSE)
 			nips += rec.ustack.nwalked;
 		n = saf_rec_bytes(rec.kind);
+		if (pf->precs.len + align8(n) > PF_MAX_DECODED || nips > PF_MAX_DECODED / 8)
+			return -EFBIG;
 		if (saf_buf_reserve(&pf->precs, align8(n)))
 			return -ENOMEM;
 		memcpy(pf->precs.p + pf->precs.len, &rec, n);
@@ -183,6 +193,7 @@ int saf_prefetch_new(struct saf_reader *r)
 	pf->sh.fd = r->fd;
 	pf->sh.mem = r->mem;
 	pf->sh.info.file_size = r->info.file_size;
+	pf->sh.content_budget = r->content_budget;
 	pf->sh.defer_records = true;
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
@@ -208,6 +219,7 @@ void saf_prefetch_start(struct saf_reader *r)
 	if (pf->state == PF_IDLE) {
 		pf->sh.off = r->off;
 		pf->sh.next_seq = r->next_seq;
+		pf->sh.info.content_bytes = r->info.content_bytes;
 		pf->state = PF_QUEUED;
 		pthread_cond_broadcast(&pf->cv);
 	}

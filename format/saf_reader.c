@@ -72,40 +72,114 @@ const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, stru
 	return b->p;
 }
 
-/* "File header": magic, then checksum, then version (so a flipped bit is damage). */
-static int check_header(struct saf_reader *r)
+/*
+ * "File header" at @base: magic, then checksum, then version (so a flipped
+ * bit is damage). @return 0 with *@hsize set, or the errno; *@why and
+ * *@at say what and where.
+ */
+static int header_at(struct saf_reader *r, uint64_t base, uint16_t *hsize, const char **why,
+		     uint64_t *at)
 {
+	uint64_t remain = r->info.file_size - base;
 	const uint8_t *h;
-	uint16_t hsize;
 	int err = 0;
 
-	if (r->info.file_size < SAF_FILE_HEADER_SIZE)
-		return saf_rd_fail(r, -EBADMSG, 0, "file too short for the %d-byte header",
-				   SAF_FILE_HEADER_SIZE);
-	h = saf_rd_fetch(r, 0, SAF_FILE_HEADER_SIZE, &r->payload, &err);
+	*at = base;
+	*why = "file too short for the 24-byte header";
+	if (remain < SAF_FILE_HEADER_SIZE)
+		return -EBADMSG;
+	h = saf_rd_fetch(r, base, SAF_FILE_HEADER_SIZE, &r->payload, &err);
+	*why = "cannot read the file header";
 	if (!h)
-		return saf_rd_fail(r, err, 0, "cannot read the file header");
+		return err;
+	*why = "not an sa recording (bad magic)";
 	if (memcmp(h, SAF_MAGIC, SAF_MAGIC_LEN))
-		return saf_rd_fail(r, -EBADMSG, 0, "not an sa recording (bad magic)");
+		return -EBADMSG;
+	*why = "file header checksum mismatch";
 	if (saf_crc32(h, NULL, 0) != saf_get_le32(h + 20))
-		return saf_rd_fail(r, -EBADMSG, 0, "file header checksum mismatch");
+		return -EBADMSG;
 	r->info.version_major = saf_get_le16(h + 8);
 	r->info.version_minor = saf_get_le16(h + 10);
-	hsize = saf_get_le16(h + 12);
+	*hsize = saf_get_le16(h + 12);
+	*at = base + 8;
 	if (r->info.version_major > SAF_VERSION_MAJOR)
+		return -ENOTSUP;
+	*why = "unknown format version";
+	if (r->info.version_major < SAF_VERSION_MAJOR)
+		return -EBADMSG;
+	*at = base + 12;
+	*why = "bad file header size";
+	if (*hsize < SAF_FILE_HEADER_SIZE || *hsize > remain)
+		return -EBADMSG;
+	return 0;
+}
+
+static int check_header(struct saf_reader *r)
+{
+	const char *why;
+	uint16_t hsize = 0;
+	uint64_t at;
+	int err = header_at(r, 0, &hsize, &why, &at);
+
+	if (err == -ENOTSUP)
 		return saf_rd_fail(r, -ENOTSUP, 8,
 				   "format version %u.%u is newer than this reader (%u.%u); "
 				   "a newer sa is needed to read it",
 				   r->info.version_major, r->info.version_minor, SAF_VERSION_MAJOR,
 				   SAF_VERSION_MINOR);
-	if (r->info.version_major < SAF_VERSION_MAJOR)
-		return saf_rd_fail(r, -EBADMSG, 8, "unknown format version %u.%u",
-				   r->info.version_major, r->info.version_minor);
-	if (hsize < SAF_FILE_HEADER_SIZE || hsize > r->info.file_size)
-		return saf_rd_fail(r, -EBADMSG, 12, "bad file header size %u", hsize);
+	if (err && at == 8)
+		return saf_rd_fail(r, err, at, "%s %u.%u", why, r->info.version_major,
+				   r->info.version_minor);
+	if (err && at == 12)
+		return saf_rd_fail(r, err, at, "%s %u", why, hsize);
+	if (err)
+		return saf_rd_fail(r, err, at, "%s", why);
 	r->off = hsize;
 	r->info.good_bytes = hsize;
+	r->info.recordings = 1;
 	return 0;
+}
+
+/**
+ * saf_rd_next_recording() - with opts.concat, a valid file header at r->off
+ * starts the next recording ("Concatenated recordings"). @return true when
+ * it did (r->off past that header, the chunk sequence from 0).
+ */
+bool saf_rd_next_recording(struct saf_reader *r)
+{
+	uint16_t v[2] = {r->info.version_major, r->info.version_minor}, hsize;
+	const char *why;
+	uint64_t at, was = r->off;
+
+	if (!r->concat || header_at(r, r->off, &hsize, &why, &at)) {
+		r->info.version_major = v[0];
+		r->info.version_minor = v[1];
+		return false;
+	}
+	r->err = 0; /* the chunk check that failed here */
+	r->errmsg[0] = '\0';
+	if (!r->info.finished)
+		saf_rd_warn(r, was, "no end chunk; the recording did not finish cleanly");
+	r->info.recording_offset = was;
+	r->info.recordings++;
+	r->info.finished = false;
+	r->after_end = false;
+	r->off = was + hsize;
+	r->info.good_bytes = r->off;
+	r->next_seq = 0;
+	return true;
+}
+
+/* "Limits": the content the whole file may expand to (0: unbounded). */
+static void set_budget(struct saf_reader *r, uint32_t ratio, uint64_t floor)
+{
+	uint64_t size = r->info.file_size;
+
+	if (!ratio && !floor)
+		return;
+	r->content_budget = size > UINT64_MAX / (ratio ? ratio : 1) ? UINT64_MAX : size * ratio;
+	if (r->content_budget < floor)
+		r->content_budget = floor;
 }
 
 static struct saf_reader *open_common(struct saf_reader *r, const struct saf_reader_opts *opts)
@@ -114,6 +188,10 @@ static struct saf_reader *open_common(struct saf_reader *r, const struct saf_rea
 
 	if (opts && opts->sz >= offsetof(struct saf_reader_opts, resync) + sizeof(bool))
 		r->resync = opts->resync;
+	if (opts && opts->sz >= offsetof(struct saf_reader_opts, expand_floor) + sizeof(uint64_t)) {
+		r->concat = opts->concat;
+		set_budget(r, opts->max_expand, opts->expand_floor);
+	}
 	if (!err && opts && opts->sz >= offsetof(struct saf_reader_opts, prefetch) + sizeof(bool) &&
 	    opts->prefetch)
 		saf_prefetch_new(r); /* without it, this thread does the work */
@@ -225,6 +303,8 @@ int saf_reader__next(struct saf_reader *r, struct saf_record *rec)
 		if (r->done)
 			return 0;
 		ret = saf_chunk_load(r);
+		if (ret == SAF_READER_NEW_RECORDING)
+			return ret;
 		if (ret < 0)
 			return saf_chunk_damaged(r, ret);
 	}

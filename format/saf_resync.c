@@ -31,6 +31,13 @@ static bool plausible(const struct saf_reader *r, const uint8_t *h, uint64_t off
 	return saf_get_le32(h + 16) >= r->next_seq;
 }
 
+/* "Concatenated recordings": magic and checksum of a file header (24 bytes at @h). */
+static bool is_file_header(const uint8_t *h)
+{
+	return !memcmp(h, SAF_MAGIC, SAF_MAGIC_LEN) &&
+	       saf_crc32(h, NULL, 0) == saf_get_le32(h + 20);
+}
+
 /* Rule 7: the checksum over header and payload. @return 1 yes, 0 no, <0 error. */
 static int crc_ok(struct saf_reader *r, const uint8_t *h, uint64_t off)
 {
@@ -68,6 +75,11 @@ static int64_t find_chunk(struct saf_reader *r, uint64_t from, uint32_t *seq)
 		for (size_t i = 0; i + SAF_CHUNK_HEADER_SIZE <= len; i++) {
 			int ok;
 
+			if (r->concat && is_file_header(b + i)) {
+				r->at_header = true;
+				*seq = r->next_seq;
+				return (int64_t)(off + i);
+			}
 			if (!plausible(r, b + i, off + i))
 				continue;
 			spent += (uint64_t)saf_get_le16(b + i + 4) + saf_get_le32(b + i + 8);
@@ -133,6 +145,15 @@ int saf_chunk_damaged(struct saf_reader *r, int err)
 			r->err = 0;
 			r->done = true;
 		}
+		return err;
+	}
+	if (r->at_header) { /* the damaged tail of one recording, then the next */
+		r->at_header = false;
+		r->info.dropped_chunks++;
+		append(r, "; %llu bytes dropped, a recording follows at offset %llu", next - at,
+		       next, 0);
+		r->off = (uint64_t)next;
+		r->err = 0;
 		return err;
 	}
 	r->info.dropped_chunks += seq - r->next_seq;

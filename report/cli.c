@@ -151,24 +151,51 @@ static int num(const char *arg, double *v, const char *what)
 	return end == arg || *end || *v < 0 ? bad(what, arg) : 0;
 }
 
+/* A decimal number of seconds, as written: digits, at most one '.', no sign, hex or exponent. */
+static double seconds(const char *p, const char **end)
+{
+	size_t n = strspn(p, "0123456789"), m = 0;
+
+	if (p[n] == '.')
+		m = 1 + strspn(p + n + 1, "0123456789");
+	*end = p + n + m;
+	return n + m > (m ? 1 : 0) ? strtod(p, NULL) : -1;
+}
+
+static int bad_time(const char *arg)
+{
+	fprintf(stderr,
+		"sa-report: invalid --time '%s' (expected FROM-TO or FROM- in seconds since "
+		"the start, decimal: 2-5.5, 10-)\n",
+		arg);
+	return -EINVAL;
+}
+
 static int parse_time(struct rpt_filter *f, const char *arg)
 {
-	char *end;
+	const char *end;
 
-	f->time_from = strtod(arg, &end);
-	if (end == arg || *end != '-')
-		return bad("--time", arg);
-	f->time_to = end[1] ? strtod(end + 1, &end) : 1e18;
+	f->time_from = seconds(arg, &end);
+	if (f->time_from < 0 || *end != '-')
+		return bad_time(arg);
+	f->time_to = end[1] ? seconds(end + 1, &end) : 1e18;
+	if (!end[1] && f->time_to >= 1e18)
+		end++;
 	f->has_time = true;
-	return *end || f->time_to < f->time_from ? bad("--time", arg) : 0;
+	return f->time_to < 0 || *end || f->time_to < f->time_from ? bad_time(arg) : 0;
 }
 
 static int parse_wall(struct rpt_filter *f, bool since, const char *arg)
 {
 	int64_t ns;
 
-	if (rpt_parse_wall_time(arg, time(NULL), &ns))
-		return bad(since ? "--since" : "--until", arg);
+	if (rpt_parse_wall_time(arg, time(NULL), &ns)) {
+		fprintf(stderr,
+			"sa-report: invalid %s '%s' (expected [YYYY-MM-DD ]HH:MM[:SS[.frac]], "
+			"local time, or with Z or +HH:MM, as written: no 2026-02-30 or 24:00)\n",
+			since ? "--since" : "--until", arg);
+		return -EINVAL;
+	}
 	if (!f->has_wall) {
 		f->wall_from_ns = INT64_MIN;
 		f->wall_to_ns = INT64_MAX;

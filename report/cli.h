@@ -25,6 +25,7 @@ struct rpt_cli {
 	const char *inputs[RPT_MAX_INPUTS], *debug_dirs[RPT_MAX_DEBUG_DIRS];
 	int ninputs, nmodes, mode;
 	int ntext, nfolded; /* inputs of text, of folded text read */
+	int nempty;	    /* recordings read that held no interval */
 	bool diff, verbose, quiet, annotate, sort_total, inverted, no_normalize, negate,
 		short_names;
 	const char *out, *focus, *ignore, *title;

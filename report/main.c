@@ -39,7 +39,8 @@ static int add_input(struct rpt_cli *c, struct rpt_session *s, const char *path,
 
 	if (!in || (k == RPT_INPUT_SA && !sa))
 		fprintf(stderr, "sa-report: %s: %s\n", path, strerror(errno));
-	else if (k == RPT_INPUT_SA && (err = rpt_session__add_file(s, sa, p)))
+	else if (k == RPT_INPUT_SA && (err = rpt_session__add_file(s, sa, path, p)) &&
+		 err != -ENODATA)
 		fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
 	else if (k == RPT_INPUT_FOLDED)
 		err = rpt_folded__read(p, rpt_input__stream(in), errbuf, sizeof(errbuf));
@@ -57,6 +58,11 @@ static int add_input(struct rpt_cli *c, struct rpt_session *s, const char *path,
 			path);
 	if (errbuf[0] && err)
 		fprintf(stderr, "sa-report: %s: %s\n", path, errbuf);
+	if (k == RPT_INPUT_SA)
+		rpt_session__warn_skipped(s, stderr);
+	/* a recording with no interval (killed at a rotation): the others are read */
+	c->nempty += err == -ENODATA;
+	err = err == -ENODATA ? 0 : err;
 	if (!err && k != RPT_INPUT_SA && record_filters(c) && !c->quiet)
 		fprintf(stderr,
 			"sa-report: %s: %s; --comm --pid --tid --time -U -K filter "
@@ -92,7 +98,7 @@ static bool off_cpu_missing(struct rpt_session *s)
 static struct rpt_profile *load(struct rpt_cli *c, struct rpt_session *s, const char **in, int n)
 {
 	struct rpt_profile *p = rpt_profile__new();
-	int nfolded = c->nfolded;
+	int nfolded = c->nfolded, nempty = c->nempty;
 	char errbuf[256] = "";
 
 	for (int i = 0; p && i < n; i++) {
@@ -101,6 +107,8 @@ static struct rpt_profile *load(struct rpt_cli *c, struct rpt_session *s, const 
 			return NULL;
 		}
 	}
+	if (p && c->nempty - nempty == n) /* nothing but recordings without samples */
+		goto fail;
 	/* folded text with other inputs: its frames name no binary, nor always a kind */
 	nfolded = c->nfolded - nfolded;
 	if (p && nfolded && nfolded < n && rpt_input__unify(&p)) {

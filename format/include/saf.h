@@ -519,7 +519,25 @@ struct saf_reader_opts {
 	 * errors and messages are the same as without it.
 	 */
 	bool prefetch;
+	/*
+	 * A second file header after a recording (after its END chunk, at a
+	 * chunk boundary, or where a damaged tail gives way to it) starts a
+	 * new recording, as `cat a.sa b.sa` makes: saf_reader__next() returns
+	 * SAF_READER_NEW_RECORDING there ("Concatenated recordings" in
+	 * docs/format.md). false: bytes after END are ignored (and said).
+	 */
+	bool concat;
+	/*
+	 * Whole-file bound on decompressed content: at most max_expand times
+	 * the file's size, and at least expand_floor bytes (0, 0: no bound).
+	 * Past it reading stops with -EFBIG ("Limits" in docs/format.md).
+	 */
+	uint32_t max_expand;
+	uint64_t expand_floor;
 };
+
+/* saf_reader__next() with opts.concat: a new recording starts (no record). */
+#define SAF_READER_NEW_RECORDING 2
 
 /** Per-file facts the reader learned, valid for the reader's life. */
 struct saf_file_info {
@@ -535,6 +553,11 @@ struct saf_file_info {
 	uint64_t damage_count;	  /* places where damage was met */
 	uint64_t dropped_bytes;	  /* bytes skipped from those places on */
 	uint64_t dropped_chunks;  /* chunks lost: sequence gaps, 1 per damaged tail */
+	/* opts.concat: recordings started so far (1 for a plain file), and
+	 * the file offset of the current one's header */
+	uint64_t recordings;
+	uint64_t recording_offset;
+	uint64_t content_bytes; /* decompressed content of the chunks read */
 };
 
 /**
@@ -572,7 +595,11 @@ struct saf_reader *saf_reader__open_mem(const void *buf, size_t len,
  * opts.resync every later call returns the same error. With it, -EBADMSG
  * and -EOVERFLOW are returned once per damaged place and the next call
  * reads on from the next valid chunk (0 when there is none); -ENOMEM and
- * read errors still stop reading for good.
+ * read errors still stop reading for good. -EFBIG: the chunks expand past
+ * opts.max_expand; reading stops there for good. With opts.concat, it
+ * returns SAF_READER_NEW_RECORDING where a second recording starts; the
+ * records after it are that recording's (its own chunk sequence, stack
+ * ids and intervals), and info->finished restarts as false.
  */
 int saf_reader__next(struct saf_reader *r, struct saf_record *rec);
 

@@ -126,6 +126,12 @@ static int parse_line(struct parse_state *st, char *line, size_t len, size_t lin
 			"profile");
 		return -EBADMSG;
 	}
+	if (count > UINT64_MAX - st->p->total) { /* never a wrapped total, nor a share past 100% */
+		set_err(errbuf, errbuf_sz, lineno,
+			"count %llu takes the total past 2^64-1 (%llu before this line)",
+			(unsigned long long)count, (unsigned long long)st->p->total);
+		return -EOVERFLOW;
+	}
 	return add_line(st, line, sp, count);
 }
 
@@ -145,7 +151,7 @@ int rpt_folded__read(struct rpt_profile *p, FILE *in, char *errbuf, size_t errbu
 			len--;
 		err = parse_line(&st, line, (size_t)len, lineno, errbuf, errbuf_sz);
 		if (err) {
-			if (err != -EBADMSG)
+			if (err != -EBADMSG && err != -EOVERFLOW)
 				set_err(errbuf, errbuf_sz, lineno, "%s", strerror(-err));
 			goto cleanup;
 		}

@@ -2,10 +2,11 @@
 /*
  * input.c - opening what sa-report reads: a path or "-", its kind found from
  * the first 64 KiB (kept, so a pipe loses nothing), a stream for the text
- * readers and a path for the recording reader (a memory file when a
- * recording comes on standard input).
+ * readers and a path for the recording reader (an unlinked temporary file
+ * when a recording comes on standard input; messages still say "-").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,9 @@
 #include "input.h"
 #include "saf.h"
 
-#define PEEK_MAX   (64 * 1024)
-#define PERF_MAGIC "PERFILE2" /* perf.data, file and pipe mode (perf's header.c) */
+#define PEEK_MAX      (64 * 1024)
+#define PEEK_LINE_MAX (64 << 20) /* a first line longer than this is not sniffed whole */
+#define PERF_MAGIC    "PERFILE2" /* perf.data, file and pipe mode (perf's header.c) */
 
 struct rpt_input {
 	FILE *src;  /* the file, or stdin */
@@ -175,6 +177,30 @@ static int open_text(struct rpt_input *in)
 	return 0;
 }
 
+/*
+ * Text whose first line is longer than the first read: read on to the end
+ * of that line (up to PEEK_LINE_MAX), so what the text is does not depend
+ * on its first line fitting 64 KiB.
+ */
+static int peek_first_line(struct rpt_input *in)
+{
+	size_t cap = PEEK_MAX;
+
+	while (in->peek_len == cap && cap < PEEK_LINE_MAX &&
+	       !memchr(in->peek, '\n', in->peek_len) && !memchr(in->peek, '\0', in->peek_len)) {
+		char *n = realloc(in->peek, cap * 2);
+
+		if (!n)
+			return -ENOMEM;
+		in->peek = n;
+		in->peek_len += fread(n + cap, 1, cap, in->src);
+		cap *= 2;
+		if (ferror(in->src))
+			return -EIO;
+	}
+	return 0;
+}
+
 struct rpt_input *rpt_input__open(const char *path)
 {
 	struct rpt_input *in = calloc(1, sizeof(*in));
@@ -195,6 +221,9 @@ struct rpt_input *rpt_input__open(const char *path)
 		err = -EIO;
 		goto fail;
 	}
+	err = peek_first_line(in);
+	if (err)
+		goto fail;
 	in->kind = rpt_input__sniff(in->peek, in->peek_len);
 	if (in->kind == RPT_INPUT_FOLDED || in->kind == RPT_INPUT_PERFSCRIPT)
 		err = open_text(in);
@@ -216,14 +245,35 @@ FILE *rpt_input__stream(struct rpt_input *in)
 	return in->text;
 }
 
-/* A recording on a pipe: copied whole into a memory file the reader opens. */
+/*
+ * An unlinked file in $TMPDIR (else /var/tmp, then /tmp), so a recording on
+ * a pipe costs disk, not memory: a memory file of a 2 GiB pipe took 2.1 GB
+ * of shared memory. A memory file only where no directory takes one.
+ */
+static int spill_fd(void)
+{
+	const char *dirs[] = {getenv("TMPDIR"), "/var/tmp", "/tmp"};
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		int fd;
+
+		if (!dirs[i] || !dirs[i][0])
+			continue;
+		fd = open(dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+	}
+	return memfd_create("sa-report-stdin", MFD_CLOEXEC);
+}
+
+/* A recording on a pipe: copied to a file the reader opens (spill_fd()). */
 static int to_memfd(struct rpt_input *in)
 {
 	char buf[1 << 16];
 	size_t n = in->peek_len;
 	const char *p = in->peek;
 
-	in->memfd = memfd_create("sa-report-stdin", MFD_CLOEXEC);
+	in->memfd = spill_fd();
 	if (in->memfd < 0)
 		return -errno;
 	do {

@@ -54,8 +54,9 @@ FILE *rpt_input__stream(struct rpt_input *in);
 
 /**
  * rpt_input__path() - a path the recording reader can open: @path itself,
- * or for a recording on standard input a memory file holding all of it
- * (read to the end here).
+ * or for a recording on standard input an unlinked file in $TMPDIR (else
+ * /var/tmp, /tmp; a memory file only when none takes one) holding all of
+ * it (read to the end here). Messages name the input "-", not this path.
  * @return a borrowed path valid until rpt_input__close(), or NULL with errno.
  */
 const char *rpt_input__path(struct rpt_input *in);

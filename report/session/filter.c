@@ -190,20 +190,35 @@ cleanup:
 	return err;
 }
 
+/* Exactly @min to @max decimal digits at *@p (no sign, no space): *@v, *@p past them. */
+static bool digits(const char **p, int min, int max, int *v)
+{
+	int n = 0;
+
+	*v = 0;
+	while (n < max && (*p)[n] >= '0' && (*p)[n] <= '9')
+		*v = *v * 10 + ((*p)[n++] - '0');
+	*p += n;
+	return n >= min;
+}
+
 /* "+HH[:MM]", "-HHMM" or "Z" at @p: the offset east of UTC in seconds. */
 static int parse_zone(const char *p, long *off)
 {
-	int hh = 0, mm = 0, n = 0;
+	const char *q = p + 1;
+	int hh = 0, mm = 0;
 
 	if (!strcmp(p, "Z") || !strcmp(p, "z")) {
 		*off = 0;
 		return 0;
 	}
-	if ((p[0] != '+' && p[0] != '-') ||
-	    (sscanf(p + 1, "%2d:%2d%n", &hh, &mm, &n) != 2 &&
-	     sscanf(p + 1, "%2d%2d%n", &hh, &mm, &n) != 2 &&
-	     sscanf(p + 1, "%2d%n", &hh, &n) != 1) ||
-	    p[1 + n] || hh > 23 || mm > 59)
+	if ((p[0] != '+' && p[0] != '-') || !digits(&q, 2, 2, &hh))
+		return -EINVAL;
+	if (*q == ':')
+		q++;
+	if (*q && !digits(&q, 2, 2, &mm))
+		return -EINVAL;
+	if (*q || hh > 23 || mm > 59)
 		return -EINVAL;
 	*off = (p[0] == '-' ? -1 : 1) * (hh * 3600L + mm * 60L);
 	return 0;
@@ -212,25 +227,51 @@ static int parse_zone(const char *p, long *off)
 /* "HH:MM[:SS[.frac]]" at @p into @tm's clock and *@frac; the rest in *@end. */
 static int parse_clock(const char *p, struct tm *tm, double *frac, const char **end)
 {
-	int n = 0;
-	char *e;
-
 	tm->tm_sec = 0;
 	*frac = 0;
-	if (sscanf(p, "%2d:%2d%n", &tm->tm_hour, &tm->tm_min, &n) != 2)
+	if (!digits(&p, 1, 2, &tm->tm_hour) || *p++ != ':' || !digits(&p, 2, 2, &tm->tm_min))
 		return -EINVAL;
-	p += n;
 	if (*p == ':') {
-		double s = strtod(p + 1, &e);
-
-		if (e == p + 1 || s < 0 || s >= 61)
+		p++;
+		if (!digits(&p, 2, 2, &tm->tm_sec) || tm->tm_sec > 60)
 			return -EINVAL;
-		tm->tm_sec = (int)s;
-		*frac = s - tm->tm_sec;
-		p = e;
+		if (*p == '.') {
+			double scale = 0.1;
+
+			for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+				*frac += (*p - '0') * scale;
+		}
 	}
 	*end = p;
 	return tm->tm_hour > 23 || tm->tm_min > 59 ? -EINVAL : 0;
+}
+
+static bool leap(int y)
+{
+	return (y % 4 == 0 && y % 100) || y % 400 == 0;
+}
+
+/* "YYYY-MM-DD" and a separator at *@p, checked as written (no 02-30). */
+static int parse_date(const char **p, struct tm *tm)
+{
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	const char *q = *p;
+	int y, mo, d;
+
+	if (!digits(&q, 4, 4, &y) || *q != '-')
+		return 1; /* no date: a time of today */
+	q++;
+	if (!digits(&q, 2, 2, &mo) || *q++ != '-' || !digits(&q, 2, 2, &d))
+		return -EINVAL;
+	if (*q != 'T' && *q != 't' && *q != ' ')
+		return -EINVAL;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap(y)) || y < 1970)
+		return -EINVAL;
+	tm->tm_year = y - 1900;
+	tm->tm_mon = mo - 1;
+	tm->tm_mday = d;
+	*p = q + 1;
+	return 0;
 }
 
 int rpt_parse_wall_time(const char *arg, time_t now, int64_t *ns)
@@ -241,18 +282,11 @@ int rpt_parse_wall_time(const char *arg, time_t now, int64_t *ns)
 	long off = 0;
 	bool zone = false;
 	time_t t;
-	int n = 0, y, mo, d;
+	int err;
 
 	localtime_r(&now, &tm);
-	if (sscanf(arg, "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3) {
-		if (arg[n] != 'T' && arg[n] != 't' && arg[n] != ' ')
-			return -EINVAL;
-		tm.tm_year = y - 1900;
-		tm.tm_mon = mo - 1;
-		tm.tm_mday = d;
-		arg += n + 1;
-	}
-	if (parse_clock(arg, &tm, &frac, &rest))
+	err = parse_date(&arg, &tm);
+	if (err < 0 || parse_clock(arg, &tm, &frac, &rest))
 		return -EINVAL;
 	if (*rest) {
 		if (parse_zone(rest, &off))

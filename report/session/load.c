@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * load.c - reads one recording through the format library: metadata,
+ * load.c - the records of one recording (session.c reads them): metadata,
  * mapping timelines, stacks, carried symbols (KSYM, USYM, JITSYM), losses,
  * and COUNT records aggregated by (pid, tid, gen, stacks, comm) with the
  * record-level filters applied, so memory follows distinct keys, not samples.
@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "grow.h"
 #include "hash.h"
@@ -32,6 +31,18 @@ static int64_t intern_comm(struct rpt_session *s, struct rpt_loaded *l, const st
 	l->last_comm = intern(s, str);
 	l->last_comm_len = len;
 	return l->last_comm;
+}
+
+/*
+ * "Limits" in docs/format.md: what a record keeps here (frames, mappings,
+ * symbols, process images, distinct count keys), in bytes, is bounded by
+ * RPT_KEEP_PER_BYTE times the file's size (and RPT_KEEP_FLOOR), so a small
+ * file of records that compress well cannot take the memory of the host.
+ */
+static int keep(struct rpt_loaded *l, uint64_t bytes)
+{
+	l->kept += bytes;
+	return l->kept > l->keep_max ? -EFBIG : 0;
 }
 
 static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf_meta *m)
@@ -205,7 +216,7 @@ static void on_interval(struct rpt_session *s, struct rpt_loaded *l, const struc
 }
 
 /* The reader resynchronized past damage: the open interval lost its rest. */
-static void on_damage(struct rpt_loaded *l)
+void rpt_loaded__damage(struct rpt_loaded *l)
 {
 	if (l->iv_open)
 		l->st->partial_ivs++;
@@ -287,6 +298,8 @@ static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64
 	       (l->counts[j].hash != h || memcmp(&l->counts[j].k, k, sizeof(*k))))
 		j = (j + 1) & (l->counts_cap - 1);
 	if (!l->counts[j].used) {
+		if (keep(l, 2 * sizeof(*l->counts)))
+			return -EFBIG;
 		l->counts[j].used = true;
 		l->counts[j].hash = h;
 		l->counts[j].k = *k;
@@ -405,7 +418,7 @@ static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct s
 	if (k.ustack) {
 		ret = rpt_loaded__ustack(s, l, u, ips, &st, &c);
 		if (ret > 0)
-			ret = on_stack(l, &st);
+			ret = keep(l, 32 + 8ull * st.nframes) ?: on_stack(l, &st);
 		if (ret < 0)
 			return ret;
 		k.ustack = c.ustack;
@@ -414,12 +427,34 @@ static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct s
 	return count_add(l, &k, n);
 }
 
-static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)
+static uint64_t record_cost(const struct saf_record *r)
+{
+	switch (r->kind) {
+	case SAF_REC_STACK:
+		return 32 + 8ull * r->stack.nframes;
+	case SAF_REC_MAP:
+		return 96 + r->map.path.len;
+	case SAF_REC_PROC:
+		return 192 + r->proc.comm.len + r->proc.exe.len;
+	case SAF_REC_KSYM:
+		return 48 + r->ksym.name.len;
+	case SAF_REC_USYM:
+		return 48 + r->usym.name.len;
+	case SAF_REC_JITSYM:
+		return 48 + r->jitsym.name.len;
+	default:
+		return 0; /* COUNT keys: count_add(); unwound stacks: on_stack() */
+	}
+}
+
+int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)
 {
 	struct rpt_strpool *pool = rpt_symbolizer__pool(s->sym);
 	int64_t name;
 	int d;
 
+	if (keep(l, record_cost(r)))
+		return -EFBIG;
 	switch (r->kind) {
 	case SAF_REC_META:
 		return on_meta(s, l, &r->meta);
@@ -474,81 +509,6 @@ static int on_record(struct rpt_session *s, struct rpt_loaded *l, const struct s
 	default:
 		return 0;
 	}
-}
-
-/* The reader's facts about damage, and its first message about it. */
-static void note_reader(struct rpt_loaded *l, struct saf_reader *r, int ret)
-{
-	const struct saf_file_info *fi = saf_reader__info(r);
-	struct rpt_file_stats *st = l->st;
-
-	if (ret < 0 && !st->errmsg[0])
-		snprintf(st->errmsg, sizeof(st->errmsg), "%s", saf_reader__errmsg(r));
-	if (ret < 0)
-		on_damage(l);
-	st->damaged = fi->damaged;
-	st->damage_count = fi->damage_count;
-	st->dropped_bytes = fi->dropped_bytes;
-	st->dropped_chunks = fi->dropped_chunks;
-}
-
-/*
- * Every chunk that validates is read, past damage (opts.resync). A file
- * that is damaged or unfinished and gave no interval has nothing to show:
- * that is the one failure (docs/sa-report.1, "EXIT STATUS").
- */
-int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path)
-{
-	char errbuf[256] = "";
-	struct saf_reader_opts ro = {
-		.sz = sizeof(ro),
-		.errbuf = errbuf,
-		.errbuf_sz = sizeof(errbuf),
-		.resync = true,
-		/* chunks checked on the second CPU while this one reads records */
-		.prefetch = sysconf(_SC_NPROCESSORS_ONLN) >= 2};
-	struct saf_reader *r = NULL;
-	struct saf_record rec;
-	int ret, err = 0;
-
-	l->cur_symtab = RPT_NO_DSO;
-	l->in_interval_ok = !s->o.filter.has_time && !s->o.filter.has_wall;
-	r = saf_reader__open(path, &ro);
-	if (!r) {
-		err = -errno;
-		snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", path,
-			 errbuf[0] ? errbuf : strerror(errno));
-		goto cleanup;
-	}
-	while ((ret = saf_reader__next(r, &rec)) != 0) {
-		if (ret < 0) {
-			note_reader(l, r, ret);
-			if (ret == -EBADMSG || ret == -EOVERFLOW)
-				continue;
-			err = ret;
-			snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", path,
-				 saf_reader__errmsg(r));
-			goto cleanup;
-		}
-		err = on_record(s, l, &rec);
-		if (err)
-			goto cleanup;
-	}
-	note_reader(l, r, 0);
-	if (!l->st->finished && !l->st->errmsg[0])
-		snprintf(l->st->errmsg, sizeof(l->st->errmsg), "%s", saf_reader__errmsg(r));
-	if ((l->st->damaged || !l->st->finished) && !l->st->intervals) {
-		int n = snprintf(s->errmsg, sizeof(s->errmsg), "%s: ", path);
-
-		err = -EBADMSG;
-		if (n > 0 && (size_t)n < sizeof(s->errmsg))
-			rpt_file__damage(l->st, s->errmsg + n, sizeof(s->errmsg) - n);
-	}
-cleanup:
-	if (err == -ENOMEM)
-		snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", path);
-	saf_reader__free(r);
-	return err;
 }
 
 void rpt_loaded__fini(struct rpt_loaded *l)

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * session.c - the pipeline object: options, parsed filter lists, the shared
- * symbolizer, per-file stats, and the loss summary shown on stderr and in
- * top/SVG headers.
+ * symbolizer, per-file stats, reading a file's recordings (every one of a
+ * concatenation; one without samples skipped and said), and the loss
+ * summary shown on stderr and in top/SVG headers.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "grow.h"
 #include "session_int.h"
@@ -84,6 +87,7 @@ void rpt_session__free(struct rpt_session *s)
 		return;
 	rpt_symbolizer__free(s->sym);
 	free(s->files);
+	free(s->skipped);
 	rpt_hmap__fini(&s->name_map);
 	free(s->pids);
 	free(s->tids);
@@ -93,30 +97,229 @@ void rpt_session__free(struct rpt_session *s)
 	free(s);
 }
 
-int rpt_session__add_file(struct rpt_session *s, const char *path, struct rpt_profile *prof)
+/* The reader's facts about damage, and its first message about it. */
+static void note_reader(struct rpt_loaded *l, struct saf_reader *r, int ret)
 {
+	const struct saf_file_info *fi = saf_reader__info(r);
+	struct rpt_file_stats *st = l->st;
+
+	if (ret < 0 && !st->errmsg[0])
+		snprintf(st->errmsg, sizeof(st->errmsg), "%s", saf_reader__errmsg(r));
+	if (ret < 0)
+		rpt_loaded__damage(l);
+	/* a concatenation's later recordings count from where theirs began */
+	st->damaged = fi->damage_count > l->base.damage_count;
+	st->damage_count = fi->damage_count - l->base.damage_count;
+	st->dropped_bytes = fi->dropped_bytes - l->base.dropped_bytes;
+	st->dropped_chunks = fi->dropped_chunks - l->base.dropped_chunks;
+}
+
+/* keep() said no: the file is cut at the record's chunk, and that is said as damage. */
+static void too_much(struct rpt_loaded *l, struct saf_reader *r)
+{
+	const struct saf_file_info *fi = saf_reader__info(r);
+	struct rpt_file_stats *st = l->st;
+	uint64_t off;
+
+	saf_reader__chunk(r, NULL, &off);
+	note_reader(l, r, 0);
+	rpt_loaded__damage(l);
+	st->damaged = true;
+	st->damage_count++;
+	st->dropped_chunks++;
+	st->dropped_bytes += fi->file_size - off;
+	snprintf(st->errmsg, sizeof(st->errmsg),
+		 "offset %llu: the records keep more than %llu MiB, the bound for a %llu-byte "
+		 "file; %llu bytes not read",
+		 (unsigned long long)off, (unsigned long long)(l->keep_max >> 20),
+		 (unsigned long long)fi->file_size, (unsigned long long)(fi->file_size - off));
+}
+
+/*
+ * Every chunk of one recording that validates is read from @r, past damage
+ * (opts.resync), up to the end of the file or the next recording of a
+ * concatenation. A recording that is damaged or unfinished and gave no
+ * interval has nothing to show: l->empty is set, and why is in s->errmsg.
+ * @return 0 at the end of the file, 1 when another recording follows, or
+ * -errno (s->errmsg says which).
+ */
+int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, struct saf_reader *r,
+		     const char *name)
+{
+	struct saf_record rec;
+	char was[256];
+	int ret, err = 0;
+
+	l->cur_symtab = RPT_NO_DSO;
+	l->in_interval_ok = !s->o.filter.has_time && !s->o.filter.has_wall;
+	l->keep_max = saf_reader__info(r)->file_size * RPT_KEEP_PER_BYTE + RPT_KEEP_FLOOR;
+	snprintf(was, sizeof(was), "%s", saf_reader__errmsg(r));
+	while ((ret = saf_reader__next(r, &rec)) != 0 && ret != SAF_READER_NEW_RECORDING) {
+		if (ret < 0) {
+			note_reader(l, r, ret);
+			if (ret == -EBADMSG || ret == -EOVERFLOW)
+				continue;
+			if (ret == -EFBIG) /* "Limits": what was read stays, the rest is said */
+				break;
+			snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", name,
+				 saf_reader__errmsg(r));
+			return ret;
+		}
+		err = rpt_loaded__record(s, l, &rec);
+		if (err == -EFBIG) {
+			too_much(l, r);
+			err = 0;
+			ret = 0; /* the rest of the file, later recordings included, is not read */
+			break;
+		}
+		if (err)
+			goto cleanup;
+	}
+	note_reader(l, r, 0);
+	/* unfinished, or bytes after END that are no recording: said either way
+	 * (not the message of an earlier recording of a concatenation) */
+	if (!l->st->errmsg[0] && strcmp(was, saf_reader__errmsg(r)))
+		snprintf(l->st->errmsg, sizeof(l->st->errmsg), "%s", saf_reader__errmsg(r));
+	if ((l->st->damaged || !l->st->finished) && !l->st->intervals) {
+		int n = snprintf(s->errmsg, sizeof(s->errmsg), "%s: ", name);
+
+		l->empty = true;
+		if (n > 0 && (size_t)n < sizeof(s->errmsg))
+			rpt_file__damage(l->st, s->errmsg + n, sizeof(s->errmsg) - n);
+	}
+cleanup:
+	if (err == -ENOMEM)
+		snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", name);
+	return err ? err : ret == SAF_READER_NEW_RECORDING;
+}
+
+/* "NAME" for a file's first recording, "NAME (recording K at offset N)" after. */
+static int64_t recording_name(struct rpt_session *s, const char *name,
+			      const struct saf_file_info *fi)
+{
+	char buf[PATH_MAX + 64];
+
+	if (fi->recordings <= 1)
+		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), name, strlen(name));
+	snprintf(buf, sizeof(buf), "%s (recording %llu at offset %llu)", name,
+		 (unsigned long long)fi->recordings, (unsigned long long)fi->recording_offset);
+	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
+}
+
+/* A recording with no interval: said (rpt_session__warn_skipped()), not read. */
+static int skip_recording(struct rpt_session *s, int64_t name, const struct rpt_file_stats *st)
+{
+	struct rpt_skipped *k;
+
+	if (SAC_GROW(s->skipped, s->skipped_cap, s->nskipped + 1, 4))
+		return -ENOMEM;
+	k = &s->skipped[s->nskipped++];
+	k->path = (uint32_t)name;
+	rpt_file__damage(st, k->why, sizeof(k->why));
+	return 0;
+}
+
+/*
+ * The recording at *@rp's position. After the last one the reader is freed
+ * (*@rp = NULL) before symbolizing, so its buffers are not held then.
+ * @return 1 when another follows, 0, or -errno.
+ */
+static int add_recording(struct rpt_session *s, struct saf_reader **rp, const char *name,
+			 struct rpt_profile *prof, size_t *nread)
+{
+	struct saf_reader *r = *rp;
 	struct rpt_loaded l = {0};
 	int64_t p;
-	int err;
+	int more, err;
 
 	if (SAC_GROW(s->files, s->files_cap, s->nfiles + 1, 4))
 		return -ENOMEM;
 	l.st = &s->files[s->nfiles];
 	memset(l.st, 0, sizeof(*l.st));
-	l.file_idx = s->nfiles;
-	p = rpt_strpool__intern(rpt_symbolizer__pool(s->sym), path, strlen(path));
+	l.base = *saf_reader__info(r);
+	l.file_idx = s->nrecordings++; /* never reused: a key for binaries without build id */
+	p = recording_name(s, name, saf_reader__info(r));
 	if (p < 0)
 		return -ENOMEM;
 	l.st->path = p;
-	err = rpt_loaded__read(s, &l, path);
-	if (!err) {
+	more = rpt_loaded__read(s, &l, r, rpt_session__str(s, (uint32_t)p));
+	if (more <= 0) {
+		saf_reader__free(r);
+		*rp = NULL;
+	}
+	if (more >= 0 && l.empty) {
+		err = skip_recording(s, p, l.st);
+		more = err ? err : more;
+	} else if (more >= 0) {
 		s->nfiles++;
+		(*nread)++;
 		err = rpt_loaded__resolve(s, &l, prof);
 		if (err == -ENOMEM)
-			snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", path);
+			snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", name);
+		more = err ? err : more;
 	}
 	rpt_loaded__fini(&l);
-	return err;
+	return more;
+}
+
+/*
+ * The reader's options: past damage, every recording of a concatenation,
+ * and a whole-file bound on what the chunks expand to (docs/format.md,
+ * "Limits"): real recordings expand 2.5 to 8 times.
+ */
+static struct saf_reader *open_reader(const char *path, char *errbuf, size_t errbuf_sz)
+{
+	struct saf_reader_opts ro = {
+		.sz = sizeof(ro),
+		.errbuf = errbuf,
+		.errbuf_sz = errbuf_sz,
+		.resync = true,
+		/* chunks checked on the second CPU while this one reads records */
+		.prefetch = sysconf(_SC_NPROCESSORS_ONLN) >= 2,
+		.concat = true,
+		.max_expand = RPT_MAX_EXPAND,
+		.expand_floor = RPT_EXPAND_FLOOR,
+	};
+
+	return saf_reader__open(path, &ro);
+}
+
+int rpt_session__add_file(struct rpt_session *s, const char *path, const char *name,
+			  struct rpt_profile *prof)
+{
+	char errbuf[256] = "";
+	struct saf_reader *r = open_reader(path, errbuf, sizeof(errbuf));
+	size_t nread = 0;
+	int more;
+
+	if (!r) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", name,
+			 errbuf[0] ? errbuf : strerror(errno));
+		return -errno;
+	}
+	do
+		more = add_recording(s, &r, name, prof, &nread);
+	while (more > 0);
+	saf_reader__free(r);
+	if (more < 0)
+		return more;
+	return nread ? 0 : -ENODATA;
+}
+
+int rpt_session__warn_skipped(struct rpt_session *s, FILE *err)
+{
+	int n = 0;
+
+	for (; s->nskipped_told < s->nskipped; s->nskipped_told++, n++)
+		fprintf(err, "sa-report: %s: holds no samples, not shown: %s\n",
+			rpt_session__str(s, s->skipped[s->nskipped_told].path),
+			s->skipped[s->nskipped_told].why);
+	return n;
+}
+
+size_t rpt_session__nskipped(const struct rpt_session *s)
+{
+	return s->nskipped;
 }
 
 const char *rpt_session__errmsg(const struct rpt_session *s)
@@ -265,6 +468,9 @@ int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct rpt_file_stats *f = &s->files[i];
 
+		if (!f->damaged && f->finished && f->errmsg[0]) /* bytes after END */
+			fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path),
+				f->errmsg);
 		if (!f->damaged && f->finished)
 			continue;
 		rpt_file__damage(f, line, sizeof(line));

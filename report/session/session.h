@@ -107,12 +107,28 @@ void rpt_session__free(struct rpt_session *s);
 
 /**
  * rpt_session__add_file() - read recording @path and add its filtered,
- * symbolized stacks to @prof (which the caller owns).
+ * symbolized stacks to @prof (which the caller owns). Every recording of
+ * a concatenation is read ("Concatenated recordings" in docs/format.md),
+ * each one a file of rpt_session__file(); one that is damaged or unfinished
+ * and holds no interval is skipped and kept for rpt_session__warn_skipped().
+ * @name: what messages call it ("-" for standard input), borrowed.
  * @return 0 when something usable was read (damage is recorded in the
- * file's stats), -EBADMSG/-ENOTSUP/-errno when nothing was; a message
- * is then in rpt_session__errmsg().
+ * file's stats); -ENODATA when every recording of it was skipped;
+ * -EBADMSG/-ENOTSUP/-errno when it could not be read; a message is then in
+ * rpt_session__errmsg().
  */
-int rpt_session__add_file(struct rpt_session *s, const char *path, struct rpt_profile *prof);
+int rpt_session__add_file(struct rpt_session *s, const char *path, const char *name,
+			  struct rpt_profile *prof);
+
+/**
+ * rpt_session__warn_skipped() - one line on @err per recording skipped
+ * since the last call ("NAME: holds no samples, not shown: why").
+ * @return the number of lines.
+ */
+int rpt_session__warn_skipped(struct rpt_session *s, FILE *err);
+
+/** rpt_session__nskipped() - recordings skipped for holding no interval. */
+size_t rpt_session__nskipped(const struct rpt_session *s);
 
 /** rpt_session__errmsg() - the last error message. Borrowed. */
 const char *rpt_session__errmsg(const struct rpt_session *s);

@@ -16,6 +16,24 @@
 #include "strpool.h"
 #include "symtab.h"
 
+/*
+ * "Limits" in docs/format.md: a recording's chunks may expand to 4096 times
+ * its size, and to 16 MiB whatever its size (real ones expand 2.5 to 8
+ * times, 220 with --whole-stack copies); this bounds the time, keep() in
+ * load.c the memory.
+ */
+#define RPT_MAX_EXPAND	 4096
+#define RPT_EXPAND_FLOOR (16ull << 20)
+/* What records keep in memory: 64 times the file's size, and 16 MiB. */
+#define RPT_KEEP_PER_BYTE 64
+#define RPT_KEEP_FLOOR	  (16ull << 20)
+
+/* A recording that showed nothing: its name and why. */
+struct rpt_skipped {
+	uint32_t path;
+	char why[480];
+};
+
 struct rpt_session {
 	struct rpt_session_opts o;
 	struct rpt_symbolizer *sym;
@@ -32,6 +50,10 @@ struct rpt_session {
 	size_t ncomms;
 	char lost_detail[512];
 	uint64_t serial; /* resolved keys, all files: stamps per-stack counting */
+	/* recordings read (shown or skipped); skipped ones and why */
+	uint32_t nrecordings;
+	struct rpt_skipped *skipped;
+	size_t nskipped, skipped_cap, nskipped_told;
 };
 
 struct rpt_count_key {
@@ -59,6 +81,9 @@ struct rpt_unwind_module;
 struct rpt_loaded {
 	struct rpt_file_stats *st;
 	uint32_t file_idx;
+	struct saf_file_info base; /* the reader's damage counts when this recording began */
+	bool empty;		   /* damaged or unfinished, and no interval: not shown */
+	uint64_t kept, keep_max;   /* bytes records keep here, and their bound (keep()) */
 	struct rpt_maps maps;
 	struct rpt_symtab ksyms; /* key 0 */
 	struct rpt_symtab jit;	 /* key pid */
@@ -140,7 +165,11 @@ static inline bool rpt_loaded__stack(const struct rpt_loaded *l, uint64_t id, ui
 	return rpt_hmap__get(&l->stacks, id, idx);
 }
 
-int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, const char *path);
+/* load.c: one record into @l (-EFBIG past l->keep_max), and damage met */
+int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r);
+void rpt_loaded__damage(struct rpt_loaded *l);
+int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, struct saf_reader *r,
+		     const char *name);
 int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
 void rpt_loaded__fini(struct rpt_loaded *l);
 

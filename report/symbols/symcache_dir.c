@@ -36,19 +36,95 @@ static int mkdirs(char *path)
 	return mkdir(path, 0700) && errno != EEXIST ? -errno : 0;
 }
 
-static int default_dir(char *buf, size_t cap)
+/* The directory the default cache lives under: $XDG_CACHE_HOME, else $HOME/.cache. */
+static int default_base(char *base, size_t cap, const char **rest)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int n;
 
 	/* the XDG spec: a relative XDG_CACHE_HOME is invalid, ignore it */
-	if (xdg && xdg[0] == '/')
-		n = snprintf(buf, cap, "%s/sa", xdg);
-	else if (home && home[0] == '/')
-		n = snprintf(buf, cap, "%s/.cache/sa", home);
-	else
+	if (xdg && xdg[0] == '/') {
+		n = snprintf(base, cap, "%s", xdg);
+		*rest = "sa";
+	} else if (home && home[0] == '/') {
+		n = snprintf(base, cap, "%s", home);
+		*rest = ".cache/sa";
+	} else {
 		return -ENOENT;
+	}
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* Ours alone: owned by the effective user, not writable by group or others. */
+static int ours(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* @base, made (0700) when missing inside a parent of ours ($XDG_CACHE_HOME need not exist). */
+static int open_base(char *base)
+{
+	char *slash = strrchr(base, '/');
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), parent, err;
+
+	if (fd >= 0 || errno != ENOENT || !slash || slash == base)
+		return fd >= 0 ? ours(fd) : -errno;
+	*slash = '\0';
+	parent = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*slash = '/';
+	if (parent < 0)
+		return -errno;
+	parent = ours(parent);
+	if (parent < 0)
+		return parent;
+	err = mkdirat(parent, slash + 1, 0700) && errno != EEXIST ? -errno : 0;
+	fd = err ? err : openat(parent, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = -errno;
+	close(parent);
+	return fd >= 0 ? ours(fd) : err;
+}
+
+/*
+ * The default cache: @base must be the effective user's (so root with a
+ * HOME that is not root's, as sudo keeping HOME gives, uses no cache and
+ * creates nothing there); below it each component is opened without
+ * following a symlink and made (0700) only inside a directory of ours.
+ */
+static int open_default(void)
+{
+	char base[PATH_MAX], part[NAME_MAX + 1];
+	const char *rest;
+	int fd, err = default_base(base, sizeof(base), &rest);
+
+	if (err)
+		return err;
+	fd = open_base(base);
+	while (fd >= 0 && *rest) {
+		size_t n = strcspn(rest, "/");
+		int next;
+
+		memcpy(part, rest, n);
+		part[n] = '\0';
+		rest += n + (rest[n] == '/');
+		if (mkdirat(fd, part, 0700) && errno != EEXIST) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		err = -errno;
+		close(fd);
+		if (next < 0)
+			return err == -ENOTDIR ? -ELOOP : err; /* a symlink is not followed */
+		fd = ours(next);
+	}
+	return fd;
 }
 
 /*
@@ -59,15 +135,10 @@ static int default_dir(char *buf, size_t cap)
 static int open_dir(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
+	return ours(fd);
 }
 
 int rpt_symcache_dir__open(const char *dir)
@@ -75,11 +146,9 @@ int rpt_symcache_dir__open(const char *dir)
 	char path[PATH_MAX];
 	int err;
 
-	if (dir)
-		err = snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path) ? -ENAMETOOLONG
-										   : 0;
-	else
-		err = default_dir(path, sizeof(path));
+	if (!dir)
+		return open_default();
+	err = snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path) ? -ENAMETOOLONG : 0;
 	if (!err)
 		err = mkdirs(path);
 	return err ? err : open_dir(path);

@@ -168,14 +168,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	q = rpt_profile__new();
 	if (!s || !p || !q)
 		goto cleanup;
-	if (rpt_session__add_file(s, path, p)) {
+	if (rpt_session__add_file(s, path, path, p)) {
 		assert(rpt_session__errmsg(s)[0]); /* a failure always says why */
 		goto cleanup;
 	}
 	/* The "before" side of the diffs: the same file, kernel frames only. */
 	o.filter.kernel_only = true;
 	ks = rpt_session__new(&o);
-	if (!ks || rpt_session__add_file(ks, path, q))
+	if (!ks || rpt_session__add_file(ks, path, path, q))
 		goto cleanup;
 	if (rpt_profile__filter(p, alt ? "a|main" : NULL, alt ? "^x" : NULL, alt ? 1.0 : 0,
 				path, sizeof(path)))

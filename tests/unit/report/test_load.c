@@ -87,7 +87,7 @@ static struct rpt_profile *load(const uint32_t *ids, size_t nids, struct rpt_ses
 	assert_true(fd >= 0);
 	write_recording(fd, ids, nids);
 	close(fd);
-	assert_int_equal(rpt_session__add_file(*sp, path, prof), 0);
+	assert_int_equal(rpt_session__add_file(*sp, path, path, prof), 0);
 	unlink(path);
 	return prof;
 }

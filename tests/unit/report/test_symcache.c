@@ -398,6 +398,62 @@ static void test_not_ours(void **state)
 	rpt_symcache__free(c);
 }
 
+/*
+ * The default directory ($HOME/.cache/sa): never made in a HOME that is
+ * not the effective user's (root with sudo keeping HOME), never through a
+ * symlinked ~/.cache.
+ */
+static void test_default_dir(void **state)
+{
+	char home[128], cache[160], away[128], probe[192];
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *old_xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+	struct rpt_symcache *c;
+	struct stat st;
+
+	(void)state;
+	unsetenv("XDG_CACHE_HOME");
+	/* ours: made 0700 */
+	snprintf(home, sizeof(home), "%s/h-ours", dir);
+	assert_int_equal(mkdir(home, 0755), 0);
+	setenv("HOME", home, 1);
+	c = rpt_symcache__open(NULL, 0);
+	assert_non_null(c);
+	rpt_symcache__free(c);
+	snprintf(probe, sizeof(probe), "%s/.cache/sa", home);
+	assert_int_equal(stat(probe, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* ~/.cache a symlink to elsewhere: not followed, nothing made there */
+	snprintf(home, sizeof(home), "%s/h-link", dir);
+	snprintf(cache, sizeof(cache), "%s/.cache", home);
+	snprintf(away, sizeof(away), "%s/elsewhere", dir);
+	assert_int_equal(mkdir(home, 0755), 0);
+	assert_int_equal(mkdir(away, 0755), 0);
+	assert_int_equal(symlink(away, cache), 0);
+	setenv("HOME", home, 1);
+	assert_null(rpt_symcache__open(NULL, 0));
+	snprintf(probe, sizeof(probe), "%s/sa", away);
+	assert_int_not_equal(stat(probe, &st), 0);
+	/* a HOME owned by someone else (as root): no cache, nothing made in it */
+	if (geteuid() == 0) {
+		snprintf(home, sizeof(home), "%s/h-other", dir);
+		assert_int_equal(mkdir(home, 0755), 0);
+		assert_int_equal(chown(home, 65534, 65534), 0);
+		setenv("HOME", home, 1);
+		assert_null(rpt_symcache__open(NULL, 0));
+		snprintf(probe, sizeof(probe), "%s/.cache", home);
+		assert_int_not_equal(stat(probe, &st), 0);
+	}
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	else
+		unsetenv("HOME");
+	if (old_xdg)
+		setenv("XDG_CACHE_HOME", old_xdg, 1);
+	free(old_home);
+	free(old_xdg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +463,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_dir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -476,7 +476,7 @@ static void test_report_names_unwound_chain(void **state)
 	assert_true(fd >= 0);
 	write_recording(fd);
 	close(fd);
-	assert_int_equal(rpt_session__add_file(s, path, prof), 0);
+	assert_int_equal(rpt_session__add_file(s, path, path, prof), 0);
 	unlink(path);
 	assert_int_equal(prof->total, 3);
 	assert_int_equal(prof->nstacks, 1);
