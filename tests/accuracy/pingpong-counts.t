@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # sa-test: statistical
-# Counts right at the context switch (issue 36): two threads that hand a
+# Counts right at the context switch: two threads that hand a
 # turn over pipes thousands of times a second (samples/pingpong), each
 # timing its own CPU (CLOCK_THREAD_CPUTIME_ID, so a loaded host changes
 # nothing). For every target kind (-- CMD, -p, -a -- CMD, -G), each
@@ -10,7 +10,7 @@
 # samples in the thread's work within 2 points of the split by construction
 # (50/30/20 and 70/30 of the same loop; sa_ping_a runs right after the
 # switch in, sa_ping_c right before the switch out).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../cli/lib.sh"
 
 require_root_bpf
 require_report
