@@ -38,6 +38,16 @@ size_t rpt_utf8_len(const char *str)
 	return v < min_cp[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ? 0 : n;
 }
 
+bool rpt_cp_hidden(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) ||		       /* C1 controls */
+	       cp == 0x061c || cp == 0x200e || cp == 0x200f || /* bidi marks */
+	       (cp >= 0x202a && cp <= 0x202e) ||	       /* bidi embeddings, overrides */
+	       (cp >= 0x2066 && cp <= 0x2069) ||	       /* bidi isolates */
+	       (cp >= 0x200b && cp <= 0x200d) ||	       /* zero width space, joiners */
+	       (cp >= 0x2060 && cp <= 0x2064) || cp == 0xfeff; /* word joiner, BOM */
+}
+
 void rpt_put_folded_name(FILE *out, const char *s)
 {
 	const char *run = s;

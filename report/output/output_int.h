@@ -21,6 +21,12 @@ void rpt_put_folded_name(FILE *out, const char *s);
  * past U+10FFFF) (folded.c). */
 size_t rpt_utf8_len(const char *s);
 
+/* True for a code point that prints as nothing or reorders the text around
+ * it (C1 controls, bidi marks and overrides, zero-width characters): tables
+ * and the SVG show it as \uXXXX, so a name cannot hide or disguise itself;
+ * folded, pprof and speedscope keep it raw for the programs that read them. */
+bool rpt_cp_hidden(uint32_t cp);
+
 /* ---- per-function table (top.c) ---------------------------------------- */
 
 /* One function: self and total weight on up to two sides (diff: 0 before, 1 after). */
@@ -48,8 +54,9 @@ int rpt_functab__build(struct rpt_functab *t, const struct rpt_profile *p, const
 		       const double *w1);
 void rpt_functab__release(struct rpt_functab *t);
 
-/* Put @s with control bytes replaced by '_' and bytes that are not
- * well-formed UTF-8 by U+FFFD, for tables. */
+/* Put @s with control bytes replaced by '_', hidden code points
+ * (rpt_cp_hidden()) by \uXXXX and bytes that are not well-formed UTF-8 by
+ * U+FFFD, for tables. */
 void rpt_put_plain(FILE *out, const char *s);
 
 /* "# host: ..., duration: ..." header lines of a table. */

@@ -98,6 +98,8 @@ void rpt_put_xml(FILE *out, const char *s, size_t max_cp)
 			fputs("\xef\xbf\xbd", out);
 		else if (cp < 0x20 || cp == 0x7f)
 			putc('_', out); /* XML 1.0 allows no C0 control, not even as &#N; */
+		else if (rpt_cp_hidden(cp))
+			fprintf(out, "\\u%04x", (unsigned)cp);
 		else if (cp == '&')
 			fputs("&amp;", out);
 		else if (cp == '<')

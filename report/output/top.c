@@ -96,6 +96,17 @@ void rpt_functab__release(struct rpt_functab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* The code point of the well-formed @n-byte sequence at @s (rpt_utf8_len()). */
+static uint32_t utf8_cp(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t v = u[0] & (0x7f >> n);
+
+	for (size_t i = 1; i < n; i++)
+		v = v << 6 | (u[i] & 0x3f);
+	return v;
+}
+
 void rpt_put_plain(FILE *out, const char *s)
 {
 	while (*s) {
@@ -104,6 +115,8 @@ void rpt_put_plain(FILE *out, const char *s)
 
 		if (!n)
 			fputs(RPT_UTF8_REPLACEMENT, out);
+		else if (n > 1 && rpt_cp_hidden(utf8_cp(s, n)))
+			fprintf(out, "\\u%04x", (unsigned)utf8_cp(s, n));
 		else if (n > 1)
 			fwrite(s, 1, n, out);
 		else
