@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# tests/fuzz/rules.mk - build rules for fuzz_report, the harness that drives
-# sa-report's whole pipeline. It links report/ (all but main.c) besides
+# tests/fuzz/rules.mk - build rules for fuzz_report and fuzz_inputs, the
+# harnesses that drive sa-report's whole pipeline. It links report/ (all but main.c) besides
 # format/, so it needs explicit rules: make prefers them to the generic
 # replay_% / libfuzzer_% pattern rules of the top Makefile, whatever the
 # order of inclusion. The target itself stays in FUZZ_TARGETS (its name
@@ -11,19 +11,21 @@ FUZZ_REPORT_DEPS := tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) \
 	$(wildcard report/*.h report/*/*.h format/*.h format/include/*.h core/*.h)
 FUZZ_REPORT_INC := -Iformat/include -Iformat $(REPORT_DIRS:%=-I%) $(CORE_INC)
 
-$(B)/fuzz/replay_fuzz_report: $(FUZZ_REPORT_DEPS) tests/fuzz/replay.c | deps-test
+$(B)/fuzz/replay_fuzz_report $(B)/fuzz/replay_fuzz_inputs: $(B)/fuzz/replay_%: tests/fuzz/%.c \
+		$(FUZZ_REPORT_DEPS) tests/fuzz/fuzz_outputs.h tests/fuzz/replay.c | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' $(SAN_FLAGS) \
-		$(FUZZ_REPORT_INC) -o $@ tests/fuzz/fuzz_report.c tests/fuzz/replay.c \
+		$(FUZZ_REPORT_INC) -o $@ tests/fuzz/$*.c tests/fuzz/replay.c \
 		$(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
 
-$(B)/fuzz/libfuzzer_fuzz_report: $(FUZZ_REPORT_DEPS) | deps-test
+$(B)/fuzz/libfuzzer_fuzz_report $(B)/fuzz/libfuzzer_fuzz_inputs: $(B)/fuzz/libfuzzer_%: \
+		tests/fuzz/%.c $(FUZZ_REPORT_DEPS) tests/fuzz/fuzz_outputs.h | deps-test
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' \
 		-fsanitize=fuzzer,address,undefined $(FUZZ_REPORT_INC) -o $@ \
-		tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
+		tests/fuzz/$*.c $(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
 
 # fuzz_jitmap and fuzz_elfcfi: what record/ reads from files other users
 # control (docs/security.md): a perf map, and the ELF symbols, build id and
