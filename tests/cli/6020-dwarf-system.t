@@ -15,10 +15,15 @@ T=$tap_tmp
 
 plan 7
 
-# reach FILE COMM: percentage of COMM's samples whose stack holds the libc root
+# reach FILE COMM: percentage of COMM's samples whose stack holds the libc
+# root of the main thread or of another thread: zstd 1.5 reads and writes in
+# a thread of its own even with --single-thread (clone3;start_thread;...), a
+# whole stack that holds no main; its share of the samples depends on the
+# disk and the load, not on the unwinder
 reach()
 {
-	pct "$(folded_with "$1" "$2" __libc_start_call_main)" "$(folded_total "$1" "$2")"
+	pct $(($(folded_with "$1" "$2" __libc_start_call_main) + \
+		$(folded_with "$1" "$2" start_thread))) "$(folded_total "$1" "$2")"
 }
 
 if command -v zstd >/dev/null 2>&1; then
@@ -35,7 +40,7 @@ if command -v zstd >/dev/null 2>&1; then
 	n=$(folded_total "$T/z.folded" zstd)
 	got=$(reach "$T/z.folded" zstd)
 	[ "$n" -ge 500 ] && ge "$got" 95
-	ok $? "$got% of $n zstd stacks reach __libc_start_call_main (want >= 95 of >= 500)"
+	ok $? "$got% of $n zstd stacks reach main or start_thread (want >= 95 of >= 500)"
 	# its stripped _start is unnamed, which a frame-pointer walk's end would
 	# make look truncated; a CFI unwind's end says nothing of frame pointers
 	"$SA_REPORT" --info "$T/z.sa" >"$T/z.info" 2>>"$T/report.err"
