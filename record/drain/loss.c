@@ -71,6 +71,9 @@ void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 		case SAF_CTR_COLLISIONS:
 			t->collisions += l->values[i];
 			break;
+		case SAF_CTR_MAPFULL_RECOVERED: /* kept samples (docs/format.md, LOSS) */
+		case SAF_CTR_SIDEBAND_LOST:	/* process records, not samples */
+			break;
 		case SAF_CTR_OFF_RUNS ... SAF_CTR_OFF_RECOVERED:
 			rec_offcpu__add_total(t, l->ids[i], l->values[i]);
 			break;
