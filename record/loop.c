@@ -470,8 +470,11 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	r->w = saf_writer__open_fd(
 		r->fd, &(struct saf_writer_opts){.sz = sizeof(struct saf_writer_opts),
 						 .zstd_level = o->call_graph == SA_CG_FP ? 0 : 1});
-	if (!r->w)
-		return -errno;
+	if (!r->w) {
+		e = -errno;
+		snprintf(err, errsz, "writing %s: %s", r->tmp, strerror(-e));
+		return e;
+	}
 
 	/* before the BPF program: every exec it counts is seen by the side-band */
 	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
@@ -600,8 +603,11 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 		if (r.no_priv)
 			rec_privilege_hint();
 		/* nothing was sampled: FILE and FILE.old stay as they were */
-		if (r.tmp)
+		if (r.tmp) {
 			unlink(r.tmp);
+			fprintf(stderr, "sa-record: no interval was written: %s left as it was\n",
+				o->output);
+		}
 		cleanup(&r);
 		return fail;
 	}
