@@ -18,12 +18,12 @@
 
 #include "sa_sample.h"
 
-static double burn_ms = 20, sleep_ms = 10, wait_ms = 15, duration_s = 6;
+static double burn_ms = 20, sleep_ms = 10, wait_ms = 15, duration_s = 6, under_ms = 12;
 static int req[2], rep[2];
 static unsigned long spin_iters;
 
 struct phases {
-	uint64_t burn, burn_cpu, sleep, wait, total;
+	uint64_t burn, burn_cpu, sleep, wait, total, sleeps_under;
 	unsigned long rounds;
 };
 
@@ -85,15 +85,21 @@ static void *sa_off_worker(void *arg)
 
 	pthread_setname_np(pthread_self(), "sa-off-worker");
 	printf("offcpu: worker tid %ld\n", (long)syscall(SYS_gettid));
-	while ((a = sa_mono_ns()) < end) {
-		c0 = sa_thread_cpu_ns();
+	/*
+	 * Each phase is bracketed by the clock reads right around its call:
+	 * the thread CPU clock is a system call, where a loaded host preempts
+	 * the thread, so it is read outside the brackets.
+	 */
+	while ((c0 = sa_thread_cpu_ns(), a = sa_mono_ns()) < end) {
 		sa_off_burn((uint64_t)(burn_ms * 1e6));
 		b = sa_mono_ns();
 		p->burn += b - a;
 		p->burn_cpu += sa_thread_cpu_ns() - c0;
+		b = sa_mono_ns();
 		sa_off_sleep((uint64_t)(sleep_ms * 1e6));
 		a = sa_mono_ns();
 		p->sleep += a - b;
+		p->sleeps_under += a - b < (uint64_t)(under_ms * 1e6);
 		sa_off_pipe_wait();
 		p->wait += sa_mono_ns() - a;
 		p->rounds++;
@@ -108,7 +114,7 @@ int main(int argc, char **argv)
 	pthread_t w, wr;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:b:s:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:b:s:w:m:")) != -1) {
 		double v = opt == '?' ? 0 : sa_parse_double(argv[0], "option", optarg);
 
 		if (opt == 'd')
@@ -119,8 +125,10 @@ int main(int argc, char **argv)
 			sleep_ms = v;
 		else if (opt == 'w')
 			wait_ms = v;
+		else if (opt == 'm')
+			under_ms = v;
 		else {
-			fprintf(stderr, "usage: offcpu [-d S] [-b MS] [-s MS] [-w MS]\n");
+			fprintf(stderr, "usage: offcpu [-d S] [-b MS] [-s MS] [-w MS] [-m MS]\n");
 			return 2;
 		}
 	}
@@ -140,6 +148,7 @@ int main(int argc, char **argv)
 	printf("offcpu: burn_ns %llu cpu_ns %llu\n", (unsigned long long)p.burn,
 	       (unsigned long long)p.burn_cpu);
 	printf("offcpu: sleep_ns %llu\n", (unsigned long long)p.sleep);
+	printf("offcpu: sleeps_under %g ms %llu\n", under_ms, (unsigned long long)p.sleeps_under);
 	printf("offcpu: wait_ns %llu\n", (unsigned long long)p.wait);
 	printf("offcpu: total_ns %llu\n", (unsigned long long)p.total);
 	return 0;
