@@ -78,6 +78,7 @@ struct rec_drain {
 	volatile sig_atomic_t *abort; /* set: stop reading the rings at once */
 	uint64_t budget_ns;	      /* what one interval's drain may take (0: no limit) */
 	uint64_t drain_until;	      /* this drain's deadline for new stacks */
+	unsigned long test_lose, test_reads; /* see lose_for_test() */
 };
 
 /*
@@ -269,6 +270,8 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	for (i = 0; i < SA_NSETS; i++)
 		d->agg[i] = rec_htab__new(sizeof(struct agg_key), sizeof(struct agg_val));
 	d->us = rec_ustacks__new();
+	if (getenv("SA_RECORD_TEST_LOSE_STACKS"))
+		d->test_lose = strtoul(getenv("SA_RECORD_TEST_LOSE_STACKS"), NULL, 10);
 	if (rec_session__off_cpu(s) && !(d->off = rec_offcpu__new(s, intern_cb, d))) {
 		rec_drain__free(d);
 		return NULL;
@@ -305,6 +308,15 @@ int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 }
 
 /*
+ * SA_RECORD_TEST_LOSE_STACKS=N (tests only): every Nth stack read fails,
+ * as a stack gone from its map would, to show each use of it is counted.
+ */
+static bool lose_for_test(struct rec_drain *d)
+{
+	return d->test_lose && ++d->test_reads % d->test_lose == 0;
+}
+
+/*
  * kernel stack id of set @set -> file stack id, reading the stack map on
  * first use: the stack-trace map, or for ids with SA_UW_ID_BIT the stacks
  * the in-kernel unwinder walked (same value layout).
@@ -321,8 +333,10 @@ static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 	if (kid < 0)
 		return 0;
 	fid = rec_htab__get(d->kid2fid, &k);
+	if (fid && *fid == REC_FID_GONE)
+		*err = -ENOENT;
 	if (fid)
-		return *fid;
+		return *err ? 0 : *fid;
 	/*
 	 * Past the drain's deadline a stack not read yet is not read: its
 	 * samples are counted as lost, and the interval keeps its length
@@ -337,14 +351,18 @@ static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 		*err = -ENOMEM;
 		return 0;
 	}
-	if (bpf_map_lookup_elem(stack_fd, &kid, d->ips)) {
+	*fid = REC_FID_GONE; /* until its stack is read: a second use is lost too */
+	if (lose_for_test(d) || bpf_map_lookup_elem(stack_fd, &kid, d->ips)) {
 		*err = -ENOENT;
 		return 0;
 	}
 	for (n = 0; n < SA_MAX_DEPTH && d->ips[n]; n++)
 		;
-	*fid = intern(d, kind, d->ips, n, err);
-	return *fid;
+	n = intern(d, kind, d->ips, n, err);
+	if (*err)
+		return 0;
+	*fid = n;
+	return n;
 }
 
 static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *ck,

@@ -112,9 +112,11 @@ static __u32 stack_fid(struct rec_offcpu *o, __u32 epoch, __u32 sepoch, __s32 id
 	if (sepoch == epoch || sepoch == epoch + 1)
 		return resolve(ctx, sepoch & 1, id, kind, err);
 	fid = rec_htab__get(o->pinned, &pk);
-	if (!fid)
-		*err = -ENOENT;
-	return fid ? *fid : 0;
+	if (!fid || *fid == REC_FID_GONE) {
+		*err = -ENOENT; /* counted lost by the caller */
+		return 0;
+	}
+	return *fid;
 }
 
 static int add_one(struct rec_offcpu *o, __u32 epoch, const struct sa_off_key *ck,
@@ -297,8 +299,12 @@ static int pin_pair(struct pin_ctx *c, __u32 sepoch, __s32 uid, __s32 kid)
 		if (!fid)
 			return -ENOMEM;
 		*fid = c->resolve(c->ctx, sepoch & 1, ids[i], pk.kind, &err);
+		if (err == -ENOENT) {
+			*fid = REC_FID_GONE; /* counted lost when drained */
+			err = 0;
+		}
 	}
-	return err == -ENOENT ? 0 : err; /* unresolved: counted lost when drained */
+	return err;
 }
 
 /* Threads still off the CPU. */

@@ -20,7 +20,12 @@ struct saf_writer;
 struct rec_offcpu;
 struct rec_sc;
 
-/* drain.c's stack id -> file stack id, for the ids of map set @set. */
+/*
+ * drain.c's stack id -> file stack id, for the ids of map set @set; an id
+ * whose stack cannot be read gives *err -ENOENT, every time it is asked.
+ */
+/* a memoized or pinned stack id whose stack could not be read */
+#define REC_FID_GONE UINT32_MAX
 typedef __u32 (*rec_resolve_fn)(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err);
 /* drain.c's frames -> file stack id (0 for none). */
 typedef __u32 (*rec_intern_fn)(void *ctx, __u32 kind, const __u64 *ips, __u32 n, int *err);
