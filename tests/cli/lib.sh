@@ -148,7 +148,9 @@ tmpdir()
 {
 	tap_tmp=$(mktemp -d /tmp/sa-cli.XXXXXX)
 	chmod 755 "$tap_tmp"
-	trap 'rm -rf "$tap_tmp"' EXIT
+	# SA_TEST_KEEP=1: leave it, to read what a failing run wrote
+	[ -n "${SA_TEST_KEEP-}" ] && echo "# kept: $tap_tmp" ||
+		trap 'rm -rf "$tap_tmp"' EXIT
 }
 
 # ---- folded stacks: "comm;frame;...;leaf COUNT" ----------------------------
