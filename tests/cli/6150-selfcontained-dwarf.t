@@ -78,9 +78,9 @@ while time.process_time() < t:
     for i in range(20000):
         pass' >/dev/null 2>"$T/rec.err"
 ok $? "sa-record --call-graph dwarf -- a copy of python3 exits 0"
-offbox -o "$T/py.with.folded" "$T/py.sa" 2>"$T/with.err"
+offbox -o "$T/py.with.folded" "$T/py.sa" 2>"$T/py.with.err"
 rm -f "$T/py"
-offbox -o "$T/py.gone.folded" "$T/py.sa" 2>"$T/gone.err"
+offbox -o "$T/py.gone.folded" "$T/py.sa" 2>"$T/py.gone.err"
 ok $? "sa-report exits 0 with the interpreter deleted and /usr/lib/debug hidden"
 tot=$(folded_total "$T/py.with.folded" py)
 with=$(pct "$(folded_with "$T/py.with.folded" py Py_RunMain)" "$tot")
@@ -99,8 +99,11 @@ ok $? "python3: ${plt:-?} PLT-stub samples of $ptot (want <= 3%)"
 # (sd = sqrt(.98 * .02 / 200) = 1 point) below: chance far under 0.1%.
 ge "$with" 90 && [ "$tot" -ge 200 ]
 ok $? "python3: $with% of $tot samples reach Py_RunMain (want >= 90)"
-[ ! -s "$T/gone.err" ]
-ok $? "python3: nothing on stderr when the recorded frames stand in"
+# What sa-report says with the interpreter gone is what it says with it: no
+# "not found". (Not "nothing": a loaded host makes an ASan recorder lose
+# samples, which the report rightly says; seen once in 14 runs.)
+cmp -s "$T/py.with.err" "$T/py.gone.err"
+ok $? "python3: the same stderr when the recorded frames stand in: $(head -n 1 "$T/py.gone.err")"
 
 # 2. workload-nofp (built with -fomit-frame-pointer) under auto, deleted; its
 # DWARF stripped as a production binary's is (inline frames come from DWARF)
