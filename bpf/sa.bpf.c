@@ -482,8 +482,11 @@ static __always_inline bool needs_cfi(void)
 /*
  * --call-graph auto: the user stack walked here from the CFI tables and
  * counted by id like a frame-pointer stack; a stack copy where the tables
- * do not cover the walk (a process not mapped yet, a file without a table,
- * a row they do not keep).
+ * do not cover the walk (a process not mapped yet, code in no mapping the
+ * kernel has: a library mapped since the side band was read, or JIT code; a
+ * file without a table, a row they do not keep). Code in no mapping is
+ * stepped by frame pointers, which in code without them stopped the walk
+ * at its first frame, uncounted: zstd's memset at its start-up.
  */
 static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
 				__u32 epoch, __u32 *rflags, struct sa_ctrs *c)
@@ -493,9 +496,9 @@ static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count
 
 	if (uw_walk(bpf_get_current_task_btf(), key->tgid, key->gen, 0, &w))
 		return SA_CTR_LOST_OTHER;
-	if (w.flags & UW_NOPROC)
+	if (w.flags & (UW_NOPROC | UW_NORANGE))
 		uw_wake(&rb, key->tgid);
-	if ((w.flags & (UW_NOPROC | UW_CUT | UW_NOTAB)) || !w.n) {
+	if ((w.flags & (UW_NOPROC | UW_NORANGE | UW_CUT | UW_NOTAB)) || !w.n) {
 		c->v[SA_CTR_UW_COPY]++;
 		return capture_ustack(ctx, key, epoch);
 	}
@@ -681,7 +684,7 @@ static __always_inline int off_inline_end(struct sa_off_start *st, struct task_s
 /*
  * The user stack a thread leaves the CPU with (@prev is current), walked
  * from its saved user registers by the CFI tables, by frame pointers where
- * its process has none yet. @return its id in the set's uwstacks map, or
+ * its process or the code met has none yet (counted). @return its id in the set's uwstacks map, or
  * a negative errno as bpf_get_stackid() gives them.
  */
 static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set, struct uw_walk *w,
@@ -691,7 +694,7 @@ static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set
 
 	if (uw_walk(prev, prev->tgid, gen, 1, w) || !w->n)
 		return -EFAULT;
-	if (w->flags & UW_NOPROC)
+	if (w->flags & (UW_NOPROC | UW_NORANGE))
 		c->v[SA_CTR_OFF_UW_FP]++;
 	else
 		c->v[SA_CTR_OFF_UW]++;

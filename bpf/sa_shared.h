@@ -62,8 +62,9 @@ enum sa_ctr_idx {
 	 * above, samples whose user stack the CFI tables walked (UW) or that
 	 * went as a stack copy instead (UW_COPY, --call-graph auto); of the
 	 * switch-outs, walks by the tables (OFF_UW) or by frame pointers for
-	 * want of tables (OFF_UW_FP), and walks that met a row the tables do
-	 * not keep or an unreadable word and stopped early (OFF_UW_CUT).
+	 * want of tables or of a mapping in them (OFF_UW_FP), and walks that
+	 * met a row the tables do not keep or an unreadable word and stopped
+	 * early (OFF_UW_CUT).
 	 */
 	SA_CTR_UW,
 	SA_CTR_UW_COPY,

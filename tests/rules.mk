@@ -135,3 +135,11 @@ $(TD)/off_wrappers_fpnocfi: tests/data/off_wrappers.c | deps-test
 	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
 		-fno-unwind-tables -pthread -o $@ $<
 CHECK_EXTRA_DEPS += $(TD)/off_wrappers_fpnocfi
+
+# 6180: code the in-kernel unwinder has no mapping for, called with data in rbp.
+$(TD)/uw_late: tests/data/uw_late.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(filter-out -fno-omit-frame-pointer,$(FIXTURE_CFLAGS)) -fomit-frame-pointer \
+		-o $@ $<
+CHECK_EXTRA_DEPS += $(TD)/uw_late

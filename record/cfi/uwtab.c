@@ -38,6 +38,7 @@ struct rec_uwtab {
 	int rows_fd, procs_fd;
 	uint32_t max_rows, next_row;
 	uint64_t max_ns;
+	const char *unmapped; /* tests: mappings of paths holding it never reach the kernel */
 	struct rec_uwtab_stats st;
 };
 
@@ -51,6 +52,9 @@ struct rec_uwtab *rec_uwtab__new(int rows_fd, int procs_fd, uint32_t max_rows, u
 	u->procs_fd = procs_fd;
 	u->max_rows = max_rows;
 	u->max_ns = max_ns;
+	u->unmapped = getenv("SA_RECORD_TEST_UW_UNMAPPED");
+	if (u->unmapped && !*u->unmapped)
+		u->unmapped = NULL;
 	u->files = rec_htab__new(sizeof(struct fkey), sizeof(struct fval));
 	u->procs = rec_htab__new(sizeof(__u32), sizeof(struct sa_uw_proc));
 	if (!u->files || !u->procs) {
@@ -192,7 +196,7 @@ void rec_uwtab__map(struct rec_uwtab *u, int fd, const struct rec_uwmap *m)
 	__u32 key = m->pid, gen = m->gen;
 	bool is_new;
 
-	if (!v)
+	if (!v || (u->unmapped && m->path && strstr(m->path, u->unmapped)))
 		return;
 	if (v->row0 != SA_UW_NOTABLE && v->nrows && !bias_of(v, m->start, m->pgoff, &r.bias)) {
 		u->st.failed++;

@@ -59,7 +59,9 @@ struct rec_uwtab_stats {
 /**
  * rec_uwtab__new() - tables written to the BPF maps @rows_fd (an array of
  * @max_rows struct sa_uw_row) and @procs_fd (tgid -> struct sa_uw_proc),
- * both borrowed; each file's build bounded by @max_ns.
+ * both borrowed; each file's build bounded by @max_ns. For tests, the
+ * mappings of files whose path holds $SA_RECORD_TEST_UW_UNMAPPED never
+ * reach the kernel, as a mapping the side band has not brought yet.
  * @return an object released with rec_uwtab__free(), or NULL with errno.
  */
 struct rec_uwtab *rec_uwtab__new(int rows_fd, int procs_fd, uint32_t max_rows, uint64_t max_ns);
