@@ -83,7 +83,6 @@ struct run {
 	struct rec_procs *procs;
 	struct rec_drain *d;
 	struct rec_sc *sc;
-	struct rec_cfifeed *cfi; /* --call-graph auto */
 	struct rec_uwtab *uw;	 /* --off-cpu, --call-graph auto: the in-kernel unwinder's tables */
 	struct rec_uwtrim *trim; /* --call-graph dwarf or auto, without --whole-stack */
 	uint64_t t0, iv_start, next_iv, end_at, grace;
@@ -189,16 +188,6 @@ static void summary(const struct run *r)
 			(unsigned long long)t->off_kept, (unsigned long long)t->off_runs,
 			(unsigned long long)t->off_short, (unsigned long long)t->off_lost,
 			(unsigned long long)t->off_recovered);
-	if (r->cfi) {
-		const struct rec_cfifeed_stats *c = rec_cfifeed__stats(r->cfi);
-
-		fprintf(stderr,
-			"sa-record: --call-graph auto: %llu files classified (%llu without frame "
-			"pointers, %llu without CFI), %llu pages of frameless code%s\n",
-			(unsigned long long)c->files, (unsigned long long)c->whole,
-			(unsigned long long)c->failed, (unsigned long long)c->pages,
-			c->full ? "; the map was full, some files' samples were all copied" : "");
-	}
 	if (r->uw)
 		uw_summary(r);
 	if (r->trim) {
@@ -479,7 +468,6 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	/* before the BPF program: every exec it counts is seen by the side-band */
 	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
 						   .w = r->w,
-						   .cfi = r->cfi,
 						   .no_embed = o->no_embed_symbols,
 						   .cpus = o->cpus,
 						   .ncpus = o->ncpus,
@@ -554,7 +542,6 @@ static void cleanup(struct run *r)
 	rec_uwtrim__free(r->trim);
 	rec_sc__free(r->sc);
 	rec_uwtab__free(r->uw);
-	rec_cfifeed__free(r->cfi);
 	rec_procs__free(r->procs);
 	rec_session__free(r->s);
 	saf_writer__free(r->w);
