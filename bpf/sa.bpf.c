@@ -38,6 +38,7 @@ const volatile bool sa_off_cpu;		     /* sa_on_switch is attached */
 const volatile __u64 sa_off_min_ns;	     /* --off-cpu-min */
 const volatile __u32 sa_offrb_wake;	     /* wake user space past this many bytes */
 const volatile bool sa_uw;		     /* in-kernel unwinding: auto on-CPU, and off-CPU */
+const volatile __u32 sa_uw_id_mask = SA_UW_ID_MASK; /* tests: fewer slots force clashes */
 
 /* Written by user space through the mmapped .bss: the current interval. */
 volatile __u32 sa_epoch;
@@ -132,14 +133,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } gens SEC(".maps");
-
-/* --call-graph auto: file pages holding code without frame pointers */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, struct sa_cfi_key);
-	__type(value, __u64);
-} cfipages SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
@@ -338,9 +331,9 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  * stack's mapping (a read crossing it would fail whole). When the mapping
  * cannot be looked up, a main-thread stack is cut at the end of the
  * environment strings, the top of what it holds, and any other copy stops
- * at the first page that faults (present_len()). The lookup always fails
- * after needs_cfi(): in interrupt context the mmap lock is released by an
- * irq_work, and until it ran a second bpf_find_vma() gets -EBUSY.
+ * at the first page that faults (present_len()). It must be the run's
+ * only bpf_find_vma(): in interrupt context the mmap lock is released by
+ * an irq_work, and until it ran a second one gets -EBUSY.
  */
 static __always_inline __u64 stack_len(struct task_struct *t, __u64 sp)
 {
@@ -429,61 +422,14 @@ static __noinline int capture_ustack(struct bpf_perf_event_data *ctx, struct sa_
 #endif
 }
 
-struct cfi_probe {
-	__u64 ip;
-	bool need;
-};
-
-static long cfi_probe_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
-{
-	struct cfi_probe *p = data;
-	struct file *f = vma->vm_file;
-	struct sa_cfi_key k;
-	struct inode *ino;
-	__u64 *bits, off;
-
-	if (!f) {
-		p->need = false; /* anonymous code (JIT, vdso): frame pointers it is */
-		return 0;
-	}
-	ino = f->f_inode;
-	k.dev = ino->i_sb->s_dev;
-	k.ino = ino->i_ino;
-	off = (vma->vm_pgoff << 12) + (p->ip - vma->vm_start);
-	k.page = off >> 12;
-	bits = bpf_map_lookup_elem(&cfipages, &k);
-	if (bits) {
-		p->need = (*bits >> ((off >> 6) & 63)) & 1;
-		return 0;
-	}
-	/* a page without such code, or a file not classified yet */
-	k.page = SA_CFI_FILE;
-	p->need = !bpf_map_lookup_elem(&cfipages, &k);
-	return 0;
-}
-
-/*
- * --call-graph auto: does the sampled user ip lie in code a frame-pointer
- * walk would get wrong? Unknown (a file user space has not classified yet,
- * or the mmap lock busy) counts as yes: a stack copy is never wrong.
- */
-static __always_inline bool needs_cfi(void)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct cfi_probe p = {.need = true};
-
-	/* the user registers, saved on kernel entry (the ip capture_ustack takes) */
-	p.ip = BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(t), ip);
-	if (bpf_find_vma(t, p.ip, cfi_probe_cb, &p, 0))
-		return true;
-	return p.need;
-}
-
 /*
  * --call-graph auto: the user stack walked here from the CFI tables and
  * counted by id like a frame-pointer stack; a stack copy where the tables
- * do not cover the walk (a process not mapped yet, a file without a table,
- * a row they do not keep).
+ * do not cover the walk (a process not mapped yet, code in no mapping the
+ * kernel has: a library mapped since the side band was read, or JIT code; a
+ * file without a table, a row they do not keep). Code in no mapping is
+ * stepped by frame pointers, which in code without them stopped the walk
+ * at its first frame, uncounted: zstd's memset at its start-up.
  */
 static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
 				__u32 epoch, __u32 *rflags, struct sa_ctrs *c)
@@ -493,9 +439,9 @@ static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count
 
 	if (uw_walk(bpf_get_current_task_btf(), key->tgid, key->gen, 0, &w))
 		return SA_CTR_LOST_OTHER;
-	if (w.flags & UW_NOPROC)
+	if (w.flags & (UW_NOPROC | UW_NORANGE))
 		uw_wake(&rb, key->tgid);
-	if ((w.flags & (UW_NOPROC | UW_CUT | UW_NOTAB)) || !w.n) {
+	if ((w.flags & (UW_NOPROC | UW_NORANGE | UW_CUT | UW_NOTAB)) || !w.n) {
 		c->v[SA_CTR_UW_COPY]++;
 		return capture_ustack(ctx, key, epoch);
 	}
@@ -542,8 +488,7 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.gen = gen ? *gen : 0;
 	if (sa_uw && sa_call_graph == SA_CG_AUTO && !sa_kernel_only && !no_user_mm())
 		slot = sample_uw(ctx, &key, epoch, &rflags, c);
-	else if (sa_call_graph != SA_CG_FP && !sa_kernel_only && !no_user_mm() &&
-		 (sa_call_graph == SA_CG_DWARF || needs_cfi()))
+	else if (sa_call_graph == SA_CG_DWARF && !sa_kernel_only && !no_user_mm())
 		slot = capture_ustack(ctx, &key, epoch);
 	else if (set)
 		slot = sample(ctx, &key, epoch, &stacks1, &counts1, &rflags, NULL, 0);
@@ -681,7 +626,7 @@ static __always_inline int off_inline_end(struct sa_off_start *st, struct task_s
 /*
  * The user stack a thread leaves the CPU with (@prev is current), walked
  * from its saved user registers by the CFI tables, by frame pointers where
- * its process has none yet. @return its id in the set's uwstacks map, or
+ * its process or the code met has none yet (counted). @return its id in the set's uwstacks map, or
  * a negative errno as bpf_get_stackid() gives them.
  */
 static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set, struct uw_walk *w,
@@ -691,7 +636,7 @@ static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set
 
 	if (uw_walk(prev, prev->tgid, gen, 1, w) || !w->n)
 		return -EFAULT;
-	if (w->flags & UW_NOPROC)
+	if (w->flags & (UW_NOPROC | UW_NORANGE))
 		c->v[SA_CTR_OFF_UW_FP]++;
 	else
 		c->v[SA_CTR_OFF_UW]++;

@@ -62,8 +62,9 @@ enum sa_ctr_idx {
 	 * above, samples whose user stack the CFI tables walked (UW) or that
 	 * went as a stack copy instead (UW_COPY, --call-graph auto); of the
 	 * switch-outs, walks by the tables (OFF_UW) or by frame pointers for
-	 * want of tables (OFF_UW_FP), and walks that met a row the tables do
-	 * not keep or an unreadable word and stopped early (OFF_UW_CUT).
+	 * want of tables or of a mapping in them (OFF_UW_FP), and walks that
+	 * met a row the tables do not keep or an unreadable word and stopped
+	 * early (OFF_UW_CUT).
 	 */
 	SA_CTR_UW,
 	SA_CTR_UW_COPY,
@@ -181,24 +182,8 @@ struct sa_rb_sample {
 enum sa_call_graph {
 	SA_CG_FP = 0,	 /* bpf_get_stackid() frame-pointer walk, counted in the kernel */
 	SA_CG_DWARF = 1, /* registers and a raw stack copy to the ustack ring buffer */
-	SA_CG_AUTO = 2,	 /* DWARF where the sampled code needs CFI (cfipages), else FP */
+	SA_CG_AUTO = 2,	 /* walked in the kernel from CFI tables, a DWARF copy where they miss */
 };
-
-/*
- * --call-graph auto: which code needs CFI to be unwound, by file. The key
- * is the mapped file's (kernel dev_t, inode) and a 4 KiB page of file
- * offsets; the value has bit i set when bytes [64 i, 64 i + 64) of that page
- * lie in a function without a frame pointer. The entry with page
- * SA_CFI_FILE is present (value 0) once user space classified the file.
- */
-struct sa_cfi_key {
-	__u64 dev; /* (major << 20) | minor, as the kernel's s_dev */
-	__u64 ino;
-	__u64 page; /* file offset >> 12, or SA_CFI_FILE */
-};
-
-#define SA_CFI_FILE  (~0ull)
-#define SA_CFI_PAGES 65536 /* cfipages entries */
 
 /* Largest --stack-size: bytes of user stack one sa_rb_ustack carries. */
 #define SA_USTACK_MAX 32768

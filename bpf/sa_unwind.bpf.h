@@ -295,7 +295,7 @@ static __noinline long uw_store(void *stacks, const struct uw_walk *w)
 	long err;
 
 	for (p = 0; p < SA_UW_PROBES; p++) {
-		id = SA_UW_ID_BIT | ((h + p) & SA_UW_ID_MASK);
+		id = SA_UW_ID_BIT | ((h + p) & sa_uw_id_mask & SA_UW_ID_MASK);
 		v = bpf_map_lookup_elem(stacks, &id);
 		if (!v) {
 			err = bpf_map_update_elem(stacks, &id, w->ips, BPF_NOEXIST);

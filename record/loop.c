@@ -83,7 +83,6 @@ struct run {
 	struct rec_procs *procs;
 	struct rec_drain *d;
 	struct rec_sc *sc;
-	struct rec_cfifeed *cfi; /* --call-graph auto */
 	struct rec_uwtab *uw;	 /* --off-cpu, --call-graph auto: the in-kernel unwinder's tables */
 	struct rec_uwtrim *trim; /* --call-graph dwarf or auto, without --whole-stack */
 	uint64_t t0, iv_start, next_iv, end_at, grace;
@@ -145,14 +144,14 @@ static void uw_summary(const struct run *r)
 
 	fprintf(stderr,
 		"sa-record: unwind tables: %llu files, %llu tables, %llu rows (%llu KiB), "
-		"%llu without CFI, %llu over budget, %llu too slow, %llu unreadable, "
+		"%llu freed, %llu without CFI, %llu over budget, %llu too slow, %llu unreadable, "
 		"%llu mappings (%llu left out); built in %.0f ms (longest %.0f ms)\n",
 		(unsigned long long)u->files, (unsigned long long)u->tables,
 		(unsigned long long)u->rows, (unsigned long long)(u->rows * 8 / 1024),
-		(unsigned long long)u->nocfi, (unsigned long long)u->nofit,
-		(unsigned long long)u->slow, (unsigned long long)u->failed,
-		(unsigned long long)u->ranges, (unsigned long long)u->rfull, u->build_ns / 1e6,
-		u->max_build_ns / 1e6);
+		(unsigned long long)u->freed, (unsigned long long)u->nocfi,
+		(unsigned long long)u->nofit, (unsigned long long)u->slow,
+		(unsigned long long)u->failed, (unsigned long long)u->ranges,
+		(unsigned long long)u->rfull, u->build_ns / 1e6, u->max_build_ns / 1e6);
 	fprintf(stderr,
 		"sa-record: in-kernel unwinding: on-CPU %llu walked, %llu copied instead; "
 		"off-CPU %llu walked, %llu by frame pointers (no tables yet), %llu cut short\n",
@@ -189,16 +188,6 @@ static void summary(const struct run *r)
 			(unsigned long long)t->off_kept, (unsigned long long)t->off_runs,
 			(unsigned long long)t->off_short, (unsigned long long)t->off_lost,
 			(unsigned long long)t->off_recovered);
-	if (r->cfi) {
-		const struct rec_cfifeed_stats *c = rec_cfifeed__stats(r->cfi);
-
-		fprintf(stderr,
-			"sa-record: --call-graph auto: %llu files classified (%llu without frame "
-			"pointers, %llu without CFI), %llu pages of frameless code%s\n",
-			(unsigned long long)c->files, (unsigned long long)c->whole,
-			(unsigned long long)c->failed, (unsigned long long)c->pages,
-			c->full ? "; the map was full, some files' samples were all copied" : "");
-	}
 	if (r->uw)
 		uw_summary(r);
 	if (r->trim) {
@@ -479,7 +468,6 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	/* before the BPF program: every exec it counts is seen by the side-band */
 	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
 						   .w = r->w,
-						   .cfi = r->cfi,
 						   .no_embed = o->no_embed_symbols,
 						   .cpus = o->cpus,
 						   .ncpus = o->ncpus,
@@ -554,7 +542,6 @@ static void cleanup(struct run *r)
 	rec_uwtrim__free(r->trim);
 	rec_sc__free(r->sc);
 	rec_uwtab__free(r->uw);
-	rec_cfifeed__free(r->cfi);
 	rec_procs__free(r->procs);
 	rec_session__free(r->s);
 	saf_writer__free(r->w);

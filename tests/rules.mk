@@ -59,9 +59,8 @@ $(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c tests/bench/gen-imag
 		-ldw -lelf
 CHECK_EXTRA_DEPS += $(B)/tests/bench/gen-synthetic
 
-# record/cfi/cfimap.c's unit test: the workload built with its own FDEs in
-# .debug_frame (-fno-asynchronous-unwind-tables) while the C runtime's stay
-# in .eh_frame, plus the sample workloads it classifies.
+# 6090, 6100: the workload built with its own FDEs in .debug_frame
+# (-fno-asynchronous-unwind-tables) while the C runtime's stay in .eh_frame.
 $(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -69,8 +68,6 @@ $(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps-test
 		-DSA_FRAMELESS_LEAVES -pthread -o $@ $< -lm -ldl
 CHECK_EXTRA_DEPS += $(TD)/cfi_debug_frame
 $(B)/tests/unit/record/test_elfsyms: | $(TD)/cxx_clone
-$(B)/tests/unit/record/test_cfimap: | $(TD)/cfi_debug_frame $(B)/samples/workload \
-	$(B)/samples/workload-leaf $(B)/samples/workload-nofp
 
 # record/cfi/cfirows.c's unit test compares its rows with libdw's, reduced by
 # report/unwind/uwrows.c's rpt_uwrows__compile() (tests may use anything).
@@ -135,3 +132,11 @@ $(TD)/off_wrappers_fpnocfi: tests/data/off_wrappers.c | deps-test
 	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
 		-fno-unwind-tables -pthread -o $@ $<
 CHECK_EXTRA_DEPS += $(TD)/off_wrappers_fpnocfi
+
+# 6180: code the in-kernel unwinder has no mapping for, called with data in rbp.
+$(TD)/uw_late: tests/data/uw_late.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(filter-out -fno-omit-frame-pointer,$(FIXTURE_CFLAGS)) -fomit-frame-pointer \
+		-o $@ $<
+CHECK_EXTRA_DEPS += $(TD)/uw_late

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cfiread.c - the CFI reader of cfimap.c and cfirows.c: pointer encodings,
+ * cfiread.c - the CFI reader under cfirows.c: pointer encodings,
  * CIE and FDE headers of .eh_frame and .debug_frame, and CFA instructions
  * decoded one at a time. Every read is bounded by its entry's length.
  */

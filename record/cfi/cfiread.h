@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cfiread.h - the reader of x86-64 call-frame information that cfimap.c and
- * cfirows.c share (record/ may not use libdw): bounded little-endian reads,
+ * cfiread.h - the reader of x86-64 call-frame information under cfirows.c
+ * (record/ may not use libdw): bounded little-endian reads,
  * DW_EH_PE pointer encodings, CIE and FDE headers, and CFA instructions
  * decoded one at a time. Internal to record/.
  */

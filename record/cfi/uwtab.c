@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * uwtab.c - the in-kernel unwinder's tables in the BPF maps: one table per
- * file (by device and inode), its rows appended to the uwrows array while
- * the budget lasts, shared by every process mapping the file; per process
- * the sorted ranges of its executable mappings, rewritten whole in uwprocs
- * (a hash map update is atomic for a BPF reader) at each new mapping.
+ * file (by device and inode), its rows in a slice of the uwrows array
+ * (uwalloc.c) while the budget lasts, shared by every process mapping the
+ * file; per process the sorted ranges of its executable mappings,
+ * rewritten whole in uwprocs (a hash map update is atomic for a BPF
+ * reader) at each new mapping. Each file counts the ranges that map it;
+ * gone processes are dropped (gc()), and a table no range maps is kept a
+ * while for the next process to map it, then freed (uwgc.c).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,42 +21,31 @@
 #include "clock.h"
 #include "htab.h"
 #include "safeopen.h"
+#include "uwalloc.h"
 #include "uwtab.h"
+#include "uwtab_int.h"
 
 #define UPLOAD_BATCH 4096
-
-struct fkey {
-	uint64_t dev, ino;
-};
-
-struct fval {
-	uint32_t row0, nrows; /* as struct sa_uw_range */
-	uint64_t loads[REC_UW_LOADS][3];
-	uint32_t nloads;
-};
-
-struct rec_uwtab {
-	struct rec_htab *files; /* struct fkey -> struct fval */
-	struct rec_htab *procs; /* tgid -> struct sa_uw_proc */
-	int rows_fd, procs_fd;
-	uint32_t max_rows, next_row;
-	uint64_t max_ns;
-	struct rec_uwtab_stats st;
-};
 
 struct rec_uwtab *rec_uwtab__new(int rows_fd, int procs_fd, uint32_t max_rows, uint64_t max_ns)
 {
 	struct rec_uwtab *u = calloc(1, sizeof(*u));
+	const char *test_rows;
 
 	if (!u)
 		return NULL;
 	u->rows_fd = rows_fd;
 	u->procs_fd = procs_fd;
-	u->max_rows = max_rows;
 	u->max_ns = max_ns;
+	u->unmapped = getenv("SA_RECORD_TEST_UW_UNMAPPED");
+	if (u->unmapped && !*u->unmapped)
+		u->unmapped = NULL;
+	test_rows = getenv("SA_RECORD_TEST_UW_ROWS");
+	if (test_rows && strtoul(test_rows, NULL, 10) && strtoul(test_rows, NULL, 10) < max_rows)
+		max_rows = (uint32_t)strtoul(test_rows, NULL, 10);
 	u->files = rec_htab__new(sizeof(struct fkey), sizeof(struct fval));
-	u->procs = rec_htab__new(sizeof(__u32), sizeof(struct sa_uw_proc));
-	if (!u->files || !u->procs) {
+	u->procs = rec_htab__new(sizeof(__u32), sizeof(struct pval));
+	if (!u->files || !u->procs || rec_uwalloc__init(&u->rows, max_rows)) {
 		rec_uwtab__free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -81,11 +73,31 @@ static int upload(struct rec_uwtab *u, uint32_t row0, const struct sa_uw_row *r,
 	return 0;
 }
 
+/*
+ * A slice of @n rows; where none is free, the processes gone are dropped
+ * and the tables no process maps freed, the longest idle first.
+ */
+static int64_t take(struct rec_uwtab *u, size_t n)
+{
+	int64_t row0;
+
+	if (n > u->rows.total)
+		return -ENOSPC;
+	row0 = rec_uwalloc__get(&u->rows, (uint32_t)n);
+	if (row0 >= 0)
+		return row0;
+	uw_gc_procs(u, sac_now_ns(CLOCK_MONOTONIC));
+	if (!uw_make_room(u, (uint32_t)n))
+		return -ENOSPC;
+	return rec_uwalloc__get(&u->rows, (uint32_t)n);
+}
+
 /* Build and store the table of @fd into @v, or mark why there is none. */
 static void build(struct rec_uwtab *u, int fd, struct fval *v)
 {
 	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC), dt;
 	struct rec_uwfile f;
+	int64_t row0;
 	int err;
 
 	v->row0 = SA_UW_NOTABLE;
@@ -103,15 +115,15 @@ static void build(struct rec_uwtab *u, int fd, struct fval *v)
 		u->st.slow++;
 	} else if (err) {
 		u->st.failed++;
-	} else if (f.nrows > u->max_rows - u->next_row) {
+	} else if ((row0 = take(u, f.nrows)) < 0) {
 		u->st.nofit++;
-	} else if (!upload(u, u->next_row, f.rows, f.nrows)) {
-		v->row0 = u->next_row;
+	} else if (!upload(u, (uint32_t)row0, f.rows, f.nrows)) {
+		v->row0 = (uint32_t)row0;
 		v->nrows = (uint32_t)f.nrows;
-		u->next_row += v->nrows;
 		u->st.rows += v->nrows;
 		u->st.tables++;
 	} else {
+		rec_uwalloc__put(&u->rows, (uint32_t)row0, (uint32_t)f.nrows);
 		u->st.failed++;
 	}
 	free(f.rows);
@@ -122,7 +134,8 @@ static void build(struct rec_uwtab *u, int fd, struct fval *v)
  * read. Known by the mapping's (device, inode), so that the processes of a
  * fork-heavy load cost a lookup, not an open, per mapping.
  */
-static const struct fval *file_of(struct rec_uwtab *u, int fd, const struct rec_uwmap *m)
+static struct fval *file_of(struct rec_uwtab *u, int fd, const struct rec_uwmap *m,
+			    struct fkey *kout)
 {
 	struct rec_safeopen_opts o = {.sz = sizeof(o), .max_size = REC_BIN_MAX_SIZE};
 	struct fkey k = {m->dev, m->ino};
@@ -131,7 +144,8 @@ static const struct fval *file_of(struct rec_uwtab *u, int fd, const struct rec_
 	bool is_new;
 	int own = -1;
 
-	if (m->ino && (v = rec_htab__get(u->files, &k)))
+	*kout = k;
+	if (m->ino && (v = rec_htab__get(u->files, &k)) && !v->dead)
 		return v;
 	if (fd < 0)
 		fd = own = rec_safe_open(m->path, &o, NULL, 0);
@@ -139,8 +153,10 @@ static const struct fval *file_of(struct rec_uwtab *u, int fd, const struct rec_
 		goto out;
 	if (!m->ino)
 		k = (struct fkey){st.st_dev, st.st_ino};
+	*kout = k;
 	v = rec_htab__put(u->files, &k, &is_new);
-	if (v && is_new) {
+	if (v && (is_new || v->dead)) {
+		*v = (struct fval){.idle_ns = sac_now_ns(CLOCK_MONOTONIC)};
 		u->st.files++;
 		build(u, fd, v);
 	}
@@ -166,33 +182,69 @@ static bool bias_of(const struct fval *v, uint64_t start, uint64_t pgoff, __u64 
 	return false;
 }
 
-/* Put @r in @p's sorted ranges, replacing those it overlaps. */
-static bool insert(struct sa_uw_proc *p, const struct sa_uw_range *r)
+/*
+ * Put @r, a range of the file @f, in @p's sorted ranges, replacing those it
+ * overlaps (their files lose a reference; @f gains one).
+ */
+static bool insert(struct rec_uwtab *u, struct pval *p, const struct sa_uw_range *r,
+		   const struct fkey *f, uint64_t now)
 {
-	uint32_t i, k = 0;
+	struct sa_uw_proc *k = &p->k;
+	struct fval *v;
+	uint32_t i, n = 0;
 
-	for (i = 0; i < p->n; i++)
-		if (p->r[i].end <= r->start || p->r[i].start >= r->end)
-			p->r[k++] = p->r[i];
-	p->n = k;
-	if (p->n >= SA_UW_RANGES)
+	for (i = 0; i < k->n; i++) {
+		if (k->r[i].end <= r->start || k->r[i].start >= r->end) {
+			p->f[n] = p->f[i];
+			k->r[n++] = k->r[i];
+		} else {
+			uw_unref(u, &p->f[i], now);
+		}
+	}
+	k->n = n;
+	if (k->n >= SA_UW_RANGES)
 		return false;
-	for (i = p->n; i > 0 && p->r[i - 1].start > r->start; i--)
-		p->r[i] = p->r[i - 1];
-	p->r[i] = *r;
-	p->n++;
+	for (i = k->n; i > 0 && k->r[i - 1].start > r->start; i--) {
+		k->r[i] = k->r[i - 1];
+		p->f[i] = p->f[i - 1];
+	}
+	k->r[i] = *r;
+	p->f[i] = *f;
+	k->n++;
+	v = rec_htab__get(u->files, f);
+	if (v)
+		v->refs++;
 	return true;
+}
+
+/* @p's ranges are another image's (an exec) or another process's (a pid reused). */
+static void reset(struct rec_uwtab *u, struct pval *p, __u32 gen, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->k.n && i < SA_UW_RANGES; i++)
+		uw_unref(u, &p->f[i], now);
+	memset(p, 0, sizeof(*p));
+	p->k.gen = gen;
 }
 
 void rec_uwtab__map(struct rec_uwtab *u, int fd, const struct rec_uwmap *m)
 {
-	const struct fval *v = file_of(u, fd, m);
+	uint64_t now = sac_now_ns(CLOCK_MONOTONIC);
 	struct sa_uw_range r = {.start = m->start, .end = m->end};
-	struct sa_uw_proc *p;
+	const struct fval *v;
+	struct fkey f;
+	struct pval *p;
 	__u32 key = m->pid, gen = m->gen;
 	bool is_new;
 
-	if (!v)
+	if (now - u->last_gc >= UW_GC_NS) {
+		u->last_gc = now;
+		uw_gc_procs(u, now);
+		uw_gc_files(u, now);
+	}
+	v = file_of(u, fd, m, &f);
+	if (!v || (u->unmapped && m->path && strstr(m->path, u->unmapped)))
 		return;
 	if (v->row0 != SA_UW_NOTABLE && v->nrows && !bias_of(v, m->start, m->pgoff, &r.bias)) {
 		u->st.failed++;
@@ -203,23 +255,23 @@ void rec_uwtab__map(struct rec_uwtab *u, int fd, const struct rec_uwmap *m)
 	p = rec_htab__put(u->procs, &key, &is_new);
 	if (!p)
 		return;
-	if (is_new || p->gen != gen) {
-		memset(p, 0, sizeof(*p));
-		p->gen = gen;
-	}
-	if (!insert(p, &r)) {
+	if (is_new || p->k.gen != gen)
+		reset(u, p, gen, now);
+	u->st.procs = rec_htab__len(u->procs);
+	if (!insert(u, p, &r, &f, now)) {
 		u->st.rfull++;
 		return;
 	}
-	if (!bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY))
+	if (!bpf_map_update_elem(u->procs_fd, &key, &p->k, BPF_ANY))
 		u->st.ranges++;
 }
 
 void rec_uwtab__prebuild(struct rec_uwtab *u, const char *path)
 {
 	struct rec_uwmap m = {.path = path};
+	struct fkey f;
 
-	file_of(u, -1, &m);
+	file_of(u, -1, &m, &f);
 }
 
 const struct rec_uwtab_stats *rec_uwtab__stats(const struct rec_uwtab *u)
@@ -233,5 +285,6 @@ void rec_uwtab__free(struct rec_uwtab *u)
 		return;
 	rec_htab__free(u->files);
 	rec_htab__free(u->procs);
+	rec_uwalloc__fini(&u->rows);
 	free(u);
 }

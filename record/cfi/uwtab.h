@@ -44,22 +44,28 @@ int rec_uw_build(int fd, uint64_t max_ns, struct rec_uwfile *out);
 struct rec_uwtab;
 
 struct rec_uwtab_stats {
-	uint64_t files;			 /* distinct files met */
-	uint64_t tables;		 /* of which with a table in the kernel */
-	uint64_t rows;			 /* rows in the kernel (the budget is max_rows) */
-	uint64_t nocfi;			 /* files without .eh_frame: frame pointers */
-	uint64_t nofit;			 /* tables over the budget of rows: not built */
-	uint64_t slow;			 /* tables over the time bound: not built */
-	uint64_t failed;		 /* CFI that could not be read */
-	uint64_t ranges;		 /* mappings given to the kernel */
-	uint64_t rfull;			 /* mappings past SA_UW_RANGES in one process: left out */
+	uint64_t files;	 /* tables built or tried (a file met, or met again once freed) */
+	uint64_t tables; /* tables in the kernel now */
+	uint64_t rows;	 /* their rows (the budget is max_rows) */
+	uint64_t freed;	 /* tables freed: no process mapped them any more */
+	uint64_t procs;	 /* processes with ranges, now */
+	uint64_t gone;	 /* processes dropped once gone */
+	uint64_t nocfi;	 /* files without .eh_frame: frame pointers */
+	uint64_t nofit;	 /* tables over the budget of rows: not built */
+	uint64_t slow;	 /* tables over the time bound: not built */
+	uint64_t failed; /* CFI that could not be read */
+	uint64_t ranges; /* mappings given to the kernel */
+	uint64_t rfull;	 /* mappings past SA_UW_RANGES in one process: left out */
 	uint64_t build_ns, max_build_ns; /* time building tables, in all and the longest */
 };
 
 /**
  * rec_uwtab__new() - tables written to the BPF maps @rows_fd (an array of
  * @max_rows struct sa_uw_row) and @procs_fd (tgid -> struct sa_uw_proc),
- * both borrowed; each file's build bounded by @max_ns.
+ * both borrowed; each file's build bounded by @max_ns. For tests, the
+ * mappings of files whose path holds $SA_RECORD_TEST_UW_UNMAPPED never
+ * reach the kernel, as a mapping the side band has not brought yet, and
+ * $SA_RECORD_TEST_UW_ROWS, if lower, is the budget of rows.
  * @return an object released with rec_uwtab__free(), or NULL with errno.
  */
 struct rec_uwtab *rec_uwtab__new(int rows_fd, int procs_fd, uint32_t max_rows, uint64_t max_ns);

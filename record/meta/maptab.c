@@ -29,12 +29,6 @@ void rec_maptab__on_map(struct rec_maptab *mt, rec_maptab_map_fn fn, void *arg)
 	mt->on_map_arg = arg;
 }
 
-void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg)
-{
-	mt->on_file = fn;
-	mt->on_file_arg = arg;
-}
-
 /*
  * Mixed both ways: the product alone has the pid only in bits 32 and up,
  * so that below 2^15 slots every image of generation 0 shared one probe
@@ -134,7 +128,7 @@ bool rec_maptab__wants_fd(const struct rec_maptab *mt, const struct saf_map *m)
 {
 	struct bidkey k;
 
-	if (mt->on_file || mt->on_map || !m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
+	if (mt->on_map || !m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
 		return true;
 	k = maptab_bid_key(m);
 	return mt->es && !rec_htab__get(mt->fed, &k);
@@ -214,8 +208,6 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 		fill_build_id(mt, e, fd);
 	e->m.build_id.data = e->bid;
 	im->n++;
-	if (mt->on_file && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
-		mt->on_file(mt->on_file_arg, fd, e->path);
 	if (mt->on_map && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
 		mt->on_map(mt->on_map_arg, fd, &e->m);
 	if (mt->es && e->m.build_id.len) {
@@ -318,7 +310,7 @@ int rec_maptab__load_proc(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 			continue;
 		fd = -1;
 		/* the fd gives symbols, CFI, or a build id not read yet */
-		if ((mt->es || mt->on_file || mt->on_map || !devino_get(mt, m.dev, m.inode)) &&
+		if ((mt->es || mt->on_map || !devino_get(mt, m.dev, m.inode)) &&
 		    !(m.flags & SAF_MAP_ANON)) {
 			snprintf(path, sizeof(path), "/proc/%u/map_files/%s", pid, range);
 			fd = rec_safe_open(path, &mapped, NULL, 0);

@@ -25,19 +25,9 @@ struct rec_maptab;
 struct rec_maptab *rec_maptab__new(struct rec_elfsyms *es);
 
 /**
- * rec_maptab_file_fn - called for each mapping of an executable file the
- * table learns, before the MAP record is emitted. @fd is an open fd of the
- * mapped file (borrowed for the call) or -1; @path its path.
- */
-typedef void (*rec_maptab_file_fn)(void *arg, int fd, const char *path);
-
-/** rec_maptab__on_file() - set the file hook (NULL for none). */
-void rec_maptab__on_file(struct rec_maptab *mt, rec_maptab_file_fn fn, void *arg);
-
-/**
- * rec_maptab_map_fn - called, after the file hook, for each executable
- * file mapping the table learns (@m borrowed for the call; @fd as for
- * rec_maptab_file_fn).
+ * rec_maptab_map_fn - called for each executable file mapping the table
+ * learns, before the MAP record is emitted (@m borrowed for the call; @fd
+ * an open fd of the mapped file, borrowed for the call, or -1).
  */
 typedef void (*rec_maptab_map_fn)(void *arg, int fd, const struct saf_map *m);
 

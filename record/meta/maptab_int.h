@@ -40,8 +40,6 @@ struct rec_maptab {
 	size_t hash_cap;
 	struct devino *dis;
 	size_t ndis, dis_cap;
-	rec_maptab_file_fn on_file;
-	void *on_file_arg;
 	rec_maptab_map_fn on_map; /* the in-kernel unwinder's tables (record/cfi/uwtab.c) */
 	void *on_map_arg;
 	struct rec_htab *fed; /* struct bidkey -> nothing: handed to es with an fd */

@@ -58,8 +58,6 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	if (!sc->mt || !sc->jm)
 		goto cleanup;
 	err = 0;
-	if (o->cfi)
-		rec_maptab__on_file(sc->mt, rec_cfifeed__file, o->cfi);
 	if (o->child > 0 && !rec_maptab__load_proc(sc->mt, o->child, 0))
 		sc->child = o->child;
 	if (o->no_sideband)

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "elfsyms.h"
-#include "cfifeed.h"
 #include "sideband.h"
 
 struct rec_sc;
@@ -24,11 +23,10 @@ struct rec_sc_opts {
 	bool no_sideband;     /* tests: no perf events */
 	const int *cpus;      /* NULL = every CPU */
 	int ncpus;
-	const char *kallsyms;	 /* NULL = /proc/kallsyms */
-	struct rec_cfifeed *cfi; /* --call-graph auto: gets every mapped file */
-	int child;		 /* the `-- CMD` child, forked before this and
-				  * waiting to exec: its first image is captured
-				  * from /proc now; 0 = none */
+	const char *kallsyms; /* NULL = /proc/kallsyms */
+	int child;	      /* the `-- CMD` child, forked before this and
+			       * waiting to exec: its first image is captured
+			       * from /proc now; 0 = none */
 };
 
 struct rec_sc_stats {

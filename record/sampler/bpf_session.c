@@ -130,6 +130,7 @@ static int configure_off_cpu(struct rec_session *s, const struct rec_opts *o)
 static int configure_uw(struct rec_session *s, const struct rec_opts *o)
 {
 	struct sa *k = s->skel;
+	const char *slots;
 	int err;
 
 	if (!o->off_cpu && o->call_graph != SA_CG_AUTO)
@@ -144,6 +145,10 @@ static int configure_uw(struct rec_session *s, const struct rec_opts *o)
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uwstacks1, s->stack_entries);
 	k->rodata->sa_uw = true;
+	/* tests: walked stacks' ids confined to this many slots, so that clashes are forced */
+	slots = getenv("SA_RECORD_TEST_UW_SLOTS");
+	if (slots && strtoul(slots, NULL, 10))
+		k->rodata->sa_uw_id_mask = (__u32)(strtoul(slots, NULL, 10) - 1) & SA_UW_ID_MASK;
 	s->filter = o->filter;
 	return err;
 }
@@ -165,9 +170,6 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 		err = bpf_map__set_max_entries(k->maps.urb, s->urb_bytes);
 	if (!err && o->call_graph != SA_CG_FP)
 		err = bpf_map__set_max_entries(k->maps.uscratch, libbpf_num_possible_cpus());
-	/* --call-graph auto: 64k file pages hold 256 MiB of code, ~6 MiB of map */
-	if (!err && o->call_graph == SA_CG_AUTO)
-		err = bpf_map__set_max_entries(k->maps.cfipages, SA_CFI_PAGES);
 	if (!err)
 		err = configure_off_cpu(s, o);
 	if (!err)
@@ -490,11 +492,6 @@ __u32 rec_session__gen(const struct rec_session *s, __u32 tgid)
 struct bpf_map *rec_session__ringbuf(const struct rec_session *s)
 {
 	return s->skel->maps.rb;
-}
-
-int rec_session__cfi_fd(const struct rec_session *s)
-{
-	return bpf_map__fd(s->skel->maps.cfipages);
 }
 
 __u32 rec_session__uw(const struct rec_session *s, int *rows_fd, int *procs_fd)

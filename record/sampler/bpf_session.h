@@ -80,9 +80,6 @@ struct bpf_map *rec_session__ringbuf(const struct rec_session *s);
 /** rec_session__ustack_ringbuf() - the --call-graph dwarf ring buffer map, borrowed. */
 struct bpf_map *rec_session__ustack_ringbuf(const struct rec_session *s);
 
-/** rec_session__cfi_fd() - fd of the --call-graph auto cfipages map, borrowed. */
-int rec_session__cfi_fd(const struct rec_session *s);
-
 /**
  * rec_session__uw() - the in-kernel unwinder's maps: the rows array (fd
  * into @rows_fd) and the process ranges (@procs_fd), both borrowed.

@@ -3,18 +3,19 @@
  * fuzz_elfcfi.c - libFuzzer harness: the bytes are a binary another user
  * mapped, read by record/ as sa-record reads it: its function symbols and
  * build id (elfread.c), its CFI rows at a few addresses (cfirows.c,
- * cfiread.c) and its frame-pointer classification (cfimap.c), all from a
- * memfd through the caps of safeopen.h.
+ * cfiread.c) and the in-kernel unwinder's table of it (uwbuild.c), all
+ * from a memfd through the caps of safeopen.h.
  */
 #include <assert.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cfimap.h"
 #include "cfirows.h"
 #include "elfread.h"
+#include "uwtab.h"
 
 static volatile uint64_t sink;
 
@@ -55,18 +56,17 @@ static void rows(int fd, const uint8_t *data, size_t size)
 	rec_cfirows__free(t);
 }
 
-static void classify(int fd)
+static void table(int fd)
 {
-	struct rec_cfimap m;
+	struct rec_uwfile f;
 	size_t i;
 
-	if (rec_cfimap__classify(fd, &m))
+	if (rec_uw_build(fd, 1000000000ull, &f))
 		return;
-	for (i = 0; i < m.npages; i++) {
-		assert(m.pages[i].bits && (!i || m.pages[i - 1].page < m.pages[i].page));
-		sink += (uint64_t)rec_cfimap__test(&m, m.pages[i].page << REC_CFI_PAGE_SHIFT);
-	}
-	rec_cfimap__release(&m);
+	for (i = 1; i < f.nrows; i++)
+		assert(f.rows[i - 1].pc < f.rows[i].pc);
+	sink += f.nrows;
+	free(f.rows);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(write(fd, data, size) == (ssize_t)size);
 	symbols(fd);
 	rows(fd, data, size);
-	classify(fd);
+	table(fd);
 	close(fd);
 	return 0;
 }

@@ -33,7 +33,7 @@ $(B)/fuzz/libfuzzer_fuzz_report $(B)/fuzz/libfuzzer_fuzz_inputs: $(B)/fuzz/libfu
 FUZZ_REC_INC := -Iformat/include -Ibpf $(RECORD_DIRS:%=-I%) $(CORE_INC)
 FUZZ_REC_SRCS_fuzz_jitmap := record/meta/jitmap.c record/common/safeopen.c $(CORE_SRCS)
 FUZZ_REC_SRCS_fuzz_elfcfi := record/meta/elfread.c record/cfi/cfirows.c record/cfi/cfiread.c \
-	record/cfi/cfimap.c record/common/safeopen.c $(CORE_SRCS)
+	record/cfi/uwbuild.c record/common/safeopen.c $(CORE_SRCS)
 FUZZ_REC_HDRS := $(wildcard record/*.h record/*/*.h format/include/*.h core/*.h)
 
 $(B)/fuzz/replay_fuzz_jitmap $(B)/fuzz/replay_fuzz_elfcfi: $(B)/fuzz/replay_%: tests/fuzz/%.c \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cfi_test.h - what the CFI unit tests (test_cfimap.c, test_cfirows.c)
- * share: the build directory, scratch copies of ELF files, and where a
+ * cfi_test.h - what the CFI unit test test_cfirows.c
+ * uses: the build directory, scratch copies of ELF files, and where a
  * section's header, name and data sit in a file, for tests that cut or
  * rename it. Include after <cmocka.h> and <gelf.h>.
  */

@@ -26,11 +26,11 @@
 
 #define GONE_SPAN_PID 5000001u /* above PID_MAX_LIMIT: no /proc to read */
 
-static void no_hook(void *arg, int fd, const char *path)
+static void no_hook(void *arg, int fd, const struct saf_map *m)
 {
 	(void)arg;
 	(void)fd;
-	(void)path;
+	(void)m;
 }
 
 static void test_fd_once_per_build_id(void **state)
@@ -73,7 +73,7 @@ static void test_fd_once_per_build_id(void **state)
 	m.build_id = (struct saf_bytes){NULL, 0}; /* read from the file */
 	assert_true(rec_maptab__wants_fd(mt, &m));
 	m.build_id = (struct saf_bytes){bid, (uint32_t)n};
-	rec_maptab__on_file(mt, no_hook, NULL);
+	rec_maptab__on_map(mt, no_hook, NULL);
 	assert_true(rec_maptab__wants_fd(mt, &m));
 	rec_maptab__free(mt);
 	rec_elfsyms__free(es);
@@ -119,15 +119,13 @@ static void test_span_cut_by_later_mappings(void **state)
 	struct saf_map m = {.pid = GONE_SPAN_PID,
 			    .flags = SAF_MAP_EXEC | SAF_MAP_ANON,
 			    .path = saf_str__from("[anon]")};
-	static const uint64_t maps[][2] = {{0x10000, 0x90000}, {0x40000, 0x50000},
-					   {0x95000, 0x96000}};
+	static const uint64_t maps[][2] = {
+		{0x10000, 0x90000}, {0x40000, 0x50000}, {0x95000, 0x96000}};
 	/* pc, the mapping's start, the span */
-	static const uint64_t want[][4] = {{0x10000, 0x10000, 0x10000, 0x40000},
-					   {0x3ffff, 0x10000, 0x10000, 0x40000},
-					   {0x40000, 0x40000, 0x40000, 0x50000},
-					   {0x4ffff, 0x40000, 0x40000, 0x50000},
-					   {0x50000, 0x10000, 0x50000, 0x90000},
-					   {0x95800, 0x95000, 0x95000, 0x96000}};
+	static const uint64_t want[][4] = {
+		{0x10000, 0x10000, 0x10000, 0x40000}, {0x3ffff, 0x10000, 0x10000, 0x40000},
+		{0x40000, 0x40000, 0x40000, 0x50000}, {0x4ffff, 0x40000, 0x40000, 0x50000},
+		{0x50000, 0x10000, 0x50000, 0x90000}, {0x95800, 0x95000, 0x95000, 0x96000}};
 	struct saf_map got;
 	uint64_t span[2];
 	size_t i;
@@ -140,16 +138,15 @@ static void test_span_cut_by_later_mappings(void **state)
 		assert_int_equal(rec_maptab__add(mt, &m, -1, &sink), 0);
 	}
 	for (i = 0; i < sizeof(want) / sizeof(*want); i++) {
-		assert_int_equal(rec_maptab__find_span(mt, GONE_SPAN_PID, 0, want[i][0], &got, span),
-				 0);
+		assert_int_equal(
+			rec_maptab__find_span(mt, GONE_SPAN_PID, 0, want[i][0], &got, span), 0);
 		assert_true(got.start == want[i][1]);
 		assert_true(span[0] == want[i][2]);
 		assert_true(span[1] == want[i][3]);
 		assert_int_equal(rec_maptab__find(mt, GONE_SPAN_PID, 0, want[i][0], &got), 0);
 		assert_true(got.start == want[i][1]);
 	}
-	assert_int_equal(rec_maptab__find_span(mt, GONE_SPAN_PID, 0, 0x90000, &got, span),
-			 -ENOENT);
+	assert_int_equal(rec_maptab__find_span(mt, GONE_SPAN_PID, 0, 0x90000, &got, span), -ENOENT);
 	rec_maptab__free(mt);
 	test_sink_reset(&ts);
 }
