@@ -28,8 +28,14 @@ for cg in dwarf auto; do
 	rm -f "$T/cfa_rbx"
 	"$SA_REPORT" -o "$T/$cg.gone.folded" "$T/$cg.sa" 2>"$T/gone.err"
 	ok $? "$cg: sa-report with the binary deleted exits 0"
-	cmp "$T/$cg.with.folded" "$T/$cg.gone.folded" >"$T/cmp" 2>&1
-	ok $? "$cg: the folded stacks without the binary equal those with it"
+	# the stacks through the program's own functions (cfa_rbx_*): a
+	# start-up sample in strtod under main shows atof, inlined in main,
+	# only when the binary's debug info is there (recorded frames carry no
+	# inline frames), which says nothing of the rbx frame
+	grep ';cfa_rbx_' "$T/$cg.with.folded" >"$T/$cg.with.own"
+	grep ';cfa_rbx_' "$T/$cg.gone.folded" >"$T/$cg.gone.own"
+	[ -s "$T/$cg.with.own" ] && cmp "$T/$cg.with.own" "$T/$cg.gone.own" >"$T/cmp" 2>&1
+	ok $? "$cg: the folded stacks of its own functions without the binary equal those with it"
 	[ -s "$T/cmp" ] && diag_file "$T/gone.err"
 	# The leaf's samples: all should walk through the rbx frame to main.
 	# A walk that stops early for another reason is rare (about 1 in 500,
