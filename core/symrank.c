@@ -31,7 +31,8 @@ unsigned sac_sym__rank(int bind, const char *name)
 		scope = 0;
 	else if (bind == STB_WEAK)
 		scope = 1;
-	while (name[us] == '_' && us < 15)
+	/* the vDSO's own names (__vdso_clock_gettime) over their weak twins, as perf */
+	while (name[us] == '_' && us < 15 && strncmp(name, "__vdso_", 7))
 		us++;
 	suffix = len > 1 && memchr(name + 1, '.', len - 1) != NULL;
 	return suffix << 14 | us << 10 | scope << 8 | (len < 255 ? 255 - (unsigned)len : 0);

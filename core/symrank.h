@@ -15,7 +15,8 @@
  * (".localalias", ".part.0", ".cold") over one with; then the fewer leading
  * underscores, so the name a program calls (writev, close, clone3) wins
  * over glibc's internal ones (__writev, __GI___writev, __close); then a
- * global over a weak over a local one; then the longer name (open64 over
+ * global over a weak over a local one ("__vdso_" counts as no underscore:
+ * __vdso_clock_gettime over clock_gettime); then the longer name (open64 over
  * open, as perf). A symbol version ("@@GLIBC_2.17") counts for none of these.
  * @bind: the symbol's STB_* binding.
  * @name: its name, not empty; borrowed.
