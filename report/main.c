@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,16 @@ static bool record_filters(const struct rpt_cli *c)
 	const struct rpt_filter *f = &c->so.filter;
 
 	return f->comm || f->pid || f->tid || f->has_time || f->user_only || f->kernel_only;
+}
+
+/* -ENODATA when @path is a regular file of 0 bytes (no sa file is), else 0. */
+static int empty_input(const char *path)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return st.st_size ? 0 : -ENODATA;
 }
 
 /* Add input @path, of any kind, to @p; prints why not. @return 0 or -errno. */
@@ -42,6 +53,11 @@ static int add_input(struct rpt_cli *c, struct rpt_session *s, const char *path,
 	else if (k == RPT_INPUT_SA && (err = rpt_session__add_file(s, sa, path, p)) &&
 		 err != -ENODATA)
 		fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
+	else if (k == RPT_INPUT_FOLDED && (err = empty_input(path)))
+		fprintf(stderr,
+			"sa-report: %s: empty file (0 bytes): not a recording (was sa-record "
+			"stopped before its first interval?)\n",
+			path);
 	else if (k == RPT_INPUT_FOLDED)
 		err = rpt_folded__read(p, rpt_input__stream(in), errbuf, sizeof(errbuf));
 	else if (k == RPT_INPUT_PERFSCRIPT)
@@ -200,6 +216,41 @@ static int check_time(struct rpt_cli *c, struct rpt_session *s)
 	return -EINVAL;
 }
 
+/*
+ * Filters that leave nothing of samples the recordings hold: say so, and
+ * which, where an empty profile would look like an empty recording.
+ * @return true when the run is to fail (exit 1).
+ */
+static bool matches_nothing(const struct rpt_cli *c, struct rpt_session *s,
+			    struct rpt_profile *const *p)
+{
+	const struct rpt_filter *f = &c->so.filter;
+	uint64_t total = 0;
+
+	if (!filtered(c) || c->mode == RPT_M_INFO || c->so.value != RPT_VALUE_SAMPLES)
+		return false;
+	for (size_t i = 0; i < rpt_session__nfiles(s); i++)
+		total += rpt_session__file(s, i)->samples;
+	if (!total || (p[0]->total && (!c->diff || p[1]->total)))
+		return false;
+	fprintf(stderr, "sa-report: no sample of the %llu recorded matches",
+		(unsigned long long)total);
+	if (f->comm)
+		fprintf(stderr, " --comm %s", f->comm);
+	if (f->pid)
+		fprintf(stderr, " --pid %s", f->pid);
+	if (f->tid)
+		fprintf(stderr, " --tid %s", f->tid);
+	if (f->has_time || f->has_wall)
+		fprintf(stderr, " %s", f->has_time ? "--time" : "--since/--until");
+	if (f->user_only || f->kernel_only)
+		fprintf(stderr, " %s", f->user_only ? "-U" : "-K");
+	if (c->focus || c->ignore || c->min_percent > 0)
+		fprintf(stderr, " --focus/--ignore/--min-percent");
+	fprintf(stderr, "%s (--info lists the processes)\n", c->diff ? " in one input" : "");
+	return true;
+}
+
 /* --off-cpu, --wall: the profile's time, and off-CPU periods lost (by cause with -v). */
 static void time_summary(struct rpt_cli *c, struct rpt_session *s, const struct rpt_profile *p,
 			 struct rpt_summary *sum)
@@ -275,6 +326,8 @@ static int run(struct rpt_cli *c, struct rpt_session *s)
 		ret = RPT_EXIT_USAGE;
 		goto cleanup;
 	}
+	if (matches_nothing(c, s, p))
+		goto cleanup;
 	/* every input is read: binaries are released while the output is written */
 	rpt_symbolizer__retire(rpt_session__symbolizer(s));
 	if (c->mode == RPT_M_PPROF && !c->out && isatty(STDOUT_FILENO)) {

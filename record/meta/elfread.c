@@ -6,6 +6,7 @@
  * p_vaddr + p_offset), the key sa-report looks symbols up by ("USYM record").
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -243,45 +244,92 @@ cleanup:
 	return err;
 }
 
-int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t)
+/* @e's build id is @build_id (or @bid_len is 0). */
+static bool bid_matches(Elf *e, const uint8_t *build_id, size_t bid_len)
 {
 	uint8_t bid[64];
+	int n;
+
+	if (!bid_len)
+		return true;
+	n = sac_buildid__read(e, bid, sizeof(bid));
+	return n > 0 && (size_t)n == bid_len && !memcmp(bid, build_id, bid_len);
+}
+
+/*
+ * The function symbols of @dbg, a debug file of the same build id: its
+ * .symtab holds the local functions a stripped binary lost (glibc's
+ * __libc_start_call_main, start_thread, clone3). Its segments keep their
+ * addresses but not their file offsets, so @loads are the binary's.
+ * @return 0, or -ENOENT when it has none (the binary's own are read then).
+ */
+static int collect_debug(Elf *dbg, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
+{
+	Elf_Scn *scn;
+	int err, dyn;
+
+	scn = find_symtab(dbg, &dyn);
+	if (!scn || dyn)
+		return -ENOENT;
+	err = collect(dbg, scn, loads, nloads, t);
+	if (err)
+		rec_elftab__release(t);
+	else
+		t->from_debug = 1;
+	return err == -ENOMEM ? err : err ? -ENOENT : 0;
+}
+
+/* The binary's own symbols: .symtab, else (or when it has only labels) .dynsym. */
+static int collect_own(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
+{
+	Elf_Scn *scn, *dyn = NULL, *s = NULL;
+	GElf_Shdr sh;
+	int err = -ENOENT;
+
+	scn = find_symtab(e, &t->from_dynsym);
+	if (scn)
+		err = collect(e, scn, loads, nloads, t);
+	if (err != -ENOENT || !scn || t->from_dynsym)
+		return err;
+	/* A .symtab of only local labels: fall back to .dynsym. */
+	while ((s = elf_nextscn(e, s)))
+		if (gelf_getshdr(s, &sh) && sh.sh_type == SHT_DYNSYM)
+			dyn = s;
+	rec_elftab__release(t);
+	t->from_dynsym = 1;
+	return dyn ? collect(e, dyn, loads, nloads, t) : -ENOENT;
+}
+
+int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t)
+{
+	return rec_elftab__read_debug(fd, -1, build_id, bid_len, t);
+}
+
+int rec_elftab__read_debug(int fd, int dbg_fd, const uint8_t *build_id, size_t bid_len,
+			   struct rec_elftab *t)
+{
 	GElf_Phdr *loads = NULL;
 	size_t nloads = 0;
-	Elf_Scn *scn;
-	Elf *e;
-	int err, n;
+	Elf *e, *dbg = NULL;
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	e = elf_open(fd);
 	if (!e)
 		return -ENOEXEC;
 	err = -ESTALE;
-	if (bid_len) {
-		n = sac_buildid__read(e, bid, sizeof(bid));
-		if (n < 0 || (size_t)n != bid_len || memcmp(bid, build_id, bid_len))
-			goto cleanup;
-	}
+	if (!bid_matches(e, build_id, bid_len))
+		goto cleanup;
 	err = read_loads(e, &loads, &nloads);
 	if (err)
 		goto cleanup;
 	err = -ENOENT;
-	scn = find_symtab(e, &t->from_dynsym);
-	if (scn)
-		err = collect(e, scn, loads, nloads, t);
-	/* A .symtab of only local labels: fall back to .dynsym. */
-	if (err == -ENOENT && scn && !t->from_dynsym) {
-		Elf_Scn *dyn = NULL, *s = NULL;
-		GElf_Shdr sh;
-
-		while ((s = elf_nextscn(e, s)))
-			if (gelf_getshdr(s, &sh) && sh.sh_type == SHT_DYNSYM)
-				dyn = s;
-		rec_elftab__release(t);
-		t->from_dynsym = 1;
-		if (dyn)
-			err = collect(e, dyn, loads, nloads, t);
-	}
+	/* a debug file counts only with the build id the binary has */
+	if (dbg_fd >= 0 && bid_len && (dbg = elf_open(dbg_fd)) &&
+	    bid_matches(dbg, build_id, bid_len))
+		err = collect_debug(dbg, loads, nloads, t);
+	if (err == -ENOENT)
+		err = collect_own(e, loads, nloads, t);
 	if (!err || err == -ENOENT) {
 		int perr = add_plt(e, loads, nloads, t);
 
@@ -293,6 +341,8 @@ cleanup:
 	if (err)
 		rec_elftab__release(t);
 	free(loads);
+	if (dbg)
+		elf_end(dbg);
 	elf_end(e);
 	return err;
 }

@@ -22,6 +22,7 @@ struct rec_elftab {
 	char *names; /* the string table, copied */
 	size_t names_len;
 	int from_dynsym; /* 1 when .symtab was absent */
+	int from_debug;	 /* 1 when the symbols came from a debug file's .symtab */
 };
 
 /**
@@ -34,6 +35,15 @@ struct rec_elftab {
  * or a string table over REC_BIN_MAX_SECTION (safeopen.h); -ENOMEM.
  */
 int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t);
+
+/**
+ * rec_elftab__read_debug() - as rec_elftab__read(), with the symbols of a
+ * debug file (@dbg_fd, borrowed, or -1) when it has @build_id and a .symtab
+ * of functions; else (or when @bid_len is 0) the binary's own. The PLT
+ * entries and the file offsets come from the binary (@fd) either way.
+ */
+int rec_elftab__read_debug(int fd, int dbg_fd, const uint8_t *build_id, size_t bid_len,
+			   struct rec_elftab *t);
 
 /**
  * rec_elftab__lookup() - index of the symbol covering file offset @off (the

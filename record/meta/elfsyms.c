@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -19,6 +20,7 @@
 #include "hash.h"
 #include "safeopen.h"
 #include "strclip.h"
+#include "symrank.h"
 
 #define SYM_WANTED  1
 #define SYM_EMITTED 2
@@ -50,6 +52,7 @@ struct rec_elfsyms {
 	uint32_t gen;  /* files begun (--rotate) */
 	uint64_t tick; /* notes and mappings so far */
 	uint64_t budget;
+	const char *debug_dir; /* borrowed; NULL: none */
 	struct rec_elfsyms_stats st;
 };
 
@@ -80,6 +83,7 @@ struct rec_elfsyms *rec_elfsyms__new(size_t max_fds)
 		return NULL;
 	es->max_fds = max_fds ? max_fds : default_max_fds();
 	es->budget = REC_ELFSYMS_BUDGET;
+	es->debug_dir = REC_ELFSYMS_DEBUG_DIR;
 	return es;
 }
 
@@ -243,11 +247,41 @@ static int set_flags(struct efile *f)
 	return f->flags ? 0 : -ENOMEM;
 }
 
+/*
+ * The debug file of @f's build id under the host's debug directory
+ * (DIR/.build-id/xx/rest.debug, as libc6-dbg installs it), or -1. Only a
+ * root-owned file is read: the directory is the administrator's, and a
+ * file someone else planted there must not name another user's frames.
+ */
+static int open_debug(const struct rec_elfsyms *es, const struct efile *f)
+{
+	char path[4096], *p;
+	size_t i;
+	int n;
+
+	if (!es->debug_dir || f->bid_len < 2)
+		return -1;
+	n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", es->debug_dir, f->bid[0]);
+	if (n < 0 || (size_t)n + 2 * f->bid_len + 8 > sizeof(path))
+		return -1;
+	p = path + n;
+	for (i = 1; i < f->bid_len; i++, p += 2)
+		snprintf(p, 3, "%02x", f->bid[i]);
+	strcpy(p, ".debug");
+	n = rec_safe_open(path,
+			  &(struct rec_safeopen_opts){.sz = sizeof(struct rec_safeopen_opts),
+						      .nowners = 1,
+						      .owners = {0},
+						      .max_size = REC_BIN_MAX_SIZE},
+			  NULL, 0);
+	return n < 0 ? -1 : n;
+}
+
 static void load(struct rec_elfsyms *es, struct efile *f)
 {
 	struct efile *victim;
 	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
-	int fd = f->fd, err;
+	int fd = f->fd, dbg, err;
 
 	if (fd < 0)
 		fd = rec_safe_open(
@@ -258,7 +292,12 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 	if (fd < 0) {
 		err = fd;
 	} else {
-		err = rec_elftab__read(fd, f->bid, f->bid_len, &f->tab);
+		dbg = open_debug(es, f);
+		err = rec_elftab__read_debug(fd, dbg, f->bid, f->bid_len, &f->tab);
+		if (dbg >= 0)
+			close(dbg);
+		if (!err && f->tab.from_debug)
+			es->st.dbgsyms++;
 		if (!err && (err = set_flags(f)))
 			rec_elftab__release(&f->tab);
 		close(fd);
@@ -343,8 +382,9 @@ static int flush_file(struct rec_elfsyms *es, struct efile *f, const struct rec_
 		rec.usym.offset = s->off;
 		rec.usym.size = s->size;
 		/* an ELF name has no length limit: one of 5,000 bytes once ended the recording */
-		rec.usym.name = rec_strclip(f->tab.names + s->name, strlen(f->tab.names + s->name),
-					    buf, &es->st.clipped);
+		rec.usym.name = rec_strclip(f->tab.names + s->name,
+					    sac_sym__name_len(f->tab.names + s->name), buf,
+					    &es->st.clipped);
 		err = rec_sink__emit(sink, &rec);
 		if (err)
 			return err;
@@ -477,6 +517,11 @@ int rec_elfsyms__forget(struct rec_elfsyms *es, int *ids, size_t n)
 void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes)
 {
 	es->budget = bytes;
+}
+
+void rec_elfsyms__set_debug_dir(struct rec_elfsyms *es, const char *dir)
+{
+	es->debug_dir = dir;
 }
 
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st)

@@ -30,7 +30,17 @@ struct rec_elfsyms_stats {
 	uint64_t tab_bytes;  /* heap bytes of the tables held now */
 	uint64_t forgotten;  /* files no process image named any more, dropped */
 	uint64_t clipped;    /* names over SAF_MAX_STRING bytes, clipped (strclip.h) */
+	uint64_t dbgsyms;    /* tables read from a debug file's .symtab (locals too) */
 };
+
+/*
+ * Where the host's debug files are found by build id
+ * (DIR/.build-id/xx/rest.debug). A stripped binary keeps only its exported
+ * symbols; its debug file, when installed (libc6-dbg), also names the local
+ * functions every stack passes (glibc's __libc_start_call_main,
+ * start_thread, clone3), and those are embedded instead.
+ */
+#define REC_ELFSYMS_DEBUG_DIR "/usr/lib/debug"
 
 /*
  * The symbol tables held are a cache. When reading one takes them past
@@ -124,6 +134,13 @@ void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *
 
 /** rec_elfsyms__set_budget() - bytes of tables held (REC_ELFSYMS_BUDGET by default). */
 void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes);
+
+/**
+ * rec_elfsyms__set_debug_dir() - look for debug files under @dir (borrowed,
+ * kept until rec_elfsyms__free(); NULL: none) instead of
+ * REC_ELFSYMS_DEBUG_DIR.
+ */
+void rec_elfsyms__set_debug_dir(struct rec_elfsyms *es, const char *dir);
 
 /**
  * rec_elfsyms__read_build_id() - the GNU build id of an ELF file.

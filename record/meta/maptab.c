@@ -18,6 +18,7 @@
 #include "htab.h"
 #include "maptab.h"
 #include "maptab_int.h"
+#include "vdso.h"
 #include "safeopen.h"
 #include "strclip.h"
 
@@ -186,6 +187,11 @@ static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 	}
 }
 
+void rec_maptab__set_vdso(struct rec_maptab *mt, const struct rec_vdso *v)
+{
+	mt->vdso = v;
+}
+
 static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_map *m, int fd)
 {
 	struct mapent *e;
@@ -206,9 +212,11 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 		memcpy(e->bid, m->build_id.data, e->m.build_id.len);
 	else if (!(m->flags & SAF_MAP_ANON))
 		fill_build_id(mt, e, fd);
+	if (fd < 0 && (m->flags & SAF_MAP_ANON) && !e->m.build_id.len)
+		fd = rec_vdso__claim(mt->vdso, &e->m, e->bid, e->path);
 	e->m.build_id.data = e->bid;
 	im->n++;
-	if (mt->on_map && (m->flags & SAF_MAP_EXEC) && !(m->flags & SAF_MAP_ANON))
+	if (mt->on_map && (e->m.flags & SAF_MAP_EXEC) && !(e->m.flags & SAF_MAP_ANON))
 		mt->on_map(mt->on_map_arg, fd, &e->m);
 	if (mt->es && e->m.build_id.len) {
 		struct bidkey k = maptab_bid_key(&e->m);

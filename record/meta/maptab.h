@@ -170,4 +170,13 @@ size_t rec_maptab__images(const struct rec_maptab *mt);
 /** rec_maptab__free() - release the table (not @es). Accepts NULL. */
 void rec_maptab__free(struct rec_maptab *mt);
 
+struct rec_vdso;
+
+/**
+ * rec_maptab__set_vdso() - name every "[vdso]" mapping of @v's length by @v
+ * (borrowed, kept until rec_maptab__free()): its build id goes in the MAP
+ * record, its symbols are embedded, and its fd goes to on_file and on_map.
+ */
+void rec_maptab__set_vdso(struct rec_maptab *mt, const struct rec_vdso *v);
+
 #endif /* REC_MAPTAB_H */

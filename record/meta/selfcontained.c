@@ -15,6 +15,7 @@
 #include "ksyms.h"
 #include "maptab.h"
 #include "selfcontained.h"
+#include "vdso.h"
 
 struct ustack {
 	uint64_t off; /* into ips */
@@ -31,6 +32,7 @@ struct rec_sc {
 	struct rec_elfsyms *es;
 	struct rec_maptab *mt;
 	struct rec_jitmap *jm;
+	struct rec_vdso vdso; /* the kernel's vDSO, for every [vdso] mapping */
 	struct rec_sideband *sb;
 	struct ustack *us; /* by file stack id - us_base */
 	size_t nus;
@@ -49,6 +51,7 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		goto cleanup;
+	sc->vdso.fd = -1;
 	sc->sink = (struct rec_sink){rec_sink__writer_emit, o->w};
 	sc->kallsyms = o->kallsyms;
 	if (!o->no_embed && !(sc->es = rec_elfsyms__new(0)))
@@ -58,6 +61,9 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	if (!sc->mt || !sc->jm)
 		goto cleanup;
 	err = 0;
+	/* without it, [vdso] frames stay unnamed: not a reason to stop */
+	if (!rec_vdso__open(&sc->vdso))
+		rec_maptab__set_vdso(sc->mt, &sc->vdso);
 	if (o->child > 0 && !rec_maptab__load_proc(sc->mt, o->child, 0))
 		sc->child = o->child;
 	if (o->no_sideband)
@@ -274,6 +280,7 @@ void rec_sc__free(struct rec_sc *sc)
 	rec_sideband__free(sc->sb);
 	rec_jitmap__free(sc->jm);
 	rec_maptab__free(sc->mt);
+	rec_vdso__close(&sc->vdso);
 	rec_elfsyms__free(sc->es);
 	rec_ksyms__free(sc->ks);
 	SAC_FREE_ALL(sc->us, sc->ips, sc);

@@ -271,6 +271,8 @@ int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_
 			     : "%12.0f %6.2f%% %12.0f %6.2f%%  ",
 			r->self[0] / unit, 100 * r->self[0] / total, r->total[0] / unit,
 			100 * r->total[0] / total);
+		if (r->kind == RPT_FRAME_KERNEL) /* as perf report marks them */
+			fputs("[k] ", out);
 		rpt_put_plain(out, rpt_profile__name(p, r->name));
 		putc('\n', out);
 	}

@@ -84,6 +84,10 @@ static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_st
 	info_losses(out, f);
 	fprintf(out, "  finished:   %s%s%s\n", f->finished && !f->damaged ? "cleanly" : "no",
 		f->errmsg[0] ? ": " : "", f->errmsg);
+	/* the side band sees every process on the host, the samples the target's */
+	fprintf(out, "  processes:  %llu with samples (%llu images), of %llu images seen\n",
+		(unsigned long long)f->procs_sampled, (unsigned long long)f->images_sampled,
+		(unsigned long long)f->procs);
 	fprintf(out,
 		"  contents:   %llu process images, %llu stacks, %llu kernel symbols, "
 		"%llu embedded symbols, %llu JIT symbols\n",

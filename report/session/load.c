@@ -316,6 +316,26 @@ static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64
  * sample is counted in the file's total first.
  * @return 1 when it does, 0 when not, or -ENOMEM.
  */
+/*
+ * Count the process image and the process of a sample once each: the
+ * target's processes, apart from every process the side band saw (--info).
+ * @return 0 or -ENOMEM.
+ */
+static int note_sampled(struct rpt_loaded *l, uint32_t pid, uint32_t gen)
+{
+	uint64_t img = (uint64_t)pid << 32 | gen, v;
+
+	if (rpt_hmap__get(&l->sampled, img, &v))
+		return 0;
+	if (rpt_hmap__put(&l->sampled, img, 1))
+		return -ENOMEM;
+	l->st->images_sampled++;
+	if (rpt_hmap__get(&l->sampled, 1ULL << 63 | pid, &v))
+		return 0;
+	l->st->procs_sampled++;
+	return rpt_hmap__put(&l->sampled, 1ULL << 63 | pid, 1);
+}
+
 static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c,
 			struct rpt_count_key *k)
 {
@@ -326,6 +346,8 @@ static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struc
 		return -ENOMEM;
 	*k = (struct rpt_count_key){c->pid, c->tid, c->gen, c->ustack, c->kstack, 0};
 	l->st->samples += c->count;
+	if (note_sampled(l, c->pid, c->gen))
+		return -ENOMEM;
 	if (!l->in_interval_ok || !in_list(s->pids, s->npids, c->pid) ||
 	    !in_list(s->tids, s->ntids, c->tid))
 		return 0;
@@ -518,6 +540,7 @@ void rpt_loaded__fini(struct rpt_loaded *l)
 	rpt_symtab__fini(&l->ksyms);
 	rpt_symtab__fini(&l->jit);
 	rpt_hmap__fini(&l->stacks);
+	rpt_hmap__fini(&l->sampled);
 	free(l->stack_dense);
 	rpt_hmap__fini(&l->stitch);
 	SAC_FREE_ALL(l->ips, l->refs, l->counts);

@@ -76,6 +76,19 @@ static uint32_t stack_gen(struct rpt_loaded *l, const struct rpt_count *c,
 	return gen;
 }
 
+/* "[anon+0x7f..]": a mapping's label with the address (not an offset) of @addr. */
+static int64_t anon_addr(struct rpt_session *s, const struct rpt_map *m, uint64_t addr)
+{
+	char lbl[SAF_MAX_STRING + 3];
+	size_t len;
+
+	snprintf(lbl, sizeof(lbl), "%s", rpt_session__str(s, m->label));
+	len = strlen(lbl);
+	if (len && lbl[len - 1] == ']')
+		lbl[len - 1] = '\0';
+	return rpt_res__pool_fmt(s, "%s+0x%llx]", lbl, (unsigned long long)addr);
+}
+
 /* The frame at @addr of image @gen, the leaf when @leaf. @return 0 or -ENOMEM. */
 static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 {
@@ -92,6 +105,9 @@ static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 		return rpt_res__push(x, j->name, RPT_FRAME_JIT);
 	if (m && m->dso != RPT_NO_DSO)
 		return user_in_map(x, m, addr, la);
+	if (m &&
+	    x->s->o.addrs) /* [anon], [vdso]: no file offset, so the address, as [kernel+0x..] */
+		return rpt_res__push(x, anon_addr(x->s, m, addr), RPT_FRAME_UNKNOWN);
 	if (m)
 		return rpt_res__push(x, m->label, RPT_FRAME_UNKNOWN);
 	if (leaf)

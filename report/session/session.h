@@ -70,14 +70,15 @@ struct rpt_file_stats {
 	uint64_t freq_hz, ncpus, start_realtime_ns, start_mono_ns;
 	uint64_t first_ns, last_ns; /* interval span */
 	uint64_t intervals, procs, stacks, ksyms, usyms, jitsyms;
-	uint64_t samples;		     /* kept samples in the file */
-	uint64_t samples_used;		     /* after record-level filters */
-	uint64_t lost[SAF_MAX_COUNTERS + 1]; /* sums by counter id */
-	uint64_t dropped_frames;	     /* samples with broken-walk frames dropped */
-	uint64_t broken_fp;		     /* of those, frame-pointer walks (not unwound) */
-	uint64_t unresolved;		     /* user frames left unnamed (weighted) */
-	uint64_t user_frames;		     /* user frames (weighted) */
-	uint64_t kernel_unnamed;	     /* samples with [kernel] frames */
+	uint64_t images_sampled, procs_sampled; /* process images, pids with samples */
+	uint64_t samples;			/* kept samples in the file */
+	uint64_t samples_used;			/* after record-level filters */
+	uint64_t lost[SAF_MAX_COUNTERS + 1];	/* sums by counter id */
+	uint64_t dropped_frames;		/* samples with broken-walk frames dropped */
+	uint64_t broken_fp;			/* of those, frame-pointer walks (not unwound) */
+	uint64_t unresolved;			/* user frames left unnamed (weighted) */
+	uint64_t user_frames;			/* user frames (weighted) */
+	uint64_t kernel_unnamed;		/* samples with [kernel] frames */
 	bool has_meta, finished, damaged, has_ksyms;
 	uint64_t meta_flags; /* SAF_META_*: SAF_META_OFF_CPU says OFFCPU records were taken */
 	char errmsg[256];    /* reader's message about dropped data */

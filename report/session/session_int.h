@@ -96,6 +96,8 @@ struct rpt_loaded {
 	size_t stack_dense_cap;
 	uint32_t stack_base;
 	struct rpt_hmap stacks;
+	struct rpt_hmap
+		sampled; /* images (pid << 32 | gen) and pids (1 << 63 | pid) with samples */
 	struct rpt_stackref *refs;
 	size_t nrefs, refs_cap;
 	struct rpt_count *counts; /* open addressing */

@@ -78,6 +78,9 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 		if (map->dso == RPT_NO_DSO)
 			continue;
 		d = rpt_symbolizer__get(s->sym, map->dso);
+		/* [vdso]: symbols by build id, but no file of CFI: unwound as anonymous code */
+		if (rpt_session__str(s, d->path)[0] == '[')
+			continue;
 		m->path = rpt_session__str(s, d->path);
 		m->build_id = d->build_id ? rpt_session__str(s, d->build_id) : NULL;
 		if (symfs) {

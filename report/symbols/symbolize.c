@@ -20,6 +20,7 @@
 #include "grow.h"
 #include "profile.h"
 #include "symbolize_int.h"
+#include "symrank.h"
 
 #define SYM_CACHE_OFF_BITS 44
 
@@ -426,9 +427,16 @@ int rpt_symbolizer__warm(struct rpt_symbolizer *s, struct rpt_sym_req *v, size_t
 /* Format one frame's name (demangled, with file:line) and intern it. */
 static int64_t frame_name(struct rpt_symbolizer *s, const char *name, const char *file, int line)
 {
-	char dbuf[4096], buf[4096 + 512];
+	char dbuf[4096], buf[4096 + 512], vbuf[4096];
+	size_t len = sac_sym__name_len(name);
 	const char *base;
 
+	/* no symbol version in a name shown (docs/sa-report.1, SYMBOL NAMES) */
+	if (name[len] && len < sizeof(vbuf)) {
+		memcpy(vbuf, name, len);
+		vbuf[len] = '\0';
+		name = vbuf;
+	}
 	if (!s->o.no_demangle)
 		name = rpt_demangle(name, dbuf, sizeof(dbuf));
 	if (!s->o.lines || !file)

@@ -13,7 +13,7 @@
 #include "symcache_int.h"
 
 #define SC_MAGIC   "SASYMC\r\n"
-#define SC_VERSION 1
+#define SC_VERSION 2 /* 2: names without symbol versions, ranked anew */
 #define SC_HDR	   32
 #define SC_IDW	   8 /* the u64 fields of struct rpt_symcache_id */
 

@@ -249,6 +249,7 @@ top_field()
 	{
 		name = $0
 		sub(/^ *[0-9.]+ +[0-9.]+% +[0-9.]+ +[0-9.]+% +/, "", name)
+		sub(/^\[k\] /, "", name) # a kernel function
 		if (name != fn) next
 		v = col == "self" ? $1 : col == "self%" ? $2 : col == "total" ? $3 : $4
 		sub(/%$/, "", v)
