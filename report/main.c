@@ -37,10 +37,12 @@ static int add_input(struct rpt_cli *c, struct rpt_session *s, const char *path,
 	char errbuf[256] = "";
 	int err = -EBADMSG;
 
-	if (!in || (k == RPT_INPUT_SA && !sa))
+	if (k == RPT_INPUT_SA) /* a path, or standard input read once */
+		err = sa ? rpt_session__add_file(s, sa, path, p)
+			 : rpt_session__add_stream(s, rpt_input__read, in, path, p);
+	if (!in)
 		fprintf(stderr, "sa-report: %s: %s\n", path, strerror(errno));
-	else if (k == RPT_INPUT_SA && (err = rpt_session__add_file(s, sa, path, p)) &&
-		 err != -ENODATA)
+	else if (k == RPT_INPUT_SA && err && err != -ENODATA)
 		fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
 	else if (k == RPT_INPUT_FOLDED)
 		err = rpt_folded__read(p, rpt_input__stream(in), errbuf, sizeof(errbuf));
