@@ -264,6 +264,7 @@ static int run(struct rpt_cli *c, struct rpt_session *s)
 {
 	struct rpt_profile *p[2] = {NULL, NULL};
 	FILE *out = stdout;
+	const char *note;
 	int ret = RPT_EXIT_FAIL, err;
 
 	p[0] = load(c, s, c->inputs, c->diff ? 1 : c->ninputs);
@@ -273,6 +274,9 @@ static int run(struct rpt_cli *c, struct rpt_session *s)
 		goto cleanup;
 	/* the same words in every mode; exit 0 with what could be read */
 	rpt_session__warn_damage(s, stderr);
+	note = rpt_symbolizer__cache_note(rpt_session__symbolizer(s));
+	if (c->verbose && note)
+		fprintf(stderr, "sa-report: symbol cache: %s\n", note);
 	if (check_time(c, s)) {
 		ret = RPT_EXIT_USAGE;
 		goto cleanup;
