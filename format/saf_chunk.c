@@ -15,10 +15,30 @@ static bool type_known(uint32_t type)
 	return saf_chunk_type__name(type) != NULL;
 }
 
-/* Lengths and flags of the header at r->off, before anything is allocated. */
+/* The chunk at r->off fits in what remains (a stream is read that far). */
+static int check_fits(struct saf_reader *r, const struct saf_chunk_hdr *c)
+{
+	uint64_t need = (uint64_t)c->hsize + c->psize;
+	int64_t have = saf_rd_have(r, r->off, need);
+
+	if (have < 0)
+		return saf_rd_fail(r, (int)have, r->off, "chunk %u: read error", r->next_seq);
+	if ((uint64_t)have < need)
+		return saf_rd_fail(r, -EBADMSG, r->off,
+				   "chunk %llu truncated: needs %llu bytes, %llu remain",
+				   (unsigned long long)r->next_seq, (unsigned long long)need,
+				   (unsigned long long)have);
+	return 0;
+}
+
+/*
+ * Lengths and flags of the header at r->off, before anything is allocated;
+ * whether the chunk fits comes last, so that a stream is read on for it
+ * only once its sizes are in bounds ("Chunk header", rule 6).
+ */
 static int check_hdr(struct saf_reader *r, const uint8_t *h, struct saf_chunk_hdr *c)
 {
-	uint64_t remain = r->info.file_size - r->off, idx = r->next_seq;
+	uint64_t idx = r->next_seq;
 
 	c->type = saf_get_le32(h);
 	c->hsize = saf_get_le16(h + 4);
@@ -29,11 +49,6 @@ static int check_hdr(struct saf_reader *r, const uint8_t *h, struct saf_chunk_hd
 	if (c->hsize < SAF_CHUNK_HEADER_SIZE)
 		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %llu: header size %u < %d",
 				   (unsigned long long)idx, c->hsize, SAF_CHUNK_HEADER_SIZE);
-	if ((uint64_t)c->hsize + c->psize > remain)
-		return saf_rd_fail(r, -EBADMSG, r->off,
-				   "chunk %llu truncated: needs %llu bytes, %llu remain",
-				   (unsigned long long)idx, (unsigned long long)c->hsize + c->psize,
-				   (unsigned long long)remain);
 	if (c->flags & ~SAF_CHUNK_FLAG_ZSTD)
 		return saf_rd_fail(r, -EBADMSG, r->off, "chunk %llu: unknown flags 0x%x",
 				   (unsigned long long)idx, c->flags);
@@ -47,7 +62,7 @@ static int check_hdr(struct saf_reader *r, const uint8_t *h, struct saf_chunk_hd
 		return saf_rd_fail(r, -EBADMSG, r->off,
 				   "chunk %llu: payload size %u does not fit content size %u",
 				   (unsigned long long)idx, c->psize, c->csize);
-	return 0;
+	return check_fits(r, c);
 }
 
 static int grow_to(struct saf_buf *b, size_t cap)
@@ -218,12 +233,17 @@ static int at_end(struct saf_reader *r)
 	return 0;
 }
 
+/* Bytes after END that are no recording: counted (a stream is read to its end). */
 static void after_end(struct saf_reader *r)
 {
+	int64_t size = saf_rd_size(r);
+
 	r->done = true;
-	if (r->off < r->info.file_size)
+	if (size < 0)
+		saf_rd_warn(r, r->off, "read error after the end chunk");
+	else if (r->off < (uint64_t)size)
 		saf_rd_warn(r, r->off, "%llu bytes after the end chunk ignored",
-			    (unsigned long long)(r->info.file_size - r->off));
+			    (unsigned long long)((uint64_t)size - r->off));
 }
 
 static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content,
@@ -238,10 +258,11 @@ static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const ui
 	r->next_seq++;
 	r->off += (uint64_t)c->hsize + c->psize;
 	r->info.good_bytes = r->off;
+	saf_rd_release(r, r->off);
 	if (c->type != SAF_CHUNK_END)
 		return;
 	r->info.finished = true;
-	if (r->concat && r->off < r->info.file_size)
+	if (r->concat && saf_rd_have(r, r->off, 1) != 0) /* a read error is met there */
 		r->after_end = true; /* a second recording, or junk: saf_chunk_load() sees */
 	else
 		after_end(r);
@@ -257,6 +278,7 @@ static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const ui
 int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content)
 {
 	uint8_t h[SAF_CHUNK_HEADER_SIZE];
+	uint64_t end, budget;
 	const uint8_t *p;
 	int err = 0;
 
@@ -280,12 +302,16 @@ int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t
 				   r->next_seq, c->seq);
 	if (!type_known(c->type))
 		return 1;
-	if (r->content_budget && c->csize > r->content_budget - r->info.content_bytes)
+	end = r->off + c->hsize + c->psize;
+	budget = saf_rd_budget(r, end);
+	if (budget && c->csize > budget - r->info.content_bytes)
 		return saf_rd_fail(r, -EFBIG, r->off,
-				   "chunk %u: the chunks expand past %llu MiB, the bound for a "
-				   "%llu-byte file",
-				   r->next_seq, (unsigned long long)(r->content_budget >> 20),
-				   (unsigned long long)r->info.file_size);
+				   r->st ? "chunk %u: the chunks expand past %llu MiB, the bound "
+					   "for the first %llu bytes of a stream"
+					 : "chunk %u: the chunks expand past %llu MiB, the bound "
+					   "for a %llu-byte file",
+				   r->next_seq, (unsigned long long)(budget >> 20),
+				   (unsigned long long)saf_rd_bound_base(r, end));
 	p += c->hsize;
 	if (c->flags & SAF_CHUNK_FLAG_ZSTD) {
 		err = inflate(r, p, c);
@@ -315,15 +341,19 @@ void saf_chunk_commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const
  */
 int saf_chunk_load(struct saf_reader *r)
 {
-	uint64_t remain = r->info.file_size - r->off;
 	struct saf_chunk_hdr c = {0};
 	const uint8_t *content;
+	int64_t remain;
 	int ret;
 
 	r->pcur = r->pend = NULL;
 	ret = r->pf ? saf_prefetch_take(r, &c, &content) : 0;
 	if (ret > 0)
 		goto done;
+	/* after the take: the prefetch thread reads a stream only between start and take */
+	remain = saf_rd_have(r, r->off, SAF_CHUNK_HEADER_SIZE);
+	if (remain < 0)
+		return saf_rd_fail(r, (int)remain, r->off, "chunk %u: read error", r->next_seq);
 	if (!remain)
 		return at_end(r);
 	/* "Concatenated recordings": a file header where a chunk would start */

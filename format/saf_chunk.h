@@ -19,9 +19,23 @@ struct saf_chunk_hdr {
 	uint32_t seq;
 };
 
+/*
+ * open_stream(): the bytes [base, base + win.len) read and not yet passed;
+ * shared by the reader and its prefetch shadow, which take turns.
+ */
+struct saf_stream {
+	saf_read_fn read;
+	void *cookie;
+	struct saf_buf win;
+	uint64_t base;
+	bool eof;
+	int err; /* the read error that ended it, -errno */
+};
+
 struct saf_reader {
-	const uint8_t *mem; /* open_mem() buffer, or NULL */
-	int fd;		    /* open() file, or -1 */
+	const uint8_t *mem;    /* open_mem() buffer, or NULL */
+	int fd;		       /* open() file, or -1 */
+	struct saf_stream *st; /* open_stream(), or NULL (file_size unknown till its end) */
 	struct saf_file_info info;
 	uint64_t off; /* next chunk's offset */
 	uint32_t next_seq;
@@ -34,7 +48,9 @@ struct saf_reader {
 	bool after_end;		 /* concat: END read, bytes follow (a header, or junk) */
 	bool at_header;		 /* resync stopped at a file header (concat) */
 	uint64_t content_budget; /* "Limits": decompressed bytes allowed; 0 = no bound */
-	struct saf_buf scan;	 /* saf_resync.c's window */
+	uint32_t max_expand;	 /* ... as opts gave it, for a stream's bound as it is read */
+	uint64_t expand_floor;
+	struct saf_buf scan; /* saf_resync.c's window */
 	ZSTD_DCtx *dctx;
 	struct saf_buf payload; /* the chunk read with pread() */
 	struct saf_buf content; /* the decompressed payload */
@@ -69,5 +85,14 @@ void saf_rd_warn(struct saf_reader *r, uint64_t off, const char *fmt, ...)
 bool saf_rd_next_recording(struct saf_reader *r);
 const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, struct saf_buf *b,
 			    int *err);
+uint64_t saf_rd_budget(const struct saf_reader *r, uint64_t end);
+
+/* saf_stream.c: a file's or a stream's bytes, asked the same way */
+int64_t saf_rd_have(struct saf_reader *r, uint64_t off, uint64_t want);
+const uint8_t *saf_rd_stream_fetch(struct saf_reader *r, uint64_t off, size_t len,
+				   struct saf_buf *b, int *err);
+void saf_rd_release(struct saf_reader *r, uint64_t off);
+int64_t saf_rd_size(struct saf_reader *r);
+uint64_t saf_rd_bound_base(const struct saf_reader *r, uint64_t end);
 
 #endif /* SAF_CHUNK_H */

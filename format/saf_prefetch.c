@@ -193,7 +193,10 @@ int saf_prefetch_new(struct saf_reader *r)
 	pf->sh.fd = r->fd;
 	pf->sh.mem = r->mem;
 	pf->sh.info.file_size = r->info.file_size;
+	pf->sh.st = r->st; /* read by one thread at a time: start to take, or the caller */
 	pf->sh.content_budget = r->content_budget;
+	pf->sh.max_expand = r->max_expand;
+	pf->sh.expand_floor = r->expand_floor;
 	pf->sh.defer_records = true;
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
@@ -213,7 +216,8 @@ void saf_prefetch_start(struct saf_reader *r)
 {
 	struct saf_prefetch *pf = r->pf;
 
-	if (r->info.file_size - r->off < SAF_CHUNK_HEADER_SIZE)
+	if (r->st ? r->st->eof && r->st->base + r->st->win.len - r->off < SAF_CHUNK_HEADER_SIZE
+		  : r->info.file_size - r->off < SAF_CHUNK_HEADER_SIZE)
 		return;
 	pthread_mutex_lock(&pf->mu);
 	if (pf->state == PF_IDLE) {

@@ -54,6 +54,8 @@ const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, stru
 
 	if (r->mem)
 		return r->mem + off;
+	if (r->st)
+		return saf_rd_stream_fetch(r, off, len, b, err);
 	b->len = 0;
 	*err = saf_buf_reserve(b, len);
 	if (*err)
@@ -80,13 +82,16 @@ const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, stru
 static int header_at(struct saf_reader *r, uint64_t base, uint16_t *hsize, const char **why,
 		     uint64_t *at)
 {
-	uint64_t remain = r->info.file_size - base;
+	int64_t have = saf_rd_have(r, base, SAF_FILE_HEADER_SIZE);
 	const uint8_t *h;
 	int err = 0;
 
 	*at = base;
+	*why = "cannot read the file header";
+	if (have < 0)
+		return (int)have;
 	*why = "file too short for the 24-byte header";
-	if (remain < SAF_FILE_HEADER_SIZE)
+	if (have < SAF_FILE_HEADER_SIZE)
 		return -EBADMSG;
 	h = saf_rd_fetch(r, base, SAF_FILE_HEADER_SIZE, &r->payload, &err);
 	*why = "cannot read the file header";
@@ -109,7 +114,10 @@ static int header_at(struct saf_reader *r, uint64_t base, uint16_t *hsize, const
 		return -EBADMSG;
 	*at = base + 12;
 	*why = "bad file header size";
-	if (*hsize < SAF_FILE_HEADER_SIZE || *hsize > remain)
+	have = saf_rd_have(r, base, *hsize);
+	if (have < 0)
+		return (int)have;
+	if (*hsize < SAF_FILE_HEADER_SIZE || *hsize > have)
 		return -EBADMSG;
 	return 0;
 }
@@ -170,16 +178,33 @@ bool saf_rd_next_recording(struct saf_reader *r)
 	return true;
 }
 
-/* "Limits": the content the whole file may expand to (0: unbounded). */
-static void set_budget(struct saf_reader *r, uint32_t ratio, uint64_t floor)
+/* "Limits": the content @size bytes may expand to (0: unbounded). */
+static uint64_t budget_for(uint64_t size, uint32_t ratio, uint64_t floor)
 {
-	uint64_t size = r->info.file_size;
+	uint64_t b;
 
 	if (!ratio && !floor)
-		return;
-	r->content_budget = size > UINT64_MAX / (ratio ? ratio : 1) ? UINT64_MAX : size * ratio;
-	if (r->content_budget < floor)
-		r->content_budget = floor;
+		return 0;
+	b = size > UINT64_MAX / (ratio ? ratio : 1) ? UINT64_MAX : size * ratio;
+	return b < floor ? floor : b;
+}
+
+static void set_budget(struct saf_reader *r, uint32_t ratio, uint64_t floor)
+{
+	r->max_expand = ratio;
+	r->expand_floor = floor;
+	if (!r->st)
+		r->content_budget = budget_for(r->info.file_size, ratio, floor);
+}
+
+/**
+ * saf_rd_budget() - the content the chunks may expand to, checked at the
+ * chunk ending at @end: the whole file's bound, or a stream's for the bytes
+ * up to @end ("Reading a stream"). 0: unbounded.
+ */
+uint64_t saf_rd_budget(const struct saf_reader *r, uint64_t end)
+{
+	return r->st ? budget_for(end, r->max_expand, r->expand_floor) : r->content_budget;
 }
 
 static struct saf_reader *open_common(struct saf_reader *r, const struct saf_reader_opts *opts)
@@ -247,6 +272,33 @@ struct saf_reader *saf_reader__open(const char *path, const struct saf_reader_op
 	}
 	r->fd = fd;
 	r->info.file_size = (uint64_t)st.st_size;
+	return open_common(r, opts);
+}
+
+struct saf_reader *saf_reader__open_stream(saf_read_fn read, void *cookie,
+					   const struct saf_reader_opts *opts)
+{
+	struct saf_reader *r;
+
+	if (!read) {
+		early_error(opts, "no stream", EINVAL);
+		return NULL;
+	}
+	r = alloc_reader();
+	if (r) {
+		r->st = saf_malloc(sizeof(*r->st));
+		if (r->st)
+			memset(r->st, 0, sizeof(*r->st));
+	}
+	if (!r || !r->st) {
+		saf_free(r);
+		early_error(opts, "reader", ENOMEM);
+		return NULL;
+	}
+	r->st->read = read;
+	r->st->cookie = cookie;
+	r->info.file_size = UINT64_MAX;
+	r->info.stream = true;
 	return open_common(r, opts);
 }
 
@@ -335,6 +387,9 @@ void saf_reader__free(struct saf_reader *r)
 	saf_prefetch_free(r); /* before the file it reads is closed */
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->st)
+		saf_buf_release(&r->st->win);
+	saf_free(r->st);
 	saf_buf_release(&r->payload);
 	saf_buf_release(&r->content);
 	saf_buf_release(&r->scan);

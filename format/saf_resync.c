@@ -14,21 +14,30 @@
 
 #define SCAN_BLOCK (64u << 10)
 
-/* Rules 2..6 and 8 of "Chunk header" for a header at @off: nothing read yet. */
-static bool plausible(const struct saf_reader *r, const uint8_t *h, uint64_t off)
+/*
+ * Rules 2..6 and 8 of "Chunk header" for a header at @off: nothing read
+ * yet from a file; a stream is read as far as the chunk once the rest hold.
+ * @return 1 yes, 0 no, <0 a read error.
+ */
+static int plausible(struct saf_reader *r, const uint8_t *h, uint64_t off)
 {
 	uint32_t psize = saf_get_le32(h + 8), csize = saf_get_le32(h + 12);
 	uint16_t hsize = saf_get_le16(h + 4), flags = saf_get_le16(h + 6);
+	uint64_t need = (uint64_t)hsize + psize;
+	int64_t have;
 
 	if (hsize < SAF_CHUNK_HEADER_SIZE || (flags & ~SAF_CHUNK_FLAG_ZSTD))
-		return false;
-	if ((uint64_t)hsize + psize > r->info.file_size - off || csize > SAF_CHUNK_MAX_CONTENT)
-		return false;
+		return 0;
+	if ((!r->st && need > r->info.file_size - off) || csize > SAF_CHUNK_MAX_CONTENT)
+		return 0;
 	if (flags & SAF_CHUNK_FLAG_ZSTD ? psize > ZSTD_compressBound(csize) + SAF_PAYLOAD_SLACK
 					: psize != csize)
-		return false;
+		return 0;
 	/* an earlier chunk (or a second file's) is not where reading resumes */
-	return saf_get_le32(h + 16) >= r->next_seq;
+	if (saf_get_le32(h + 16) < r->next_seq)
+		return 0;
+	have = r->st ? saf_rd_have(r, off, need) : (int64_t)need;
+	return have < 0 ? (int)have : (uint64_t)have == need;
 }
 
 /* "Concatenated recordings": magic and checksum of a file header (24 bytes at @h). */
@@ -61,18 +70,25 @@ static int crc_ok(struct saf_reader *r, const uint8_t *h, uint64_t off)
  */
 static int64_t find_chunk(struct saf_reader *r, uint64_t from, uint32_t *seq)
 {
-	uint64_t size = r->info.file_size, off = from;
-	/* headers planted to fit make each checksum long: bound the work */
-	uint64_t budget = 4 * (size - from) + SCAN_BLOCK, spent = 0;
+	uint64_t off = from, hi = from, spent = 0;
 
-	while (size - off >= SAF_CHUNK_HEADER_SIZE) {
-		size_t len = size - off < SCAN_BLOCK ? (size_t)(size - off) : SCAN_BLOCK;
+	for (;;) {
+		int64_t have = saf_rd_have(r, off, SCAN_BLOCK);
+		size_t len = have < 0 ? 0 : (size_t)have;
+		const uint8_t *b;
 		int err = 0;
-		const uint8_t *b = saf_rd_fetch(r, off, len, &r->scan, &err);
 
+		if (have < 0)
+			return have;
+		if (len < SAF_CHUNK_HEADER_SIZE)
+			break;
+		saf_rd_release(r, off); /* a stream's window: this block on */
+		b = saf_rd_fetch(r, off, len, &r->scan, &err);
 		if (!b)
 			return err;
+		hi = off + len > hi ? off + len : hi;
 		for (size_t i = 0; i + SAF_CHUNK_HEADER_SIZE <= len; i++) {
+			uint64_t clen = (uint64_t)saf_get_le16(b + i + 4) + saf_get_le32(b + i + 8);
 			int ok;
 
 			if (r->concat && is_file_header(b + i)) {
@@ -80,12 +96,22 @@ static int64_t find_chunk(struct saf_reader *r, uint64_t from, uint32_t *seq)
 				*seq = r->next_seq;
 				return (int64_t)(off + i);
 			}
-			if (!plausible(r, b + i, off + i))
+			ok = plausible(r, b + i, off + i);
+			if (ok <= 0) {
+				if (ok < 0)
+					return ok;
 				continue;
-			spent += (uint64_t)saf_get_le16(b + i + 4) + saf_get_le32(b + i + 8);
-			if (spent > budget) {
+			}
+			/*
+			 * headers planted to fit make each checksum long: the
+			 * work is bound to 4 times the bytes the scan covers
+			 * (a file's: all that remain; a stream's: as read)
+			 */
+			spent += clen;
+			hi = off + i + clen > hi ? off + i + clen : hi;
+			if (spent > 4 * ((r->st ? hi : r->info.file_size) - from) + SCAN_BLOCK) {
 				r->scan_gave_up = true;
-				return (int64_t)size;
+				return saf_rd_size(r);
 			}
 			/* r->payload, not the block's r->scan: b stays valid */
 			ok = crc_ok(r, b + i, off + i);
@@ -98,7 +124,7 @@ static int64_t find_chunk(struct saf_reader *r, uint64_t from, uint32_t *seq)
 		}
 		off += len - (SAF_CHUNK_HEADER_SIZE - 1);
 	}
-	return (int64_t)size;
+	return saf_rd_size(r); /* a stream is at its end here */
 }
 
 static void append(struct saf_reader *r, const char *fmt, unsigned long long a,
@@ -117,23 +143,25 @@ static void append(struct saf_reader *r, const char *fmt, unsigned long long a,
  */
 int saf_chunk_damaged(struct saf_reader *r, int err)
 {
-	uint64_t size = r->info.file_size, at = r->off;
+	uint64_t size, at = r->off;
 	bool go_on = r->resync && (err == -EBADMSG || err == -EOVERFLOW);
 	uint32_t seq = 0;
-	int64_t next = (int64_t)size;
+	int64_t next;
 
 	if (err == -ENOMEM || !at)
 		return err;
 	r->info.damaged = true;
 	r->info.damage_count++;
 	/* a chunk that is whole but comes after a gap in the sequence is kept */
-	if (go_on)
-		next = find_chunk(r, r->seq_ahead ? at : at + 1, &seq);
+	next = go_on ? find_chunk(r, r->seq_ahead ? at : at + 1, &seq) : saf_rd_size(r);
 	r->seq_ahead = false;
+	if (next < 0 && !go_on)
+		next = (int64_t)r->info.file_size; /* a stream's read error: what was read */
 	if (next < 0) {
 		r->err = (int)next;
 		return r->err;
 	}
+	size = r->info.file_size;
 	r->info.dropped_bytes += (uint64_t)next - at;
 	if ((uint64_t)next == size) {
 		r->info.dropped_chunks++;

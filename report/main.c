@@ -48,10 +48,12 @@ static int add_input(struct rpt_cli *c, struct rpt_session *s, const char *path,
 	char errbuf[256] = "";
 	int err = -EBADMSG;
 
-	if (!in || (k == RPT_INPUT_SA && !sa))
+	if (k == RPT_INPUT_SA) /* a path, or standard input read once */
+		err = sa ? rpt_session__add_file(s, sa, path, p)
+			 : rpt_session__add_stream(s, rpt_input__read, in, path, p);
+	if (!in)
 		fprintf(stderr, "sa-report: %s: %s\n", path, strerror(errno));
-	else if (k == RPT_INPUT_SA && (err = rpt_session__add_file(s, sa, path, p)) &&
-		 err != -ENODATA)
+	else if (k == RPT_INPUT_SA && err && err != -ENODATA)
 		fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
 	else if (k == RPT_INPUT_FOLDED && (err = empty_input(path)))
 		fprintf(stderr,
@@ -313,6 +315,7 @@ static int run(struct rpt_cli *c, struct rpt_session *s)
 {
 	struct rpt_profile *p[2] = {NULL, NULL};
 	FILE *out = stdout;
+	const char *note;
 	int ret = RPT_EXIT_FAIL, err;
 
 	p[0] = load(c, s, c->inputs, c->diff ? 1 : c->ninputs);
@@ -322,6 +325,9 @@ static int run(struct rpt_cli *c, struct rpt_session *s)
 		goto cleanup;
 	/* the same words in every mode; exit 0 with what could be read */
 	rpt_session__warn_damage(s, stderr);
+	note = rpt_symbolizer__cache_note(rpt_session__symbolizer(s));
+	if (c->verbose && note)
+		fprintf(stderr, "sa-report: symbol cache: %s\n", note);
 	if (check_time(c, s)) {
 		ret = RPT_EXIT_USAGE;
 		goto cleanup;

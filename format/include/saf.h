@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -558,6 +559,9 @@ struct saf_file_info {
 	uint64_t recordings;
 	uint64_t recording_offset;
 	uint64_t content_bytes; /* decompressed content of the chunks read */
+	/* saf_reader__open_stream(): file_size is UINT64_MAX until the end of
+	 * the stream is read, then its length */
+	bool stream;
 };
 
 /**
@@ -578,6 +582,25 @@ struct saf_reader *saf_reader__open(const char *path, const struct saf_reader_op
  */
 struct saf_reader *saf_reader__open_mem(const void *buf, size_t len,
 					const struct saf_reader_opts *opts);
+
+/*
+ * A stream's bytes: up to @len into @buf, as read(2) does. @return the
+ * count, 0 at the end, or -1 with errno (EINTR: asked again).
+ */
+typedef ssize_t (*saf_read_fn)(void *cookie, void *buf, size_t len);
+
+/**
+ * saf_reader__open_stream() - as saf_reader__open(), on bytes read once,
+ * in order, from @read (a pipe): nothing is read twice and nothing needs
+ * the stream's length ("Reading a stream" in docs/format.md). The reader
+ * keeps the bytes of one chunk at most (a resync: one chunk past a 64 KiB
+ * block) and 64 KiB read ahead; the whole-file bound of opts.max_expand is
+ * taken on the bytes up to the end of the chunk being read.
+ * @read, @cookie: borrowed until saf_reader__free(); with opts.prefetch,
+ * @read is called on the reader's second thread too, never on two at once.
+ */
+struct saf_reader *saf_reader__open_stream(saf_read_fn read, void *cookie,
+					   const struct saf_reader_opts *opts);
 
 /**
  * saf_reader__next() - decode the next record.

@@ -2,15 +2,15 @@
 /*
  * input.c - opening what sa-report reads: a path or "-", its kind found from
  * the first 64 KiB (kept, so a pipe loses nothing), a stream for the text
- * readers and a path for the recording reader (an unlinked temporary file
- * when a recording comes on standard input; messages still say "-").
+ * readers, and for the recording reader a path, or standard input as a
+ * stream read once (rpt_input__read()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "input.h"
@@ -26,8 +26,6 @@ struct rpt_input {
 	char *peek;
 	size_t peek_len, peek_off;
 	enum rpt_input_kind kind;
-	int memfd;
-	char path[64];
 	const char *orig;
 };
 
@@ -145,6 +143,7 @@ enum rpt_input_kind rpt_input__sniff(const char *buf, size_t n)
 							      : RPT_INPUT_UNKNOWN;
 }
 
+/* The peek, then the rest of the source: what a stream of the input reads. */
 static ssize_t peek_read(void *cookie, char *buf, size_t size)
 {
 	struct rpt_input *in = cookie;
@@ -158,7 +157,11 @@ static ssize_t peek_read(void *cookie, char *buf, size_t size)
 		return (ssize_t)n;
 	}
 	n = fread(buf, 1, size, in->src);
-	return n || !ferror(in->src) ? (ssize_t)n : -1;
+	if (!n && ferror(in->src)) {
+		errno = errno ? errno : EIO;
+		return -1;
+	}
+	return (ssize_t)n;
 }
 
 /* A stream from the first byte: the file rewound, or the peek then the rest. */
@@ -208,7 +211,6 @@ struct rpt_input *rpt_input__open(const char *path)
 
 	if (!in)
 		return NULL;
-	in->memfd = -1;
 	in->orig = path;
 	in->src = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	in->peek = malloc(PEEK_MAX);
@@ -245,65 +247,19 @@ FILE *rpt_input__stream(struct rpt_input *in)
 	return in->text;
 }
 
-/*
- * An unlinked file in $TMPDIR (else /var/tmp, then /tmp), so a recording on
- * a pipe costs disk, not memory: a memory file of a 2 GiB pipe took 2.1 GB
- * of shared memory. A memory file only where no directory takes one.
- */
-static int spill_fd(void)
+const char *rpt_input__path(const struct rpt_input *in)
 {
-	const char *dirs[] = {getenv("TMPDIR"), "/var/tmp", "/tmp"};
+	struct stat st;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		int fd;
-
-		if (!dirs[i] || !dirs[i][0])
-			continue;
-		fd = open(dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			return fd;
-	}
-	return memfd_create("sa-report-stdin", MFD_CLOEXEC);
-}
-
-/* A recording on a pipe: copied to a file the reader opens (spill_fd()). */
-static int to_memfd(struct rpt_input *in)
-{
-	char buf[1 << 16];
-	size_t n = in->peek_len;
-	const char *p = in->peek;
-
-	in->memfd = spill_fd();
-	if (in->memfd < 0)
-		return -errno;
-	do {
-		for (size_t off = 0; off < n;) {
-			ssize_t w = write(in->memfd, p + off, n - off);
-
-			if (w < 0)
-				return -errno;
-			off += (size_t)w;
-		}
-		p = buf;
-		n = fread(buf, 1, sizeof(buf), in->src);
-	} while (n);
-	if (ferror(in->src))
-		return -EIO;
-	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d", in->memfd);
-	return 0;
-}
-
-const char *rpt_input__path(struct rpt_input *in)
-{
-	int err;
-
-	if (in->src != stdin)
-		return in->orig;
-	if (in->memfd < 0 && (err = to_memfd(in))) {
-		errno = -err;
+	/* a pipe by name (<(cmd), /dev/stdin) gave its first bytes to the peek */
+	if (in->src == stdin || fstat(fileno(in->src), &st) || !S_ISREG(st.st_mode))
 		return NULL;
-	}
-	return in->path;
+	return in->orig;
+}
+
+ssize_t rpt_input__read(void *in, void *buf, size_t len)
+{
+	return peek_read(in, buf, len);
 }
 
 void rpt_input__close(struct rpt_input *in)
@@ -314,8 +270,6 @@ void rpt_input__close(struct rpt_input *in)
 		fclose(in->text);
 	if (in->src && in->src != stdin)
 		fclose(in->src);
-	if (in->memfd >= 0)
-		close(in->memfd);
 	free(in->peek);
 	free(in);
 }

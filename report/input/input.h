@@ -53,13 +53,19 @@ enum rpt_input_kind rpt_input__kind(const struct rpt_input *in);
 FILE *rpt_input__stream(struct rpt_input *in);
 
 /**
- * rpt_input__path() - a path the recording reader can open: @path itself,
- * or for a recording on standard input an unlinked file in $TMPDIR (else
- * /var/tmp, /tmp; a memory file only when none takes one) holding all of
- * it (read to the end here). Messages name the input "-", not this path.
- * @return a borrowed path valid until rpt_input__close(), or NULL with errno.
+ * rpt_input__path() - the path the recording reader opens, borrowed; NULL
+ * for standard input or another input that is not a regular file (a pipe
+ * by name, <(cmd)), which is read as a stream with rpt_input__read().
  */
-const char *rpt_input__path(struct rpt_input *in);
+const char *rpt_input__path(const struct rpt_input *in);
+
+/**
+ * rpt_input__read() - up to @len bytes of @in (a struct rpt_input) from
+ * its first byte (what was read ahead, then the rest), as read(2): a
+ * saf_read_fn for saf_reader__open_stream(). Called by one thread at a
+ * time. @return the count, 0 at the end, or -1 with errno.
+ */
+ssize_t rpt_input__read(void *in, void *buf, size_t len);
 
 /** rpt_input__close() - release @in (standard input stays open). Accepts NULL. */
 void rpt_input__close(struct rpt_input *in);

@@ -127,12 +127,27 @@ static void too_much(struct rpt_loaded *l, struct saf_reader *r)
 	st->damaged = true;
 	st->damage_count++;
 	st->dropped_chunks++;
+	if (fi->stream) { /* its length is not read to say it */
+		snprintf(st->errmsg, sizeof(st->errmsg),
+			 "offset %llu: the records keep more than %llu MiB, the bound for the "
+			 "first %llu bytes of a stream; the rest not read",
+			 (unsigned long long)off, (unsigned long long)(l->keep_max >> 20),
+			 (unsigned long long)fi->good_bytes);
+		return;
+	}
 	st->dropped_bytes += fi->file_size - off;
 	snprintf(st->errmsg, sizeof(st->errmsg),
 		 "offset %llu: the records keep more than %llu MiB, the bound for a %llu-byte "
 		 "file; %llu bytes not read",
 		 (unsigned long long)off, (unsigned long long)(l->keep_max >> 20),
 		 (unsigned long long)fi->file_size, (unsigned long long)(fi->file_size - off));
+}
+
+/* What records may keep: RPT_KEEP_PER_BYTE per byte of the file, or of a
+ * stream up to the end of the chunk read ("Reading a stream" in docs/format.md). */
+static uint64_t keep_bound(const struct saf_file_info *fi)
+{
+	return (fi->stream ? fi->good_bytes : fi->file_size) * RPT_KEEP_PER_BYTE + RPT_KEEP_FLOOR;
 }
 
 /*
@@ -152,9 +167,11 @@ int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, struct saf_rea
 
 	l->cur_symtab = RPT_NO_DSO;
 	l->in_interval_ok = !s->o.filter.has_time && !s->o.filter.has_wall;
-	l->keep_max = saf_reader__info(r)->file_size * RPT_KEEP_PER_BYTE + RPT_KEEP_FLOOR;
+	l->keep_max = keep_bound(saf_reader__info(r));
 	snprintf(was, sizeof(was), "%s", saf_reader__errmsg(r));
 	while ((ret = saf_reader__next(r, &rec)) != 0 && ret != SAF_READER_NEW_RECORDING) {
+		if (saf_reader__info(r)->stream)
+			l->keep_max = keep_bound(saf_reader__info(r));
 		if (ret < 0) {
 			note_reader(l, r, ret);
 			if (ret == -EBADMSG || ret == -EOVERFLOW)
@@ -267,7 +284,8 @@ static int add_recording(struct rpt_session *s, struct saf_reader **rp, const ch
  * and a whole-file bound on what the chunks expand to (docs/format.md,
  * "Limits"): real recordings expand 2.5 to 8 times.
  */
-static struct saf_reader *open_reader(const char *path, char *errbuf, size_t errbuf_sz)
+static struct saf_reader *open_reader(const char *path, saf_read_fn read, void *cookie,
+				      char *errbuf, size_t errbuf_sz)
 {
 	struct saf_reader_opts ro = {
 		.sz = sizeof(ro),
@@ -281,14 +299,13 @@ static struct saf_reader *open_reader(const char *path, char *errbuf, size_t err
 		.expand_floor = RPT_EXPAND_FLOOR,
 	};
 
-	return saf_reader__open(path, &ro);
+	return path ? saf_reader__open(path, &ro) : saf_reader__open_stream(read, cookie, &ro);
 }
 
-int rpt_session__add_file(struct rpt_session *s, const char *path, const char *name,
-			  struct rpt_profile *prof)
+/* Every recording of @r (freed here) into @prof. */
+static int add_reader(struct rpt_session *s, struct saf_reader *r, const char *errbuf,
+		      const char *name, struct rpt_profile *prof)
 {
-	char errbuf[256] = "";
-	struct saf_reader *r = open_reader(path, errbuf, sizeof(errbuf));
 	size_t nread = 0;
 	int more;
 
@@ -304,6 +321,24 @@ int rpt_session__add_file(struct rpt_session *s, const char *path, const char *n
 	if (more < 0)
 		return more;
 	return nread ? 0 : -ENODATA;
+}
+
+int rpt_session__add_file(struct rpt_session *s, const char *path, const char *name,
+			  struct rpt_profile *prof)
+{
+	char errbuf[256] = "";
+	struct saf_reader *r = open_reader(path, NULL, NULL, errbuf, sizeof(errbuf));
+
+	return add_reader(s, r, errbuf, name, prof);
+}
+
+int rpt_session__add_stream(struct rpt_session *s, saf_read_fn read, void *cookie, const char *name,
+			    struct rpt_profile *prof)
+{
+	char errbuf[256] = "";
+	struct saf_reader *r = open_reader(NULL, read, cookie, errbuf, sizeof(errbuf));
+
+	return add_reader(s, r, errbuf, name, prof);
 }
 
 int rpt_session__warn_skipped(struct rpt_session *s, FILE *err)

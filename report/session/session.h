@@ -122,6 +122,16 @@ int rpt_session__add_file(struct rpt_session *s, const char *path, const char *n
 			  struct rpt_profile *prof);
 
 /**
+ * rpt_session__add_stream() - as rpt_session__add_file(), for a recording
+ * read once from @read(@cookie) (standard input): never held whole, under
+ * the same bounds as a file ("Reading a stream" in docs/format.md).
+ * @read, @cookie: borrowed for the call; @read may run on the reader's
+ * second thread, never on two at once.
+ */
+int rpt_session__add_stream(struct rpt_session *s, saf_read_fn read, void *cookie, const char *name,
+			    struct rpt_profile *prof);
+
+/**
  * rpt_session__warn_skipped() - one line on @err per recording skipped
  * since the last call ("NAME: holds no samples, not shown: why").
  * @return the number of lines.

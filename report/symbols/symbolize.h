@@ -80,6 +80,13 @@ struct rpt_symbolizer *rpt_symbolizer__new(const struct rpt_symbolizer_opts *o);
 /** rpt_symbolizer__free() - release it and every opened binary. Accepts NULL. */
 void rpt_symbolizer__free(struct rpt_symbolizer *s);
 
+/**
+ * rpt_symbolizer__cache_note() - for -v: the symbol cache directory used,
+ * or "none: " and why; NULL when no binary asked for it. Borrowed, valid
+ * until rpt_symbolizer__free().
+ */
+const char *rpt_symbolizer__cache_note(const struct rpt_symbolizer *s);
+
 /** rpt_symbolizer__pool() - the string pool of every name it returns. Borrowed. */
 struct rpt_strpool *rpt_symbolizer__pool(struct rpt_symbolizer *s);
 

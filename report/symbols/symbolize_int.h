@@ -37,8 +37,9 @@ struct rpt_symbolizer {
 	struct rpt_dwprefetch *prefetch; /* NULL: one CPU, or none started */
 	struct rpt_symcache *disk;	 /* NULL: --no-cache, or not usable */
 	bool disk_tried;
-	struct rpt_hmap disk_names;    /* dso << 32 | cache name id -> pool offset */
-	struct rpt_symdisk_pend *pend; /* lookups for the cache, in order */
+	char disk_note[PATH_MAX + 160]; /* -v: the cache used, or "none: " and why */
+	struct rpt_hmap disk_names;	/* dso << 32 | cache name id -> pool offset */
+	struct rpt_symdisk_pend *pend;	/* lookups for the cache, in order */
 	size_t npend, pend_cap;
 	struct rpt_sym *psyms; /* their frames */
 	size_t npsyms, psyms_cap;

@@ -28,10 +28,16 @@ struct rpt_symcache {
 
 struct rpt_symcache *rpt_symcache__open(const char *dir, uint64_t max_bytes)
 {
+	return rpt_symcache__open_note(dir, max_bytes, NULL, 0);
+}
+
+struct rpt_symcache *rpt_symcache__open_note(const char *dir, uint64_t max_bytes, char *note,
+					     size_t cap)
+{
 	struct rpt_symcache *c = NULL;
 	int fd;
 
-	fd = rpt_symcache_dir__open(dir);
+	fd = rpt_symcache_dir__open_note(dir, note, cap);
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;

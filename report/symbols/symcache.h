@@ -106,6 +106,20 @@ int rpt_symcache__trim(struct rpt_symcache *c);
  */
 int rpt_symcache_dir__open(const char *dir);
 
+/**
+ * rpt_symcache_dir__open_note() - as rpt_symcache_dir__open(), and what -v
+ * says of it into @note (@cap bytes; NULL: nothing): the directory used, or
+ * "none: " and why (a $HOME that is not the effective user's, a symlink).
+ */
+int rpt_symcache_dir__open_note(const char *dir, char *note, size_t cap);
+
+/**
+ * rpt_symcache__open_note() - rpt_symcache__open() with the note of
+ * rpt_symcache_dir__open_note().
+ */
+struct rpt_symcache *rpt_symcache__open_note(const char *dir, uint64_t max_bytes, char *note,
+					     size_t cap);
+
 /** rpt_symcache_dir__trim() - rpt_symcache__trim() of directory @dirfd bound to @max_bytes. */
 int rpt_symcache_dir__trim(int dirfd, uint64_t max_bytes);
 

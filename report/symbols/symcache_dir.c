@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,21 +91,50 @@ static int open_base(char *base)
 	return fd >= 0 ? ours(fd) : err;
 }
 
+/* What -v says of the cache: the directory used, or "none: " and why. */
+static void say(char *note, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *note, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!note || !cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(note, cap, fmt, ap);
+	va_end(ap);
+}
+
+/* Why @base (from $@var) cannot hold the default cache, into @note. */
+static void say_base(char *note, size_t cap, const char *var, const char *base, int err)
+{
+	if (err == -EPERM)
+		say(note, cap,
+		    "none: $%s (%s) is not the effective user's (uid %u), nothing made in it", var,
+		    base, (unsigned)geteuid());
+	else
+		say(note, cap, "none: $%s (%s): %s", var, base, strerror(-err));
+}
+
 /*
  * The default cache: @base must be the effective user's (so root with a
  * HOME that is not root's, as sudo keeping HOME gives, uses no cache and
  * creates nothing there); below it each component is opened without
  * following a symlink and made (0700) only inside a directory of ours.
  */
-static int open_default(void)
+static int open_default(char *note, size_t cap)
 {
 	char base[PATH_MAX], part[NAME_MAX + 1];
-	const char *rest;
+	const char *rest, *all;
 	int fd, err = default_base(base, sizeof(base), &rest);
 
-	if (err)
+	if (err) {
+		say(note, cap, "none: neither $XDG_CACHE_HOME nor $HOME is an absolute path");
 		return err;
+	}
+	all = rest;
 	fd = open_base(base);
+	if (fd < 0)
+		say_base(note, cap, *rest == 's' ? "XDG_CACHE_HOME" : "HOME", base, fd);
 	while (fd >= 0 && *rest) {
 		size_t n = strcspn(rest, "/");
 		int next;
@@ -112,18 +142,19 @@ static int open_default(void)
 		memcpy(part, rest, n);
 		part[n] = '\0';
 		rest += n + (rest[n] == '/');
-		if (mkdirat(fd, part, 0700) && errno != EEXIST) {
-			err = -errno;
-			close(fd);
-			return err;
+		next = mkdirat(fd, part, 0700) && errno != EEXIST ? -errno : 0;
+		if (!next) {
+			next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			next = next < 0 ? (errno == ENOTDIR ? -ELOOP : -errno) : ours(next);
 		}
-		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		err = -errno;
 		close(fd);
-		if (next < 0)
-			return err == -ENOTDIR ? -ELOOP : err; /* a symlink is not followed */
-		fd = ours(next);
+		fd = next; /* a symlink is not followed: -ELOOP */
+		if (fd < 0)
+			say(note, cap, "none: %s/%.*s: %s", base, (int)(rest - all) - (*rest != 0),
+			    all, fd == -ELOOP ? "a symbolic link, not followed" : strerror(-fd));
 	}
+	if (fd >= 0)
+		say(note, cap, "%s/%s", base, all);
 	return fd;
 }
 
@@ -137,21 +168,32 @@ static int open_dir(const char *path)
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
-		return -errno;
+		return errno == ENOTDIR ? -ELOOP : -errno;
 	return ours(fd);
 }
 
-int rpt_symcache_dir__open(const char *dir)
+int rpt_symcache_dir__open_note(const char *dir, char *note, size_t cap)
 {
 	char path[PATH_MAX];
 	int err;
 
 	if (!dir)
-		return open_default();
+		return open_default(note, cap);
 	err = snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path) ? -ENAMETOOLONG : 0;
 	if (!err)
 		err = mkdirs(path);
-	return err ? err : open_dir(path);
+	err = err ? err : open_dir(path);
+	if (err < 0)
+		say(note, cap, "none: %s: %s", dir,
+		    err == -EPERM ? "not the effective user's alone" : strerror(-err));
+	else
+		say(note, cap, "%s", dir);
+	return err;
+}
+
+int rpt_symcache_dir__open(const char *dir)
+{
+	return rpt_symcache_dir__open_note(dir, NULL, 0);
 }
 
 struct sc_file {

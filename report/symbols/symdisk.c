@@ -125,9 +125,17 @@ static uint32_t variant(const struct rpt_symbolizer *s)
 static struct rpt_symcache *cache_dir(struct rpt_symbolizer *s)
 {
 	if (!s->disk_tried && !s->o.no_cache)
-		s->disk = rpt_symcache__open(s->o.cache_dir, 0);
+		s->disk = rpt_symcache__open_note(s->o.cache_dir, 0, s->disk_note,
+						  sizeof(s->disk_note));
 	s->disk_tried = true;
 	return s->disk;
+}
+
+const char *rpt_symbolizer__cache_note(const struct rpt_symbolizer *s)
+{
+	if (s->o.no_cache)
+		return "none: --no-cache";
+	return s->disk_tried && s->disk_note[0] ? s->disk_note : NULL;
 }
 
 /*

@@ -245,8 +245,14 @@ static void test_declared_lengths(void **state)
 	(void)state;
 	tst_put_header(&b, 1, 0, SAF_FILE_HEADER_SIZE);
 	tst_put_chunk(&b, SAF_CHUNK_STACKS, SAF_CHUNK_FLAG_ZSTD, "abcd", 4, 1000, 0);
-	saf_put_le32(b.p + SAF_FILE_HEADER_SIZE + 8, 0xfffffff0u); /* payload past the file */
-	expect_refused(&b, -EBADMSG, "chunk 0 truncated: needs 4294967304 bytes, 28 remain");
+	saf_put_le32(b.p + SAF_FILE_HEADER_SIZE + 8, 0xfffffff0u); /* sizes first: rule 6 */
+	expect_refused(&b, -EBADMSG, "payload size 4294967280 does not fit content size 1000");
+	b.len = 0;
+	tst_put_header(&b, 1, 0, SAF_FILE_HEADER_SIZE);
+	tst_put_chunk(&b, SAF_CHUNK_STACKS, 0, "abcd", 4, 4, 0);
+	saf_put_le32(b.p + SAF_FILE_HEADER_SIZE + 8, 1000); /* payload past the file: rule 7 */
+	saf_put_le32(b.p + SAF_FILE_HEADER_SIZE + 12, 1000);
+	expect_refused(&b, -EBADMSG, "chunk 0 truncated: needs 1024 bytes, 28 remain");
 	b.len = 0;
 	tst_put_header(&b, 1, 0, SAF_FILE_HEADER_SIZE);
 	tst_put_chunk(&b, SAF_CHUNK_STACKS, SAF_CHUNK_FLAG_ZSTD, "abcd", 4, 0xffffffffu, 0);
