@@ -14,7 +14,9 @@ each CPU's perf samples that went to the idle task.
 usage: same-run.py BUILD [--freq 999] [--work 20] [--cpu 3] [--runs 1]
                    [--kind a|p] [--busy] [--sa-env K=V,...] [--sa-opts '...'] [--no-perf]
                    [--quiet PCT [--quiet-wait S]]
---kind p: both tools -p PID (perf's per-task events) instead of -a.
+--kind p: both tools -p PID (perf's per-task events) instead of -a; ap:
+perf -a and sa-record -p PID (both per-CPU events; sa's counts map then
+holds the workload only, so a whole host's stacks cannot fill it).
 --busy: a busy loop (samples/busy) pinned to the last CPU during the run.
 --quiet: start each run after a second with PCT% of the CPUs idle (the
 idle share during the run is printed: the late-interrupt loss needs idle).
@@ -148,6 +150,21 @@ def perf_funcs(data, tid):
     return count_folded(lines)
 
 
+def sa_by_tid(build, rec, th):
+    """{name: [n, {fn: samples}]} of the workload's threads, by tid (a
+    thread named like them, pingpong's calibration, does not count)"""
+    p = subprocess.run(KILL + [os.path.join(build, 'bin/sa-report'), '--show-tid', rec],
+                       capture_output=True, text=True)
+    tids = {'%s-' % name: '/%d' % t['tid'] for name, t in th.items()}
+    lines = []
+    for line in p.stdout.splitlines():
+        root, _, rest = line.partition(';')
+        for name, tid in tids.items():
+            if root.startswith(name) and root.endswith(tid):
+                lines.append(name[:-1] + ';' + rest)
+    return count_folded(lines)
+
+
 def one(args, tmp):
     go, data, rec = (os.path.join(tmp, n) for n in ('go', 'perf.data', 'r.sa'))
     for f in (go, data, rec):
@@ -163,8 +180,11 @@ def one(args, tmp):
                                  str(args.cpu), '-w', str(args.work), '-g', go],
                          stdout=subprocess.PIPE, text=True)
     first = w.stdout.readline()
-    target = ['-a'] if args.kind == 'a' else ['-p', first.split()[-1]]
+    pid = ['-p', first.split()[-1]]
+    target = ['-a'] if args.kind in ('a', 'ap') else pid
     perf = None if args.no_perf else start_perf(args.freq, data, target)
+    if args.kind == 'ap':
+        target = pid
     t_perf = time.monotonic()
     env = dict(os.environ)
     for kv in filter(None, args.sa_env.split(',')):
@@ -195,7 +215,7 @@ def one(args, tmp):
         busy.kill()
         busy.wait()
     th, rate = parse_workload(out)
-    res = {'idle': idle, 'rate': rate, 'sa': count_folded(sa_report(args.build, rec)), 'th': th,
+    res = {'idle': idle, 'rate': rate, 'sa': sa_by_tid(args.build, rec, th), 'th': th,
            'sa_err': sa_err}
     if perf:
         per, cpus = perf_threads(data)
@@ -223,8 +243,8 @@ def main():
     ap.add_argument('--cpu', type=float, default=3)
     ap.add_argument('--runs', type=int, default=1)
     ap.add_argument('--busy', action='store_true')
-    ap.add_argument('--kind', choices=['a', 'p'], default='a',
-                    help='a: both tools -a; p: both tools -p on the workload')
+    ap.add_argument('--kind', choices=['a', 'p', 'ap'], default='a',
+                    help='a: both tools -a; p: both -p PID; ap: perf -a, sa-record -p PID')
     ap.add_argument('--no-perf', action='store_true')
     ap.add_argument('--sa-env', default='')
     ap.add_argument('--quiet', type=float, help='wait for a second with this %% of CPU idle')
@@ -254,6 +274,8 @@ def main():
                     cpu, n, n / (args.freq * r['perf_s']), r['perf_s'], 100.0 * idle / n))
             if 'perf' in r:
                 print('# perf throttled %d times' % r['throttles'])
+            for ln in r['sa_err'].splitlines()[-3:]:
+                print('# sa: ' + ln.strip())
             sys.stdout.flush()
 
 
