@@ -13,10 +13,11 @@ each CPU's perf samples that went to the idle task.
 
 usage: same-run.py BUILD [--freq 999] [--work 20] [--cpu 3] [--runs 1]
                    [--kind a|p] [--busy] [--sa-env K=V,...] [--sa-opts '...'] [--no-perf]
-                   [--quiet PCT [--quiet-wait S]]
+                   [--quiet PCT [--quiet-wait S]] [--sa2-env K=V,...]
 --kind p: both tools -p PID (perf's per-task events) instead of -a; ap:
 perf -a and sa-record -p PID (both per-CPU events; sa's counts map then
 holds the workload only, so a whole host's stacks cannot fill it).
+--sa2-env: a second sa-record beside the first, e.g. SA_NO_DITHER=1.
 --busy: a busy loop (samples/busy) pinned to the last CPU during the run.
 --quiet: start each run after a second with PCT% of the CPUs idle (the
 idle share during the run is printed: the late-interrupt loss needs idle).
@@ -46,7 +47,8 @@ def wait_file(path, secs):
 
 def start_perf(freq, data, target):
     # not under timeout(1): perf must get the SIGINT itself to finish its file
-    args = ['perf', 'record', '-q', '-B', '-e', 'cpu-clock', '-F', str(freq), '-g', '-o',
+    # -m: 8 MiB a CPU, so a reader starved by a loaded host loses nothing
+    args = ['perf', 'record', '-q', '-B', '-m', '2048', '-e', 'cpu-clock', '-F', str(freq), '-g', '-o',
             data] + target
     for _ in range(30):
         p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -77,6 +79,8 @@ def perf_samples(data):
             break
         if typ in (5, 6):  # PERF_RECORD_THROTTLE, UNTHROTTLE
             out.append((-typ, None))
+        elif typ == 2:  # PERF_RECORD_LOST: id, lost
+            out.extend([(-2, None)] * struct.unpack_from('<Q', buf, pos + 16)[0])
         elif typ == 9:  # PERF_RECORD_SAMPLE
             q, tid, cpu = pos + 8, None, None
             for bit, n in bits:
@@ -151,23 +155,24 @@ def perf_funcs(data, tid):
 
 
 def sa_by_tid(build, rec, th):
-    """{name: [n, {fn: samples}]} of the workload's threads, by tid (a
-    thread named like them, pingpong's calibration, does not count)"""
-    p = subprocess.run(KILL + [os.path.join(build, 'bin/sa-report'), '--show-tid', rec],
-                       capture_output=True, text=True)
-    tids = {'%s-' % name: '/%d' % t['tid'] for name, t in th.items()}
-    lines = []
-    for line in p.stdout.splitlines():
-        root, _, rest = line.partition(';')
-        for name, tid in tids.items():
-            if root.startswith(name) and root.endswith(tid):
-                lines.append(name[:-1] + ';' + rest)
-    return count_folded(lines)
+    """{name: [n, {fn: samples}]} of the workload's threads, by tid"""
+    return count_folded(sa_report(build, rec), {name: t['tid'] for name, t in th.items()})
+
+
+def start_sa(args, env_list, rec, target):
+    env = dict(os.environ)
+    for kv in filter(None, env_list.split(',')):
+        k, _, v = kv.partition('=')
+        env[k] = v
+    return subprocess.Popen(KILL + [os.path.join(args.build, 'bin/sa-record'), '-F',
+                                    str(args.freq), '-o', rec] + target + args.sa_opts.split(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=env)
 
 
 def one(args, tmp):
     go, data, rec = (os.path.join(tmp, n) for n in ('go', 'perf.data', 'r.sa'))
-    for f in (go, data, rec):
+    for f in (go, data, rec, rec + '2'):
         if os.path.exists(f):
             os.unlink(f)
     busy = None
@@ -186,14 +191,12 @@ def one(args, tmp):
     if args.kind == 'ap':
         target = pid
     t_perf = time.monotonic()
-    env = dict(os.environ)
-    for kv in filter(None, args.sa_env.split(',')):
-        k, _, v = kv.partition('=')
-        env[k] = v
-    sa = subprocess.Popen(KILL + [os.path.join(args.build, 'bin/sa-record'), '-F',
-                                  str(args.freq), '-o', rec] + target + args.sa_opts.split(),
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    sa = start_sa(args, args.sa_env, rec, target)
     wait_file(rec, 30)
+    sa2 = None
+    if args.sa2_env is not None:
+        sa2 = start_sa(args, args.sa2_env, rec + '2', target)
+        wait_file(rec + '2', 30)
     time.sleep(0.3)
     t0 = cpu_idle()
     with open(go, 'w'):
@@ -203,6 +206,9 @@ def one(args, tmp):
     idle = idle_since(t0)
     sa.send_signal(signal.SIGINT)
     sa_err = sa.communicate()[1]
+    if sa2:
+        sa2.send_signal(signal.SIGINT)
+        sa_err += sa2.communicate()[1]
     if perf:
         perf.send_signal(signal.SIGINT)
         t_perf = time.monotonic() - t_perf
@@ -216,6 +222,7 @@ def one(args, tmp):
         busy.wait()
     th, rate = parse_workload(out)
     res = {'idle': idle, 'rate': rate, 'sa': sa_by_tid(args.build, rec, th), 'th': th,
+           'sa2': sa_by_tid(args.build, rec + '2', th) if sa2 else None,
            'sa_err': sa_err}
     if perf:
         per, cpus = perf_threads(data)
@@ -223,6 +230,7 @@ def one(args, tmp):
                        for name, t in th.items()}
         res['cpus'] = cpus
         res['throttles'] = per.get(-5, 0)
+        res['perf_lost'] = per.get(-2, 0)
         res['perf_s'] = t_perf
     return res
 
@@ -250,6 +258,7 @@ def main():
     ap.add_argument('--quiet', type=float, help='wait for a second with this %% of CPU idle')
     ap.add_argument('--quiet-wait', type=float, default=300)
     ap.add_argument('--sa-opts', default='')
+    ap.add_argument('--sa2-env', help='a second sa-record on the same run, this environment')
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix='sa-same-') as tmp:
         # perf 6.1 aborts in util/build-id.c on this kernel while it reads
@@ -267,13 +276,16 @@ def main():
                 r['idle'], ', busy loop' if args.busy else ''))
             for name, t in sorted(r['th'].items()):
                 print(line('sa', name, t, r['sa'].get(name, [0, {}]), args.freq))
+                if r['sa2'] is not None:
+                    print(line('sa2', name, t, r['sa2'].get(name, [0, {}]), args.freq))
                 if 'perf' in r:
                     print(line('perf', name, t, r['perf'][name], args.freq))
             for cpu, (n, idle) in sorted(r.get('cpus', {}).items()):
                 print('# perf cpu %s: %d samples (%.3f of F x %.1f s), %.1f%% idle' % (
                     cpu, n, n / (args.freq * r['perf_s']), r['perf_s'], 100.0 * idle / n))
             if 'perf' in r:
-                print('# perf throttled %d times' % r['throttles'])
+                print('# perf throttled %d times, lost %d samples' % (r['throttles'],
+                                                                  r['perf_lost']))
             for ln in r['sa_err'].splitlines()[-3:]:
                 print('# sa: ' + ln.strip())
             sys.stdout.flush()
