@@ -226,8 +226,10 @@ def one(args, tmp):
            'sa_err': sa_err}
     if perf:
         per, cpus = perf_threads(data)
-        res['perf'] = {name: [per.get(t['tid'], 0), perf_funcs(data, t['tid']).get(name, [0, {}])[1]]
-                       for name, t in th.items()}
+        # shares from perf script for -p only: on a whole host's recording it
+        # takes minutes here
+        res['perf'] = {name: [per.get(t['tid'], 0), perf_funcs(data, t['tid']).get(name, [0, {}])[1]
+                              if args.kind == 'p' else {}] for name, t in th.items()}
         res['cpus'] = cpus
         res['throttles'] = per.get(-5, 0)
         res['perf_lost'] = per.get(-2, 0)
