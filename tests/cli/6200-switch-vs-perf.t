@@ -51,7 +51,7 @@ for _ in 1 2 3 4 5; do
 	perf=$!
 	sleep 1.5
 	kill -0 $perf 2>/dev/null && break
-	wait $perf
+	wait "$perf"
 	perf=
 done
 "$SA_RECORD" -F $F -p $pp -o "$T/r.sa" 2>"$T/sa.err" &
@@ -63,8 +63,8 @@ wait $pp
 wait $rec
 rs=$?
 if [ -n "$perf" ]; then
-	kill -INT $perf
-	wait $perf
+	kill -INT "$perf"
+	wait "$perf"
 fi
 [ -n "$perf" ] && [ $rs = 0 ] && grep -q "thread sa-pong" "$T/pp.out"
 ok $? "perf record -a and sa-record -p recorded one pingpong run" ||
