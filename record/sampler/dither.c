@@ -21,15 +21,20 @@
 /* Rates are drawn uniformly within +-25% of the mean: periods from 0.8 to 1.33 of it. */
 #define DITHER_SPREAD 0.25
 /*
- * A new period every 12.5 to 37.5 ms, or 10 to 30 mean periods if those are
- * longer. Each window costs a wake-up and an ioctl per CPU, about 30 us of
- * CPU per CPU on a VM (the IPI to the event's CPU); 10 ms windows were a
- * tenth of the recorder's CPU at 999 Hz. Longer windows spread a periodic
- * loop's phases as evenly: the samples of one window are a fresh random
- * step apart, so the shares' spread stays binomial (docs/recording.md).
+ * A new period every 100 to 300 mean periods (200 ms at 999 Hz), or 12.5 to
+ * 37.5 ms if those are longer. Each restart drops the elapsed part of a
+ * period, and on a VM that part falls on the threads that switch often
+ * more than on others: with 25 ms windows a ping-pong's threads got 1.2%
+ * fewer samples than perf -a's on the same run at 4999 Hz (docs/
+ * accuracy.md); the loss is half a sample a window, so windows of 200
+ * periods bound it at 0.25%. Each window also costs a wake-up and an ioctl
+ * per CPU, about 30 us of CPU on a VM (the IPI to the event's CPU). Longer
+ * windows spread a periodic loop's phases as evenly: the samples of one
+ * window are a fresh random step apart, so the shares' spread stays
+ * binomial (docs/recording.md).
  */
 #define DITHER_WINDOW_NS      25000000.0
-#define DITHER_WINDOW_PERIODS 20.0
+#define DITHER_WINDOW_PERIODS 200.0
 
 struct rec_dither;
 
@@ -39,8 +44,11 @@ struct worker {
 	pthread_t thread;
 	bool running;
 	int cpu;
-	int *idx; /* indexes into d->fds */
+	int *idx;  /* indexes into d->fds */
+	double *u; /* per event in idx: the draw of the pair's first window */
 	int nidx;
+	bool second; /* the next window is the second of its pair */
+	double len;  /* the pair's window length, in mean windows */
 	uint64_t rng;
 	uint64_t windows; /* periods drawn, read atomically */
 };
@@ -66,19 +74,39 @@ static double uniform01(struct worker *w)
 	return ((w->rng * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-53;
 }
 
-/* Each of @w's events gets its own period; 0 or the -errno of the first refusal. */
+/*
+ * Each of @w's events gets its own period; 0 or the -errno of the first
+ * refusal. Windows come in pairs of one length, the second at the rate
+ * mirrored about the mean (antithetic draws: u, then 1 - u), so a pair
+ * samples at the mean rate exactly and a thread's count does not carry
+ * the drawn rates' spread (+-14% a window; 1.6% over the 80 windows of 8 s
+ * at 999 Hz when drawn independently).
+ */
 static int set_periods(struct worker *w)
 {
 	struct rec_dither *d = w->d;
 	__u64 period;
+	double x;
 	int i, err = 0;
 
 	for (i = 0; i < w->nidx; i++) {
-		period = 1e9 / (d->rate * (1 - DITHER_SPREAD + 2 * DITHER_SPREAD * uniform01(w)));
+		if (!w->second)
+			w->u[i] = uniform01(w);
+		x = w->second ? 1 - w->u[i] : w->u[i];
+		period = 1e9 / (d->rate * (1 - DITHER_SPREAD + 2 * DITHER_SPREAD * x));
 		if (ioctl(d->fds[w->idx[i]], PERF_EVENT_IOC_PERIOD, &period) && !err)
 			err = -errno;
 	}
+	w->second = !w->second;
 	return err;
+}
+
+/* The next window's length in ns: a new draw for the first of a pair. */
+static double window_len(struct worker *w)
+{
+	if (w->second)
+		w->len = 0.5 + uniform01(w);
+	return w->d->window_ns * w->len;
 }
 
 static void add_ns(struct timespec *ts, double ns)
@@ -117,7 +145,7 @@ static void *dither_main(void *arg)
 	pthread_mutex_lock(&d->lock);
 	while (!d->stop) {
 		/* absolute deadlines: a late wake-up shortens the next window */
-		add_ns(&next, d->window_ns * (0.5 + uniform01(w)));
+		add_ns(&next, window_len(w));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > next.tv_sec + 1)
 			next = now; /* stopped for a while (SIGSTOP, suspend) */
@@ -154,7 +182,8 @@ static int assign(struct rec_dither *d, const int *cpus)
 		d->w[k].d = d;
 		d->w[k].cpu = n == 2 ? p[k] : -1;
 		d->w[k].idx = calloc(d->nfds ? d->nfds : 1, sizeof(int));
-		if (!d->w[k].idx)
+		d->w[k].u = calloc(d->nfds ? d->nfds : 1, sizeof(double));
+		if (!d->w[k].idx || !d->w[k].u)
 			return -ENOMEM;
 	}
 	for (i = 0; i < d->nfds; i++) {
@@ -280,6 +309,7 @@ void rec_dither__stop(struct rec_dither *d)
 		if (d->w[k].running)
 			pthread_join(d->w[k].thread, NULL);
 		free(d->w[k].idx);
+		free(d->w[k].u);
 	}
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);

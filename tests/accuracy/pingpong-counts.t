@@ -66,15 +66,20 @@ run_target()
 		[ -n "$cg" ] && rmdir "$cg"
 		;;
 	esac
-	"$SA_REPORT" -o "$R.folded" "$R.sa" 2>>"$R.err"
+	# by tid: pingpong's calibration runs threads named sa-pong first
+	"$SA_REPORT" --show-tid -o "$R.folded" "$R.sa" 2>>"$R.err"
 }
 
 # check_thread KIND NAME: count and shares of one thread of $T/KIND
 check_thread()
 {
-	local kind=$1 name=$2 R=$T/$1 cpu n e lo hi fn own got nw
-	cpu=$(awk -v t="$name" '$2 == "thread" && $3 == t { print $9 }' "$R.out")
-	n=$(awk -v t="$name" '{ split($0, f, ";"); if (f[1] == t) s += $NF } END { print s + 0 }' \
+	local kind=$1 name=$2 R=$T/$1 cpu n e lo hi fn own got nw tid root
+	read -r tid cpu < <(awk -v t="$name" '$2 == "thread" && $3 == t { print $5, $9 }' "$R.out")
+	# --show-tid roots: NAME-PID/TID
+	root=$(awk -v t="$name" -v id="/${tid:-x}" '{ split($0, f, ";")
+		if (index(f[1], t "-") == 1 && substr(f[1], length(f[1]) - length(id) + 1) == id) {
+			print f[1]; exit } }' "$R.folded")
+	n=$(awk -v t="${root:-x}" '{ split($0, f, ";"); if (f[1] == t) s += $NF } END { print s + 0 }' \
 		"$R.folded")
 	read -r e lo hi < <(awk -v c="${cpu:-0}" -v f=$F -v z=$Z 'BEGIN {
 		e = c * f / 1e9; d = 0.01 * e + z * sqrt(e)
@@ -85,7 +90,7 @@ check_thread()
 	# each function's share of the samples in the thread's work functions
 	nw=0
 	while read -r fn own; do
-		got=$(in_fn "$R.folded" "$name" "$fn")
+		got=$(in_fn "$R.folded" "${root:-x}" "$fn")
 		nw=$((nw + got))
 		echo "$fn $own $got"
 	done < <(awk -v t="$name" '$2 == "func" && $3 == t { print $4, $10 }' "$R.out") >"$R.fns"

@@ -53,8 +53,10 @@ def parse_workload(text):
     return th, rate
 
 
-def count_folded(lines):
-    """folded 'comm;f1;f2 N' lines -> {comm: [total, {fn: inclusive}]}"""
+def count_folded(lines, tids=None):
+    """folded 'comm;f1;f2 N' lines -> {comm: [total, {fn: inclusive}]}; with
+    tids ({comm: tid}), only roots 'comm.../tid' (sa-report --show-tid,
+    perf_folded): pingpong's calibration runs threads named sa-pong first"""
     out = {}
     for line in lines:
         stack, _, n = line.rstrip('\n').rpartition(' ')
@@ -62,6 +64,9 @@ def count_folded(lines):
             continue
         frames = stack.split(';')
         comm = frames[0]
+        if tids is not None:
+            comm = next((c for c, t in tids.items()
+                         if comm.startswith(c) and comm.endswith('/%d' % t)), None)
         if comm not in FUNCS:
             continue
         c = out.setdefault(comm, [0, {}])
@@ -73,9 +78,9 @@ def count_folded(lines):
 
 
 def perf_folded(data):
-    """perf script of a -g recording -> folded lines (comm first, leaf last)"""
+    """perf script of a -g recording -> folded lines ('comm/tid' first, leaf last)"""
     env = dict(os.environ, PAGER='cat')
-    p = subprocess.run(KILL + ['perf', 'script', '-i', data, '-F', 'comm,ip,sym'],
+    p = subprocess.run(KILL + ['perf', 'script', '-i', data, '-F', 'comm,tid,ip,sym'],
                        capture_output=True, text=True, env=env)
     lines, comm, frames = [], None, []
     for line in p.stdout.splitlines() + ['']:
@@ -84,7 +89,8 @@ def perf_folded(data):
                 lines.append(';'.join([comm] + frames[::-1]) + ' 1')
             comm, frames = None, []
         elif not line.startswith('\t'):
-            comm = line.strip()
+            f = line.split()
+            comm = '%s/%s' % (' '.join(f[:-1]), f[-1]) if len(f) > 1 else line.strip()
         else:
             frames.append(line.split()[1] if len(line.split()) > 1 else '?')
     return lines
@@ -108,7 +114,7 @@ def run_perf(mode, freq, cmd, tmp):
 
 
 def sa_report(build, rec):
-    p = subprocess.run(KILL + [os.path.join(build, 'bin/sa-report'), rec],
+    p = subprocess.run(KILL + [os.path.join(build, 'bin/sa-report'), '--show-tid', rec],
                        capture_output=True, text=True)
     return p.stdout.splitlines()
 
@@ -172,7 +178,7 @@ def one(args, mode, freq, work):
     th, rate = parse_workload(out)
     if not th:
         return None
-    got = count_folded(folded)
+    got = count_folded(folded, {name: t['tid'] for name, t in th.items()})
     res = {'sampler': mode, 'freq': freq, 'work_us': work, 'rate': rate, 'threads': {}}
     for name, t in th.items():
         n, fns = got.get(name, [0, {}])

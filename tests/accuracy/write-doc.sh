@@ -15,6 +15,10 @@ meta=$(sed -n 's/^#meta //p' "$RES")
 get() { echo "$meta" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 commit=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+# sections measured by other scripts (each names its own) follow this line
+# in OUT and are carried over
+KEEP='<!-- written by hand from the scripts named below; write-doc.sh keeps it -->'
+kept=$( [ -f "$OUT" ] && awk -v k="$KEEP" '$0 == k { on = 1 } on' "$OUT" || true)
 
 {
 	cat <<EOF
@@ -107,4 +111,9 @@ EOF
 		echo
 		sed -n 's/^#skipped //p' "$RES" | awk -F'\t' '{ printf "- %s %s: %s\n", $1, $2, $3 }'
 	fi
-} >"$OUT"
+	if [ -n "$kept" ]; then
+		echo
+		echo "$kept"
+	fi
+} >"$OUT.new"
+mv "$OUT.new" "$OUT"
