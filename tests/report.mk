@@ -7,7 +7,7 @@
 RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,common/profile.o common/profile_sort.o \
 	common/strpool.o output/folded.o input/in_folded.o input/input.o output/shortname.o \
 	session/filter.o output/top.o output/flame.o output/svg.o output/svg_script.o output/diff.o \
-	output/units.o) $(B)/obj/core/grow.o $(B)/obj/core/hash.o
+	output/noise.o output/units.o) $(B)/obj/core/grow.o $(B)/obj/core/hash.o
 
 $(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps-test
 	$(call msg,LINK,$@)

@@ -62,6 +62,26 @@ void rpt_put_plain(FILE *out, const char *s);
 /* "# host: ..., duration: ..." header lines of a table. */
 void rpt_put_summary(FILE *out, const struct rpt_summary *s);
 
+/* ---- sampling noise (noise.c) ------------------------------------------- */
+
+/* The chance that a diff of two recordings of one workload marks any change
+ * as beyond noise (family-wise, split over the tests by Bonferroni). */
+#define RPT_NOISE_FAMILY 0.001
+
+/**
+ * rpt_noise__p() - two-sided p-value of a change from @a of @A samples
+ * (BEFORE) to @b of @B (AFTER): Fisher's exact test of the shares a/A and
+ * b/B, or with @raw the exact binomial test of the counts (a ~ Bin(a + b,
+ * 1/2): two Poisson counts of equal exposure). Counts are rounded. Where the
+ * score test's |z| is under 2 the normal tail is returned (p > 0.045: never
+ * beyond noise at any threshold rpt_noise__threshold() gives for 0.1%).
+ * @return the p-value in [0, 1]; 1 for no change or no samples. Pure.
+ */
+double rpt_noise__p(double a, double A, double b, double B, bool raw);
+
+/* The per-test threshold: @family / @tests (Bonferroni; @family for 0 tests). */
+double rpt_noise__threshold(double family, size_t tests);
+
 /* ---- flame tree (flame.c) ----------------------------------------------- */
 
 /* A node of the merged call tree, in pre-order; node 0 is "all". */
@@ -97,7 +117,12 @@ struct rpt_svg_style {
 	/* tooltip after the name's line; NULL = "N samples (P%)" */
 	void (*detail)(FILE *out, const struct rpt_flame *f, size_t i, void *ctx);
 	void *ctx;
+	const char *legend; /* a line under the subtitle, or NULL for none */
 };
+
+/* How many frames of @f other than the root rpt_svg__draw() draws with @o
+ * (those at least the minimum width wide); 0 when @o's width is invalid. */
+size_t rpt_svg__count_drawn(const struct rpt_flame *f, const struct rpt_svg_opts *o);
 
 /** rpt_svg__draw() - write @f (built from @p) as an SVG. @return 0 or -errno. */
 int rpt_svg__draw(const struct rpt_profile *p, const struct rpt_flame *f, FILE *out,

@@ -18,6 +18,7 @@
 #define CHAR_W	      7.1 /* average glyph width of Verdana at 12 px */
 #define PAD_X	      10
 #define TOP_H	      60 /* title, subtitle, controls */
+#define LEGEND_H      18 /* a legend line under the subtitle */
 #define BOTTOM_H      34 /* details and search result lines */
 #define DEFAULT_W     1200
 #define DEFAULT_MIN_W 0.1
@@ -217,7 +218,7 @@ static void put_head(FILE *out, const struct rpt_profile *p, const struct rpt_sv
 	fputs("<style type=\"text/css\">\n"
 	      "text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}\n"
 	      "#title{font-size:17px;text-anchor:middle}\n"
-	      "#subtitle{fill:#555;text-anchor:middle}\n"
+	      "#subtitle,#legend{fill:#555;text-anchor:middle}\n"
 	      "#frames g{cursor:pointer}\n"
 	      "#frames g:hover rect{stroke:#000;stroke-width:0.5}\n"
 	      "#frames g.m rect{fill:#e040e0}\n"
@@ -231,6 +232,10 @@ static void put_head(FILE *out, const struct rpt_profile *p, const struct rpt_sv
 	fprintf(out, "%s</text>\n<text id=\"subtitle\" x=\"%u\" y=\"44\">",
 		o && o->inverted ? " (icicle)" : "", w / 2);
 	put_subtitle(out, p, o);
+	if (st->legend) {
+		fprintf(out, "</text>\n<text id=\"legend\" x=\"%u\" y=\"62\">", w / 2);
+		rpt_put_xml(out, st->legend, SIZE_MAX);
+	}
 	fprintf(out,
 		"</text>\n<text id=\"reset\" class=\"ctl\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"ctl\" x=\"%u\" y=\"24\" "
@@ -419,22 +424,53 @@ static bool visible(const struct rpt_flame *f, size_t i, const struct draw_geom 
 	return w > 0 && w >= g->min_w;
 }
 
+/* Geometry of a drawing of @f at @o's width; -EINVAL when too narrow. */
+static int geom_init(struct draw_geom *g, const struct rpt_flame *f, const struct rpt_svg_opts *o,
+		     uint32_t *w)
+{
+	double total = f->len ? f->n[0].v[0] : 0;
+
+	*w = o && o->width ? o->width : DEFAULT_W;
+	if (*w < 2 * PAD_X + 10)
+		return -EINVAL;
+	memset(g, 0, sizeof(*g));
+	g->inverted = o && o->inverted;
+	g->short_names = o && o->short_names;
+	g->min_w = o && o->min_width >= 0 ? o->min_width : DEFAULT_MIN_W;
+	g->scale = total > 0 ? (*w - 2 * PAD_X) / total : 0;
+	g->top = TOP_H;
+	for (size_t i = 0; i < f->len; i++)
+		if (visible(f, i, g) && f->n[i].depth > g->max_depth)
+			g->max_depth = f->n[i].depth;
+	return 0;
+}
+
+size_t rpt_svg__count_drawn(const struct rpt_flame *f, const struct rpt_svg_opts *o)
+{
+	struct draw_geom g;
+	size_t n = 0;
+	uint32_t w;
+
+	if (geom_init(&g, f, o, &w))
+		return 0;
+	for (size_t i = 1; i < f->len; i++)
+		n += visible(f, i, &g);
+	return n;
+}
+
 int rpt_svg__draw(const struct rpt_profile *p, const struct rpt_flame *f, FILE *out,
 		  const struct rpt_svg_opts *o, const struct rpt_svg_style *st)
 {
-	uint32_t w = o && o->width ? o->width : DEFAULT_W, h;
 	double total = f->len ? f->n[0].v[0] : 0;
-	struct draw_geom g = {.inverted = o && o->inverted, .short_names = o && o->short_names};
+	struct draw_geom g;
+	uint32_t w, h;
+	int err = geom_init(&g, f, o, &w);
 
-	if (w < 2 * PAD_X + 10)
-		return -EINVAL;
-	g.min_w = o && o->min_width >= 0 ? o->min_width : DEFAULT_MIN_W;
-	g.scale = total > 0 ? (w - 2 * PAD_X) / total : 0;
-	g.top = TOP_H;
-	for (size_t i = 0; i < f->len; i++)
-		if (visible(f, i, &g) && f->n[i].depth > g.max_depth)
-			g.max_depth = f->n[i].depth;
-	h = TOP_H + (g.max_depth + 1) * FRAME_H + BOTTOM_H;
+	if (err)
+		return err;
+	if (st->legend)
+		g.top += LEGEND_H;
+	h = g.top + (g.max_depth + 1) * FRAME_H + BOTTOM_H;
 	put_head(out, p, o, st, w, h, total);
 	fputs("<g id=\"frames\">\n", out);
 	for (size_t i = 0; i < f->len; i++)

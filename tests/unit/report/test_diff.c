@@ -2,7 +2,8 @@
 /*
  * test_diff.c - report/output/diff.c: the two-column folded diff (normalized and
  * raw, byte-exact), --diff --top values, and the differential SVG's colours
- * (grown red, shrunk blue) and --negate reaching frames only in BEFORE.
+ * (grown red, shrunk blue, grey within sampling noise), --negate reaching
+ * frames only in BEFORE, and the sig column of --diff --top.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,4 +148,25 @@ static void test_svg(void **state)
 	free(svg);
 }
 
-SA_TEST_MAIN(test_folded, test_top, test_svg)
+/* 100 -> 110 of 1000 (p 0.56) is noise: grey, no '*'; 100 -> 300 is not. */
+static void test_noise(void **state)
+{
+	const char *b = "app;main;noise 100\napp;main;real 100\napp;main;rest 800\n";
+	const char *a = "app;main;noise 110\napp;main;real 300\napp;main;rest 590\n";
+	char *svg = diff_str(b, a, SVG, NULL), *top = diff_str(b, a, TOP, NULL);
+
+	(void)state;
+	assert_int_equal(fill_of(svg, "noise"), 0xd8d8d8);
+	assert_int_equal(fill_of(svg, "main"), 0xd8d8d8);
+	assert_true((fill_of(svg, "real") >> 16) == 0xff && (fill_of(svg, "real") & 0xff) < 0xff);
+	assert_non_null(strstr(svg, "Chance of any false colour: 0.1% (Bonferroni over 5 frames)"));
+	assert_non_null(strstr(svg, ", within noise</title>"));
+	/* 5 totals and 3 selfs; the sig column precedes the name */
+	assert_non_null(strstr(top, "Bonferroni over 8 tests)\n"));
+	assert_non_null(strstr(top, " ..  noise\n"));
+	assert_non_null(strstr(top, " **  real\n"));
+	free(svg);
+	free(top);
+}
+
+SA_TEST_MAIN(test_folded, test_top, test_svg, test_noise)
