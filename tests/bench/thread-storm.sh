@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# thread-storm.sh - (not in make check: on a shared 2-CPU host its bounds
-# did not hold, see docs/reliability.md "Thread storms") a storm of busy threads of one user does not hold
-# up the recorder (docs/reliability.md, "Thread storms"). Two recorders
+# thread-storm.sh - a storm of busy threads of one user should not hold up
+# the recorder (docs/reliability.md, "Thread storms"; not in make check:
+# on the shared 2-CPU VM its bounds did not hold). Two recorders
 # run at nice 0 (as a user starts them) when 2,000 threads start spinning
 # at nice 0 in the test's own session: `--duration 4` ends within 5 s of
 # its first interval, SIGTERM ends the other within 2 s, both files finish
 # cleanly and hold the storm's samples, and the summary says the recorder
-# raised itself. Before the fix neither ended before the 60 s SIGKILL (a
-# recorder had 1/2,000 of the CPUs). The test's own shell runs at nice -20
-# so that its clock reads and signals are not late.
+# raised itself. The script's own shell runs at nice -20 so that its clock
+# reads and signals are not late. TAP output; run it with
+# `SA_BUILD=$PWD/build prove -v tests/bench/thread-storm.sh` as root.
 . "$(dirname "$0")/../cli/lib.sh"
 require_report
 require_root_bpf
