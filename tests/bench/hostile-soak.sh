@@ -193,6 +193,7 @@ storm_loop()
 	while until_end; do
 		sleep "$STORM_EVERY"
 		until_end || break
+		echo $(($(date +%s) - end + SOAK_SECONDS)) >>"$T/storm_times"
 		at0 timeout -s KILL $((STORM_SECS + 30)) "$T/storm" "$STORM_THREADS" "$STORM_SECS"
 		n=$((n + 1))
 		echo $n >"$T/storms"
@@ -216,7 +217,7 @@ cmdline_loop &
 signal_loop &
 storm_loop &
 maps_loop &
-for i in $(seq 100); do [ "$(wc -l <"$T/maps" 2>/dev/null)" = 20 ] && break; sleep 0.1; done
+for i in $(seq 100); do [ "$({ wc -l <"$T/maps"; } 2>/dev/null)" = 20 ] && break; sleep 0.1; done
 mapfile -t MAPS <"$T/maps"
 echo "hostile-soak: recorder $rec; ${#MAPS[@]} perf maps linked to one $(stat -c %s "$T/big.map")-byte file; until $(date -u -d @$end +%T) UTC"
 
@@ -263,6 +264,8 @@ echo "   files kept: $n, read and finished cleanly: $((n - bad)); sizes: $(du -s
 echo "   stderr: $(grep -c . "$T/rec.err") lines; $(sort "$T/rec.err" | uniq -c | sort -rn | head -3 | tr -s ' ' | tr '\n' '|')"
 read -r first_max second_max last < <(awk -v h=$((SOAK_SECONDS / 2)) '
 	$1 < h && $2 > a { a = $2 } $1 >= h && $2 > b { b = $2 } { l = $2 } END { print a + 0, b + 0, l + 0 }' "$T/rss")
+echo "   RSS (s KiB, every 10 s): $(awk '{ printf "%s %s, ", $1, $2 }' "$T/rss")"
+echo "   storms began at (s): $(tr '\n' ' ' <"$T/storm_times" 2>/dev/null)"
 echo "   RSS: peak $first_max KiB over the first half, $second_max KiB over the second, $last KiB at the end ($(wc -l <"$T/rss") samples)"
 [ "$second_max" -gt 0 ] && [ $((second_max * 100)) -le $((first_max * 120)) ] || fail=1
 echo "   result: $([ $fail = 0 ] && echo PASS || echo FAIL)"
