@@ -106,8 +106,10 @@ void rec_starve__check(struct rec_starve *s, uint64_t now_ns)
 		return;
 	w = waited(s->fd);
 	dw = w > s->wait0 ? w - s->wait0 : 0;
-	if (dw > s->st.waited_ns)
+	if (dw > s->st.waited_ns) {
 		s->st.waited_ns = dw;
+		s->st.window_ns = now_ns - s->t0;
+	}
 	if (dw * 4 > now_ns - s->t0)
 		raise_prio(s);
 	s->t0 = now_ns;

@@ -14,7 +14,7 @@ struct rec_starve;
 /** What the watch saw, for the summary line. */
 struct rec_starve_stats {
 	uint64_t waited_ns; /* the longest wait for a CPU in one window */
-	uint64_t window_ns; /* the window's length */
+	uint64_t window_ns; /* that window's length */
 	int nice;	    /* the nice value it is raised to */
 	int raised;	    /* 1 once raised */
 	int raise_err;	    /* 0, or the -errno of a raise that failed */
