@@ -24,6 +24,7 @@
 #include "record.h"
 #include "rotate.h"
 #include "selfcontained.h"
+#include "starve.h"
 #include "target.h"
 #include "uwtab.h"
 #include "uwtrim.h"
@@ -90,11 +91,12 @@ struct run {
 	int *child_wstatus;
 	bool child_done;
 	bool tty;
-	struct rec_rotate *rot; /* --rotate, else NULL */
-	uint64_t file_t0;	/* the current file's start (--rotate) */
-	struct rec_totals base; /* totals when the current file began */
-	uint64_t file_ivs;	/* intervals written whole to the current file */
-	uint64_t meta_clipped;	/* command line, target clipped (strclip.h) */
+	struct rec_rotate *rot;	   /* --rotate, else NULL */
+	struct rec_starve *starve; /* NULL, or the wait for a CPU (drain/starve.c) */
+	uint64_t file_t0;	   /* the current file's start (--rotate) */
+	struct rec_totals base;	   /* totals when the current file began */
+	uint64_t file_ivs;	   /* intervals written whole to the current file */
+	uint64_t meta_clipped;	   /* command line, target clipped (strclip.h) */
 };
 
 static __u32 cur_gen(void *ctx, __u32 tgid)
@@ -162,6 +164,19 @@ static void uw_summary(const struct run *r)
 		(unsigned long long)c[SA_CTR_OFF_UW_CUT - SA_CTR_UW]);
 }
 
+/* A storm of busy threads held the drain off the CPUs (record/drain/starve.c). */
+static void starve_line(const struct run *r)
+{
+	const struct rec_starve_stats *s = r->starve ? rec_starve__stats(r->starve) : NULL;
+
+	if (s && (s->raised || s->raise_err))
+		fprintf(stderr, "sa-record: waited for a CPU %llu ms of %llu ms: %s %d%s%s\n",
+			(unsigned long long)(s->waited_ns / 1000000),
+			(unsigned long long)(s->window_ns / 1000000),
+			s->raised ? "raised to nice" : "could not raise to nice", s->nice,
+			s->raise_err ? ": " : "", s->raise_err ? strerror(-s->raise_err) : "");
+}
+
 static void summary(const struct run *r)
 {
 	const struct rec_totals *t = rec_drain__totals(r->d);
@@ -181,6 +196,7 @@ static void summary(const struct run *r)
 		(unsigned long long)t->truncated, rec_drain__unique_stacks(r->d),
 		(unsigned long long)t->intervals, b, k);
 	clipped_line(r);
+	starve_line(r);
 	if (r->o->off_cpu)
 		fprintf(stderr,
 			"sa-record: off-CPU: %llu periods kept of %llu (%llu shorter than "
@@ -502,6 +518,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		return -ENOMEM;
 	rec_drain__set_sc(r->d, r->sc);
 	rec_drain__set_abort(r->d, &hurry);
+	rec_drain__set_starve(r->d, r->starve);
 	/*
 	 * Half an interval for the stacks, the other half for everything else;
 	 * at least 250 ms, so short intervals on a busy host lose nothing.
@@ -539,6 +556,7 @@ static int finish(struct run *r)
 static void cleanup(struct run *r)
 {
 	rec_drain__free(r->d);
+	rec_starve__free(r->starve);
 	rec_uwtrim__free(r->trim);
 	rec_sc__free(r->sc);
 	rec_uwtab__free(r->uw);
@@ -577,6 +595,7 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 
 	*child_wstatus = 0;
 	install_signals();
+	r.starve = rec_starve__new(); /* NULL: not watched */
 	r.tty = isatty(STDERR_FILENO) && !o->quiet;
 	e = start(&r, go, status, err, sizeof(err));
 	if (e) {

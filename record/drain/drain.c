@@ -26,6 +26,7 @@
 #include "record.h"
 #include "selfcontained.h"
 #include "stackdb.h"
+#include "starve.h"
 #include "ustacks.h"
 
 struct agg_key {
@@ -79,6 +80,7 @@ struct rec_drain {
 	uint64_t budget_ns;	      /* what one interval's drain may take (0: no limit) */
 	uint64_t drain_until;	      /* this drain's deadline for new stacks */
 	unsigned long test_lose, test_reads; /* see lose_for_test() */
+	struct rec_starve *starve;	     /* NULL, or the drain thread's wait for a CPU */
 };
 
 /*
@@ -296,9 +298,11 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 
 int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 {
+	uint64_t now = sac_now_ns(CLOCK_MONOTONIC);
 	int n;
 
-	d->rb_until = sac_now_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000 + RB_BUDGET_NS;
+	rec_starve__check(d->starve, now);
+	d->rb_until = now + (uint64_t)timeout_ms * 1000000 + RB_BUDGET_NS;
 	n = ring_buffer__poll(d->rb, timeout_ms);
 	if (n == -EINTR || n == RB_OVER)
 		n = 0;
@@ -589,6 +593,11 @@ void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim)
 const struct rec_totals *rec_drain__totals(const struct rec_drain *d)
 {
 	return &d->tot;
+}
+
+void rec_drain__set_starve(struct rec_drain *d, struct rec_starve *starve)
+{
+	d->starve = starve;
 }
 
 size_t rec_drain__unique_stacks(const struct rec_drain *d)

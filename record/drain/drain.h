@@ -80,6 +80,14 @@ void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim);
 /** rec_drain__totals() - counters summed over every interval written; borrowed. */
 const struct rec_totals *rec_drain__totals(const struct rec_drain *d);
 
+struct rec_starve;
+
+/**
+ * rec_drain__set_starve() - check at every poll whether the drain waits for
+ * a CPU, and raise its priority then (@starve borrowed; starve.h).
+ */
+void rec_drain__set_starve(struct rec_drain *d, struct rec_starve *starve);
+
 /** rec_drain__unique_stacks() - stacks written to the file so far. */
 size_t rec_drain__unique_stacks(const struct rec_drain *d);
 
