@@ -149,7 +149,7 @@ static bool shared(const struct rec_jitmap *jm, struct jproc *jp, int fd, char *
 	struct stat st;
 	size_t i;
 
-	if (fstat(fd, &st))
+	if (rec_safe_fstat(fd, &st))
 		return false;
 	jp->dev = st.st_dev;
 	jp->ino = st.st_ino;
