@@ -8,11 +8,19 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 #include "fguard.h"
 
 #define MAX_BLOCKED 64
+#define MAX_LOCAL   256
+/* A worker that is runnable at its deadline is starved of CPU, not waiting
+ * for a file system: it gets more time, up to this much in all. */
+#define HARD_LIMIT_MS 10000u
 
 struct fjob {
 	int (*fn)(void *arg);
@@ -30,8 +38,11 @@ static struct {
 	pthread_cond_t work, done;
 	struct fjob *next; /* posted, not taken yet */
 	bool on, worker;   /* the guard is on; an idle-or-busy worker that is not stuck exists */
+	pid_t tid;	   /* the worker's thread id */
 	unsigned int deadline_ms;
 	uint64_t blocked[MAX_BLOCKED];
+	uint64_t local[MAX_LOCAL]; /* devices of local disk and memory file systems */
+	uint32_t nlocal;
 	struct rec_fguard_stats st;
 } g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -42,6 +53,49 @@ static struct {
 static __thread struct fjob *cur; /* the job this thread runs (the worker only) */
 static __thread bool is_worker;
 
+static bool is_local_locked(uint64_t dev)
+{
+	uint32_t i;
+
+	for (i = 0; i < g.nlocal; i++)
+		if (g.local[i] == dev)
+			return true;
+	return false;
+}
+
+static void add_local_locked(uint64_t dev)
+{
+	if (!is_local_locked(dev) && g.nlocal < MAX_LOCAL)
+		g.local[g.nlocal++] = dev;
+}
+
+/* The devices of our own mounts of local file systems, known before any job. */
+static void seed_local(void)
+{
+	static const char *const types[] = {
+		"ext2",	     "ext3",	"ext4",	 "xfs",	     "btrfs",	 "tmpfs",   "ramfs",
+		"squashfs",  "overlay", "erofs", "f2fs",     "proc",	 "iso9660", "vfat",
+		"hugetlbfs", "sysfs",	"zfs",	 "bcachefs", "devtmpfs",
+	};
+	char line[4096], type[64];
+	unsigned int maj, min;
+	const char *dash;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t i;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 ||
+		    sscanf(dash + 3, "%63s", type) != 1)
+			continue;
+		for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+			if (!strcmp(type, types[i]))
+				add_local_locked(makedev(maj, min));
+	}
+	if (f)
+		fclose(f);
+}
+
 void rec_fguard_enable(unsigned int deadline_ms)
 {
 	pthread_condattr_t ca;
@@ -51,6 +105,7 @@ void rec_fguard_enable(unsigned int deadline_ms)
 	pthread_cond_init(&g.done, &ca);
 	pthread_condattr_destroy(&ca);
 	g.deadline_ms = deadline_ms ? deadline_ms : REC_FGUARD_DEADLINE_MS;
+	seed_local();
 	g.on = true;
 }
 
@@ -85,9 +140,22 @@ bool rec_fguard_blocked(uint64_t dev)
 void rec_fguard_local(void)
 {
 	pthread_mutex_lock(&g.lock);
-	if (cur)
+	if (cur) {
 		cur->local = true;
+		if (cur->dev)
+			add_local_locked(cur->dev);
+	}
 	pthread_mutex_unlock(&g.lock);
+}
+
+bool rec_fguard_is_local(uint64_t dev)
+{
+	bool l;
+
+	pthread_mutex_lock(&g.lock);
+	l = is_local_locked(dev);
+	pthread_mutex_unlock(&g.lock);
+	return l;
 }
 
 int rec_fguard_dev(uint64_t dev)
@@ -102,6 +170,7 @@ int rec_fguard_dev(uint64_t dev)
 		err = -ETIMEDOUT;
 	} else if (cur) {
 		cur->dev = dev;
+		cur->local = is_local_locked(dev);
 	}
 	pthread_mutex_unlock(&g.lock);
 	return err;
@@ -134,11 +203,13 @@ static void *worker(void *unused)
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the control loop's */
 	is_worker = true;
 	pthread_mutex_lock(&g.lock);
+	g.tid = gettid();
 	while (!stuck) {
 		while (!g.next)
 			pthread_cond_wait(&g.work, &g.lock);
 		j = cur = g.next;
 		g.next = NULL;
+		pthread_cond_broadcast(&g.done); /* taken: its deadline starts */
 		pthread_mutex_unlock(&g.lock);
 		j->ret = j->fn(j->arg);
 		pthread_mutex_lock(&g.lock);
@@ -175,19 +246,57 @@ static int start_worker(void)
 	return err;
 }
 
-/* Called with g.lock held: wait for @j until the deadline. */
+static void add_ms(struct timespec *t, unsigned int ms)
+{
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L)
+		t->tv_sec++, t->tv_nsec -= 1000000000L;
+}
+
+/* Whether thread @tid is runnable: starved of CPU rather than waiting. */
+static bool runnable(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = (ssize_t)fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
+/*
+ * Called with g.lock held: wait for @j until the deadline, counted from when
+ * the worker took it, and extended while the worker is runnable (a loaded
+ * host) up to HARD_LIMIT_MS.
+ */
 static int wait_job(struct fjob *j)
 {
-	struct timespec dl;
+	struct timespec dl, hard;
 	int ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += g.deadline_ms / 1000;
-	dl.tv_nsec += (long)(g.deadline_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L)
-		dl.tv_sec++, dl.tv_nsec -= 1000000000L;
-	while (!j->done && pthread_cond_timedwait(&g.done, &g.lock, &dl) != ETIMEDOUT)
+	clock_gettime(CLOCK_MONOTONIC, &hard);
+	add_ms(&hard, HARD_LIMIT_MS);
+	while (g.next == j && pthread_cond_timedwait(&g.done, &g.lock, &hard) != ETIMEDOUT)
 		;
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	add_ms(&dl, g.deadline_ms);
+	for (;;) {
+		while (!j->done && pthread_cond_timedwait(&g.done, &g.lock, &dl) != ETIMEDOUT)
+			;
+		if (j->done || g.next == j || !runnable(g.tid) ||
+		    (dl.tv_sec > hard.tv_sec ||
+		     (dl.tv_sec == hard.tv_sec && dl.tv_nsec >= hard.tv_nsec)))
+			break;
+		add_ms(&dl, g.deadline_ms);
+	}
 	if (j->done) {
 		ret = j->ret;
 		free(j);
@@ -204,7 +313,9 @@ static int wait_job(struct fjob *j)
 	g.worker = false;
 	g.st.stuck++;
 	g.st.timeouts++;
-	if (j->dev && !j->local && !blocked_locked(j->dev) && g.st.blocked < MAX_BLOCKED)
+	if (j->local)
+		return -EAGAIN; /* a slow local disk: try again later */
+	if (j->dev && !blocked_locked(j->dev) && g.st.blocked < MAX_BLOCKED)
 		g.blocked[g.st.blocked++] = j->dev;
 	return -ETIMEDOUT;
 }

@@ -40,9 +40,13 @@ void rec_fguard_enable(unsigned int deadline_ms);
  * the deadline; inline when the guard is off or on the worker itself.
  * @release: called with @arg on the worker when @fn returns after its
  * caller gave up (the job is then the worker's); frees what @fn made.
+ * The deadline counts from when the worker takes the job, and is extended
+ * while the worker is runnable (starved of CPU, not waiting), up to 10 s.
  * @return @fn's result; -ETIMEDOUT when the deadline passed (@arg now
- * belongs to the worker: the caller must not touch it again); -EDEADLK when
- * the job was not run (no worker left: @arg is still the caller's).
+ * belongs to the worker: the caller must not touch it again), or -EAGAIN
+ * if so on a local file system (a slow disk: the device is not skipped);
+ * -EDEADLK when the job was not run (no worker left: @arg is still the
+ * caller's).
  * Thread-safe; callers are served one at a time.
  */
 int rec_fguard_run(int (*fn)(void *arg), void *arg, void (*release)(void *arg, int ret));
@@ -61,6 +65,13 @@ int rec_fguard_dev(uint64_t dev);
  * load, and does not skip the device.
  */
 void rec_fguard_local(void);
+
+/**
+ * rec_fguard_is_local() - whether device @dev is a local disk or memory file
+ * system: one of our mounts (/proc/self/mountinfo at rec_fguard_enable()),
+ * or one a job found so.
+ */
+bool rec_fguard_is_local(uint64_t dev);
 
 /** rec_fguard_blocked() - whether device @dev timed out before (counted as skipped if so). */
 bool rec_fguard_blocked(uint64_t dev);

@@ -337,7 +337,8 @@ int rec_safe_open(const char *path, const struct rec_safeopen_opts *o, char *why
 	if (!why || !whysz)
 		why = scratch, whysz = sizeof(scratch);
 	why[0] = '\0';
-	if (!rec_fguard_on())
+	/* A mapping on a local file system through map_files: no lookup, no server. */
+	if (!rec_fguard_on() || (o->follow && o->dev_hint && rec_fguard_is_local(o->dev_hint)))
 		return open_now(path, o, why, whysz);
 	if ((o->ino && rec_fguard_blocked(o->dev)) ||
 	    (o->dev_hint && rec_fguard_blocked(o->dev_hint))) {
@@ -355,10 +356,12 @@ int rec_safe_open(const char *path, const struct rec_safeopen_opts *o, char *why
 		return -errno;
 	}
 	ret = rec_fguard_run(open_job_run, j, open_job_release);
-	if (ret == -ETIMEDOUT) {
-		snprintf(why, whysz, "its file system did not answer within %u ms",
+	if (ret == -ETIMEDOUT || ret == -EAGAIN) { /* @j is the worker's now */
+		snprintf(why, whysz, "%s within %u ms",
+			 ret == -EAGAIN ? "its local disk did not answer"
+					: "its file system did not answer",
 			 REC_FGUARD_DEADLINE_MS);
-		return ret; /* @j is the worker's now */
+		return ret;
 	}
 	snprintf(why, whysz, "%s", ret == -EDEADLK ? "no reader was free in time" : j->why);
 	if (ret == -EDEADLK)

@@ -136,7 +136,9 @@ static void refuse(struct jproc *jp, const char *path, int err, const char *why)
 
 static bool missing(int err)
 {
-	return err == -ENOENT || err == -ENOTDIR || err == -ESRCH || err == -EACCES;
+	/* -EAGAIN: a local disk slower than the open's deadline; tried again */
+	return err == -ENOENT || err == -ENOTDIR || err == -ESRCH || err == -EACCES ||
+	       err == -EAGAIN;
 }
 
 /*

@@ -66,9 +66,10 @@ A=$!
 disown "$A"
 PIDS+=("$A")
 # B: a local binary whose /tmp (where its perf map is looked up) is the mount.
+# (The binary is opened before /tmp is replaced: $SA_BUILD may be below it.)
 unshare -m --propagation private sh -c \
-	'mount --bind "$1/tmp" /tmp && shift && exec "$@"' sh "$M" \
-	"${NOBODY[@]}" "$SA_BUILD/samples/busy" -d 0 &
+	'exec 3<"$2" && mount --bind "$1/tmp" /tmp && shift 2 && exec "$@" /proc/self/fd/3 -d 0' \
+	sh "$M" "$SA_BUILD/samples/busy" "${NOBODY[@]}" &
 PB=$!
 disown "$PB"
 PIDS+=("$PB")
