@@ -100,6 +100,8 @@ void rec_fguard_enable(unsigned int deadline_ms)
 {
 	pthread_condattr_t ca;
 
+	if (g.on)
+		return;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&g.done, &ca);

@@ -30,8 +30,8 @@ struct rec_fguard_stats {
 /**
  * rec_fguard_enable() - from now on, rec_fguard_run() uses a worker with a
  * deadline of @deadline_ms (0: REC_FGUARD_DEADLINE_MS). Until it is called,
- * work runs inline (tests, fuzzing, tools). Call once, before any thread
- * that opens files starts.
+ * work runs inline (tests, fuzzing, tools). Later calls do nothing. Call
+ * it before any thread that opens files starts.
  */
 void rec_fguard_enable(unsigned int deadline_ms);
 
