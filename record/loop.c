@@ -17,6 +17,7 @@
 #include "bpf_session.h"
 #include "clock.h"
 #include "drain.h"
+#include "fguard.h"
 #include "loop.h"
 #include "maptab.h"
 #include "procs.h"
@@ -197,6 +198,15 @@ static void summary(const struct run *r)
 		(unsigned long long)t->intervals, b, k);
 	clipped_line(r);
 	starve_line(r);
+	if (t->files_skipped) {
+		struct rec_fguard_stats g;
+
+		rec_fguard_stats(&g);
+		fprintf(stderr,
+			"sa-record: %llu files not read: their file system did not answer within "
+			"%u ms (%u devices skipped)\n",
+			(unsigned long long)t->files_skipped, REC_FGUARD_DEADLINE_MS, g.blocked);
+	}
 	if (r->o->off_cpu)
 		fprintf(stderr,
 			"sa-record: off-CPU: %llu periods kept of %llu (%llu shorter than "
@@ -454,6 +464,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		snprintf(err, errsz, "--rotate: %s: %s", o->output, strerror(-e));
 		return e;
 	}
+	rec_fguard_enable(0); /* others' files: a deadline, on a worker */
 	r->lock = rec_output_lock(o->output, !r->rot, err, errsz);
 	if (r->lock < 0)
 		return r->lock;

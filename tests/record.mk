@@ -31,3 +31,11 @@ $(B)/tests/tools/sa-stub: tests/tools/sa-stub.c tests/tools/saf_rewrite.h $(LIBS
 	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -Itests/tools -o $@ $< $(LIBSAF) $(FORMAT_LIBS)
 
 CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-stub
+
+# sa-fuseblock: a FUSE mirror of a directory that a test stops to block (5160)
+$(B)/tests/tools/sa-fuseblock: tests/tools/sa-fuseblock.c | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -I/usr/include/fuse3 -o $@ $< -lfuse3 -lpthread
+
+CHECK_EXTRA_DEPS += $(B)/tests/tools/sa-fuseblock

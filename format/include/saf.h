@@ -21,7 +21,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     5
+#define SAF_VERSION_MINOR     6
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -124,7 +124,13 @@ enum saf_counter {
 	SAF_CTR_OFF_UW_WALKED = 27,
 	SAF_CTR_OFF_UW_FP = 28,
 	SAF_CTR_OFF_UW_CUT = 29,
-	SAF_CTR__MAX_KNOWN = 29,
+	/*
+	 * 1.6: files of sampled processes (binaries, perf maps) sa-record did
+	 * not read because their file system did not answer in time (a stopped
+	 * FUSE server, a hung NFS mount). Processes, not samples: informational.
+	 */
+	SAF_CTR_FILES_SKIPPED = 30,
+	SAF_CTR__MAX_KNOWN = 30,
 };
 
 /* Metadata flags (saf_meta.flags) */

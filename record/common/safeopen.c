@@ -8,15 +8,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
+#include <linux/magic.h>
+#include <pthread.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+#include "fguard.h"
 #include "filekind.h"
 #include "safeopen.h"
+
+static int open_now(const char *path, const struct rec_safeopen_opts *o, char *why, size_t whysz);
 
 static int resolve(const char *path, const struct rec_safeopen_opts *o)
 {
@@ -82,6 +90,21 @@ static int check(const struct stat *st, const struct rec_safeopen_opts *o, char 
 	return 0;
 }
 
+/* The device of @fd from what the kernel has cached (AT_STATX_DONT_SYNC asks
+ * no FUSE or NFS server), told to the guard before anything that may ask. */
+static int note_dev(int fd, char *why, size_t whysz)
+{
+	struct statx sx;
+	int err;
+
+	if (!rec_fguard_on() || statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &sx))
+		return 0;
+	err = rec_fguard_dev(makedev(sx.stx_dev_major, sx.stx_dev_minor));
+	if (err)
+		snprintf(why, whysz, "its file system did not answer before");
+	return err;
+}
+
 /* "/proc/PID/root/REST": REST resolved inside PID's root, not through the
  * magic link (which RESOLVE_NO_MAGICLINKS would refuse). */
 static int open_in_root(const char *path, const struct rec_safeopen_opts *o, char *why,
@@ -101,23 +124,17 @@ static int open_in_root(const char *path, const struct rec_safeopen_opts *o, cha
 	if (in.dirfd < 0)
 		return -errno;
 	in.in_root = true;
-	fd = rec_safe_open(rest, &in, why, whysz);
+	fd = open_now(rest, &in, why, whysz);
 	close(in.dirfd);
 	return fd;
 }
 
-int rec_safe_open(const char *path, const struct rec_safeopen_opts *o, char *why, size_t whysz)
+static int open_now(const char *path, const struct rec_safeopen_opts *o, char *why, size_t whysz)
 {
-	static const struct rec_safeopen_opts none = {.sz = sizeof(none)};
-	char self[64], scratch[8];
+	char self[64];
 	struct stat st, st2;
 	int pfd, fd, err;
 
-	if (!o)
-		o = &none;
-	if (!why || !whysz)
-		why = scratch, whysz = sizeof(scratch);
-	why[0] = '\0';
 	pfd = open_in_root(path, o, why, whysz);
 	if (pfd != -EAGAIN)
 		return pfd;
@@ -126,7 +143,9 @@ int rec_safe_open(const char *path, const struct rec_safeopen_opts *o, char *why
 		snprintf(why, whysz, "a symbolic link leads out of the process's view");
 	if (pfd < 0)
 		return pfd;
-	err = fstat(pfd, &st) ? -errno : check(&st, o, why, whysz);
+	err = note_dev(pfd, why, whysz);
+	if (!err)
+		err = fstat(pfd, &st) ? -errno : check(&st, o, why, whysz);
 	if (err)
 		goto cleanup;
 	/* The O_PATH fd pins the inode: reopening it reaches nothing else. */
@@ -144,11 +163,218 @@ cleanup:
 	return err;
 }
 
+/* File systems whose reads never wait for a server or another process: a
+ * file elsewhere (FUSE, NFS, CIFS, 9p, ...) is copied whole by the worker. */
+static bool local_fs(int fd)
+{
+	static const long local[] = {
+		EXT4_SUPER_MAGIC,      XFS_SUPER_MAGIC,
+		BTRFS_SUPER_MAGIC,     TMPFS_MAGIC,
+		RAMFS_MAGIC,	       SQUASHFS_MAGIC,
+		OVERLAYFS_SUPER_MAGIC, EROFS_SUPER_MAGIC_V1,
+		F2FS_SUPER_MAGIC,      PROC_SUPER_MAGIC,
+		ISOFS_SUPER_MAGIC,     MSDOS_SUPER_MAGIC,
+		HUGETLBFS_MAGIC,       SYSFS_MAGIC,
+		0x2fc12fc1 /* zfs */,  0xca451a4e /* bcachefs */,
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (fstatfs(fd, &sf))
+		return false;
+	for (i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		if ((long)sf.f_type == local[i])
+			return true;
+	return false;
+}
+
+/* Copies of files on other file systems: their callers key tables by the
+ * original (dev, ino), which rec_safe_fstat() gives back. */
+#define COPY_MAX   (256ull << 20)
+#define COPY_SLOTS 64
+
+static struct copy_slot {
+	dev_t mdev;
+	ino_t mino;
+	struct stat orig;
+} copies[COPY_SLOTS];
+static unsigned int copies_next;
+static pthread_mutex_t copies_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* @fd's bytes into a memfd (@fd is closed either way). */
+static int copy_whole(int fd, char *why, size_t whysz)
+{
+	struct stat st, mst;
+	char buf[64 << 10];
+	int m = -1, err = 0;
+	off_t off = 0;
+	ssize_t n;
+
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > COPY_MAX) {
+		snprintf(why, whysz, "%lld bytes on a file system that may not answer, over %llu",
+			 (long long)st.st_size, COPY_MAX);
+		err = -EFBIG;
+		goto out;
+	}
+	m = memfd_create("sa-copy", MFD_CLOEXEC);
+	if (m < 0) {
+		err = -errno;
+		goto out;
+	}
+	while ((uint64_t)off < COPY_MAX && (n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		if (write(m, buf, (size_t)n) != n) {
+			err = -EIO;
+			goto out;
+		}
+		off += n;
+	}
+	if (n < 0 || fstat(m, &mst)) {
+		err = -errno;
+		goto out;
+	}
+	pthread_mutex_lock(&copies_lock);
+	copies[copies_next++ % COPY_SLOTS] =
+		(struct copy_slot){.mdev = mst.st_dev, .mino = mst.st_ino, .orig = st};
+	pthread_mutex_unlock(&copies_lock);
+	rec_fguard_copied();
+out:
+	close(fd);
+	if (err && m >= 0)
+		close(m);
+	return err ? err : m;
+}
+
+int rec_safe_fstat(int fd, struct stat *st)
+{
+	unsigned int i;
+
+	if (fstat(fd, st))
+		return -errno;
+	pthread_mutex_lock(&copies_lock);
+	for (i = 0; i < COPY_SLOTS; i++)
+		if (copies[i].mino == st->st_ino && copies[i].mdev == st->st_dev && st->st_ino) {
+			*st = copies[i].orig;
+			break;
+		}
+	pthread_mutex_unlock(&copies_lock);
+	return 0;
+}
+
+struct open_job {
+	const char *path; /* the job's own copy, after the struct */
+	struct rec_safeopen_opts o;
+	char why[160];
+};
+
+/* The parent directory's device, before a lookup in it can wait. */
+static int probe_parent(const struct open_job *j)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC};
+	const char *slash = strrchr(j->path, '/');
+	char *dir;
+	long dfd;
+	int err;
+
+	if (!slash || slash == j->path)
+		return 0;
+	dir = strndup(j->path, (size_t)(slash - j->path));
+	if (!dir)
+		return 0;
+	if (j->o.in_root)
+		how.resolve = RESOLVE_IN_ROOT;
+	dfd = syscall(SYS_openat2, j->o.dirfd ? j->o.dirfd : AT_FDCWD, dir, &how, sizeof(how));
+	free(dir);
+	if (dfd < 0)
+		return 0;
+	err = note_dev((int)dfd, (char *)j->why, sizeof(j->why));
+	close((int)dfd);
+	return err;
+}
+
+static int open_job_run(void *arg)
+{
+	struct open_job *j = arg;
+	int fd, err;
+
+	err = probe_parent(j);
+	if (err)
+		return err;
+	fd = open_now(j->path, &j->o, j->why, sizeof(j->why));
+	if (fd < 0 || !rec_fguard_on())
+		return fd;
+	if (local_fs(fd)) {
+		rec_fguard_local();
+		return fd;
+	}
+	return copy_whole(fd, j->why, sizeof(j->why));
+}
+
+static void open_job_release(void *arg, int ret)
+{
+	struct open_job *j = arg;
+
+	if (ret >= 0)
+		close(ret);
+	if (j->o.dirfd)
+		close(j->o.dirfd);
+	free(j);
+}
+
+int rec_safe_open(const char *path, const struct rec_safeopen_opts *o, char *why, size_t whysz)
+{
+	static const struct rec_safeopen_opts none = {.sz = sizeof(none)};
+	size_t len = strlen(path) + 1;
+	struct open_job *j;
+	char scratch[8];
+	int ret;
+
+	if (!o)
+		o = &none;
+	if (!why || !whysz)
+		why = scratch, whysz = sizeof(scratch);
+	why[0] = '\0';
+	/* A mapping on a local file system through map_files: no lookup, no server. */
+	if (!rec_fguard_on() || (o->follow && o->dev_hint && rec_fguard_is_local(o->dev_hint)))
+		return open_now(path, o, why, whysz);
+	if ((o->ino && rec_fguard_blocked(o->dev)) ||
+	    (o->dev_hint && rec_fguard_blocked(o->dev_hint))) {
+		snprintf(why, whysz, "its file system did not answer before");
+		return -ETIMEDOUT;
+	}
+	j = calloc(1, sizeof(*j) + len);
+	if (!j)
+		return -ENOMEM;
+	j->path = memcpy(j + 1, path, len);
+	j->o = *o;
+	/* The worker may outlive this call: it gets its own directory fd. */
+	if (o->dirfd && (j->o.dirfd = fcntl(o->dirfd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		free(j);
+		return -errno;
+	}
+	ret = rec_fguard_run(open_job_run, j, open_job_release);
+	if (ret == -ETIMEDOUT || ret == -EAGAIN) { /* @j is the worker's now */
+		snprintf(why, whysz, "%s within %u ms",
+			 ret == -EAGAIN ? "its local disk did not answer"
+					: "its file system did not answer",
+			 REC_FGUARD_DEADLINE_MS);
+		return ret;
+	}
+	snprintf(why, whysz, "%s", ret == -EDEADLK ? "no reader was free in time" : j->why);
+	if (ret == -EDEADLK)
+		ret = -ETIMEDOUT;
+	open_job_release(j, -1);
+	return ret;
+}
+
 int rec_safe_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint64_t dev,
 			 uint64_t ino)
 {
 	struct rec_safeopen_opts o = {
-		.sz = sizeof(o), .follow = true, .max_size = REC_BIN_MAX_SIZE};
+		.sz = sizeof(o), .follow = true, .max_size = REC_BIN_MAX_SIZE, .dev_hint = dev};
 	char p[96];
 	int fd;
 

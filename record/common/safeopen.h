@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /*
@@ -34,6 +35,7 @@ struct rec_safeopen_opts {
 	uid_t owners[2];   /* ... or root, if the file is world-readable */
 	uint64_t max_size; /* 0: no cap */
 	uint64_t dev, ino; /* ino != 0: the file must be this one (makedev() dev) */
+	uint64_t dev_hint; /* the file's device, if known: skipped at once if it timed out */
 };
 
 /**
@@ -45,13 +47,20 @@ struct rec_safeopen_opts {
  * as @o->owners says, at most @o->max_size bytes, and the (dev, ino) given.
  * Only then is it reopened O_RDONLY | O_NONBLOCK | O_CLOEXEC through
  * /proc/self/fd, which cannot reach another file.
+ * Once rec_fguard_enable() was called, all of this runs on fguard.c's worker
+ * and waits at most its deadline (-ETIMEDOUT after it, and at once for a
+ * device that timed out before); a file on a file system that may wait for
+ * a server (not a local disk or memory one) is then returned as a memfd copy
+ * of at most 256 MiB, so later reads cannot wait: fstat() it with
+ * rec_safe_fstat().
  * @path: absolute, or relative to @o->dirfd; "/proc/PID/root/REST" is REST
  * resolved inside PID's root (RESOLVE_IN_ROOT).
  * @o: NULL for the defaults (no owner, size or inode check, no symlinks).
  * @why, @whysz: on a refusal (not on -ENOENT), why, for one line on stderr.
  * @return an fd the caller closes, or -errno: -ENOENT and the like when the
  * file is not there; -ELOOP a symlink; -EPERM wrong type or owner; -EFBIG
- * over the size cap; -ESTALE another file than (dev, ino).
+ * over the size cap; -ESTALE another file than (dev, ino); -ETIMEDOUT its
+ * file system did not answer in time.
  * Thread-safe.
  */
 int rec_safe_open(const char *path, const struct rec_safeopen_opts *o, char *why, size_t whysz);
@@ -67,6 +76,13 @@ int rec_safe_open(const char *path, const struct rec_safeopen_opts *o, char *why
  */
 int rec_safe_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint64_t dev,
 			 uint64_t ino);
+
+/**
+ * rec_safe_fstat() - fstat(@fd), but for a copy made by rec_safe_open() the
+ * original file's stat (device, inode, size), which tables are keyed by.
+ * @return 0 or -errno.
+ */
+int rec_safe_fstat(int fd, struct stat *st);
 
 struct Elf;
 

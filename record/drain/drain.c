@@ -560,6 +560,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	rec_loss__fill(&loss, &c, truncated, d->lost_us[set], sideband_lost(d));
 	if (d->off)
 		rec_offcpu__fill_loss(d->off, set, &loss, &c);
+	rec_loss__add_files(&loss);
 	rec_totals__add(&d->tot, &loss);
 	for (int i = SA_CTR_UW; i < SA_CTR__NR; i++)
 		d->tot.uw[i - SA_CTR_UW] += c.v[i];

@@ -25,6 +25,7 @@ struct rec_totals {
 	uint64_t runs, kept, filtered, lost, collisions, truncated, intervals;
 	uint64_t off_runs, off_kept, off_short, off_lost, off_recovered; /* --off-cpu periods */
 	uint64_t uw[SA_CTR__NR - SA_CTR_UW]; /* the in-kernel unwinder's counters, SA_CTR_UW on */
+	uint64_t files_skipped; /* others' files their file system kept waiting (fguard.c) */
 };
 
 /**

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "bpf_session.h"
+#include "fguard.h"
 #include "drain.h"
 #include "loss.h"
 #include "offcpu.h"
@@ -49,6 +50,21 @@ void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncate
 	l->ncounters = i;
 }
 
+void rec_loss__add_files(struct saf_loss *l)
+{
+	static uint64_t seen;
+	struct rec_fguard_stats st;
+	uint64_t n;
+
+	rec_fguard_stats(&st);
+	n = st.timeouts + st.skipped;
+	if (n == seen || l->ncounters >= SAF_MAX_COUNTERS)
+		return;
+	l->ids[l->ncounters] = SAF_CTR_FILES_SKIPPED;
+	l->values[l->ncounters++] = n - seen;
+	seen = n;
+}
+
 void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 {
 	__u32 i;
@@ -70,6 +86,9 @@ void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 			break;
 		case SAF_CTR_COLLISIONS:
 			t->collisions += l->values[i];
+			break;
+		case SAF_CTR_FILES_SKIPPED:
+			t->files_skipped += l->values[i];
 			break;
 		case SAF_CTR_MAPFULL_RECOVERED: /* kept samples (docs/format.md, LOSS) */
 		case SAF_CTR_SIDEBAND_LOST:	/* process records, not samples */

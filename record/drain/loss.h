@@ -20,6 +20,13 @@ struct saf_loss;
 void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncated, __u64 lost_us,
 		    __u64 sb_lost);
 
+/**
+ * rec_loss__add_files() - append to @l the files skipped since the last call
+ * because their file system did not answer in time (fguard.c), if any.
+ * One recorder per process: the count already written is kept here.
+ */
+void rec_loss__add_files(struct saf_loss *l);
+
 /** rec_totals__add() - add interval loss record @l to the recording's totals @t. */
 void rec_totals__add(struct rec_totals *t, const struct saf_loss *l);
 

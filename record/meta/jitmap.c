@@ -136,7 +136,9 @@ static void refuse(struct jproc *jp, const char *path, int err, const char *why)
 
 static bool missing(int err)
 {
-	return err == -ENOENT || err == -ENOTDIR || err == -ESRCH || err == -EACCES;
+	/* -EAGAIN: a local disk slower than the open's deadline; tried again */
+	return err == -ENOENT || err == -ENOTDIR || err == -ESRCH || err == -EACCES ||
+	       err == -EAGAIN;
 }
 
 /*
@@ -149,7 +151,7 @@ static bool shared(const struct rec_jitmap *jm, struct jproc *jp, int fd, char *
 	struct stat st;
 	size_t i;
 
-	if (fstat(fd, &st))
+	if (rec_safe_fstat(fd, &st))
 		return false;
 	jp->dev = st.st_dev;
 	jp->ino = st.st_ino;
