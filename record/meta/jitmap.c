@@ -340,6 +340,9 @@ static uint64_t room(struct rec_jitmap *jm, struct jproc *jp, uint64_t now)
 
 	for (i = 0; i < BUD__N; i++) {
 		a = rec_jitbud__avail(&jm->bud[i], k[i][0], k[i][1], now);
+		/* a spent budget waits for a read's worth: one stop, not one per refill */
+		if (a < sizeof(jm->buf) && (jp->starved & 1u << i))
+			a = 0;
 		if (!a && !(jp->starved & 1u << i)) {
 			if (!*over[i]) /* said once a run per budget; counted always */
 				fprintf(stderr,
