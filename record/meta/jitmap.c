@@ -71,6 +71,7 @@ struct rec_jitmap {
 	struct rec_jitmap_stats st;
 	uint64_t poll_end_ns; /* the current drain's deadline */
 	uint32_t poll_bytes;  /* bytes left in the current drain's budget */
+	bool first_read;      /* no read yet in this drain (or exit) */
 	char buf[65536];
 };
 
@@ -274,11 +275,14 @@ static void refill(struct rec_jitmap *jm, bool force)
 		return;
 	jm->poll_end_ns = t + JIT_POLL_NS;
 	jm->poll_bytes = JIT_POLL_BYTES;
+	jm->first_read = true;
 }
 
+/* The first read of a drain or an exit is made past the deadline too: a
+ * recorder preempted for 50 ms (a loaded host) still reads 64 KiB. */
 static bool budget_left(struct rec_jitmap *jm)
 {
-	return jm->poll_bytes && sac_now_ns(CLOCK_MONOTONIC) < jm->poll_end_ns;
+	return jm->poll_bytes && (jm->first_read || sac_now_ns(CLOCK_MONOTONIC) < jm->poll_end_ns);
 }
 
 /* Remember the last bytes of jm->buf[0, n), read at jp->off, as the tail
@@ -394,6 +398,7 @@ static int read_new(struct rec_jitmap *jm, struct jproc *jp, const struct rec_si
 		if (want > sizeof(jm->buf) - 1)
 			want = sizeof(jm->buf) - 1;
 		n = pread(jp->fd, jm->buf, want, (off_t)jp->off);
+		jm->first_read = false;
 		if (n <= 0)
 			break;
 		jm->poll_bytes -= (uint32_t)n;
@@ -510,6 +515,7 @@ int rec_jitmap__exit(struct rec_jitmap *jm, uint32_t pid, const struct rec_sink 
 		return 0;
 	jp = &jm->ps[i];
 	refill(jm, false);
+	jm->first_read = true;
 	if (jp->fd < 0 && !jp->refused)
 		try_open(jm, jp); /* the process is gone: works only if it was read before */
 	if (jp->fd >= 0) {

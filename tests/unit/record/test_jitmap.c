@@ -65,7 +65,7 @@ static int teardown(void **state)
 
 static void test_incremental(void **state)
 {
-	struct test_sink ts = {0};
+	struct test_sink ts = { 0 };
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_jitmap *jm = rec_jitmap__new(proc);
 	struct rec_jitmap_stats st;
@@ -103,7 +103,7 @@ static void test_incremental(void **state)
 
 static void test_gone_process_is_dropped(void **state)
 {
-	struct test_sink ts = {0};
+	struct test_sink ts = { 0 };
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_jitmap *jm = rec_jitmap__new(proc);
 
@@ -119,7 +119,7 @@ static void test_gone_process_is_dropped(void **state)
 
 static void test_sink_error(void **state)
 {
-	struct test_sink ts = {.fail_with = -ENOSPC};
+	struct test_sink ts = { .fail_with = -ENOSPC };
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_jitmap *jm = rec_jitmap__new(proc);
 
@@ -140,7 +140,7 @@ static void test_sink_error(void **state)
  */
 static void test_shared_file_read_once(void **state)
 {
-	struct test_sink ts = {0};
+	struct test_sink ts = { 0 };
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_jitmap *jm = rec_jitmap__new(proc);
 	char p[256];
@@ -198,7 +198,7 @@ static void rewrite(const char *path, const char *text)
  */
 static void test_rewritten(void **state)
 {
-	struct test_sink ts = {0};
+	struct test_sink ts = { 0 };
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_jitmap *jm = rec_jitmap__new(proc);
 	struct rec_jitmap_stats st;
@@ -232,12 +232,41 @@ static void test_rewritten(void **state)
 }
 
 /*
+ * A map replaced by a symbolic link (to a file the process's user could
+ * not write) goes through the same checks as the first open: refused, and
+ * the old file is no longer read either.
+ */
+static void test_replaced_by_symlink(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_jitmap *jm = rec_jitmap__new(proc);
+	char m[256], tmp[300], target[300];
+
+	(void)state;
+	add_pid(4246, 9, m, sizeof(m));
+	assert_int_equal(rec_jitmap__note(jm, 4246), 0);
+	rewrite(m, "7f0000001000 10 f_one\n");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 1);
+	snprintf(target, sizeof(target), "%s/secret", dir);
+	rewrite(target, "7f0000002000 10 f_secret\n");
+	snprintf(tmp, sizeof(tmp), "%s.lnk", m);
+	assert_int_equal(symlink(target, tmp), 0);
+	assert_int_equal(rename(tmp, m), 0);
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
+	assert_int_equal(ts.n, 1);
+	test_sink_reset(&ts);
+	rec_jitmap__free(jm);
+}
+
+/*
  * A file's budget is carried across rotations and across the processes
  * that link it: 20 pids linking one file in turn read it once (issue 29).
  */
 static void test_file_budget(void **state)
 {
-	struct test_sink ts = {0};
+	struct test_sink ts = { 0 };
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_jitmap *jm;
 	struct rec_jitmap_stats st;
@@ -276,9 +305,13 @@ static void test_file_budget(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_incremental), cmocka_unit_test(test_gone_process_is_dropped),
-		cmocka_unit_test(test_sink_error),  cmocka_unit_test(test_shared_file_read_once),
-		cmocka_unit_test(test_rewritten),   cmocka_unit_test(test_file_budget),
+		cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_gone_process_is_dropped),
+		cmocka_unit_test(test_sink_error),
+		cmocka_unit_test(test_shared_file_read_once),
+		cmocka_unit_test(test_rewritten),
+		cmocka_unit_test(test_replaced_by_symlink),
+		cmocka_unit_test(test_file_budget),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
