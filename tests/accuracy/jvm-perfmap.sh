@@ -95,9 +95,13 @@ read -r sa_named sa_anon <<<"$(awk -v names="$T/names" '
 		if (f[k] == "[anon]") anon += n
 		else if (f[k] in jit) named += n
 	} END { print named + 0, anon + 0 }' "$T/sa.folded")"
-no_bpf || { echo "Bail out! BPF programs stay loaded (perf script aborts beside them)"; exit 1; }
-perf script -i "$T/perf.data" --pid "$JPID" -F comm,ip,sym,dso >"$T/perf.script" 2>"$T/script.err" ||
-	{ tail -3 "$T/script.err"; exit 1; }
+# perf script aborts when a BPF program loads while it runs: try again
+for try in $(seq 20); do
+	no_bpf || { echo "Bail out! BPF programs stay loaded (perf script aborts beside them)"; exit 1; }
+	perf script -i "$T/perf.data" --pid "$JPID" -F comm,ip,sym,dso >"$T/perf.script" \
+		2>"$T/script.err" && break
+	[ "$try" = 20 ] && { tail -3 "$T/script.err"; exit 1; }
+done
 # perf: samples of comm java in JIT code: the map's dso, or anonymous memory
 read -r pf_named pf_anon <<<"$(awk -v map="/tmp/perf-$JPID.map" '
 	$1 != "java" { next }
