@@ -85,12 +85,13 @@ while ! grep -q '^done' "$T/java.out"; do
 done
 jcmd "$JPID" Compiler.perfmap >/dev/null 2>&1 && cp "/tmp/perf-$JPID.map" "$T/map.last"
 sleep 1.5 # a drain reads the last map while the process lives
-touch "$T/go"
-wait "$PERF"
-sleep 1
+# sa-record ends before the JVM does, as when -p records a server: a map
+# read once more after the process exited would hide what was missed
 kill -INT "$SAR" 2>/dev/null
 wait "$SAR"
 SAR=
+touch "$T/go"
+wait "$PERF"
 PERF=
 
 # names any version of the map gave
