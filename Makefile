@@ -62,7 +62,7 @@ BUILD_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzst
 TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils zstd perl procps \
 	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod-dev \
 	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils bpftrace \
-	redis-server redis-tools libfuse3-dev fuse3 \
+	redis-server redis-tools libfuse3-dev fuse3 openjdk-17-jdk-headless \
 	$(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
@@ -396,14 +396,16 @@ bench-always-on: $(B)/bin/sa-record
 # sa against perf on the same processes, function by function (dash, zstd,
 # python3, PostgreSQL, gcc, node, C++, the known-split workload; fp, dwarf,
 # auto; tests/accuracy/run.sh, ~20 min): writes docs/accuracy.md from the run
-# and fails if a comparison does. `make check` runs a short subset (7000).
+# and fails if a comparison does; jvm-perfmap.sh: OpenJDK's JIT samples
+# named while jcmd rewrites its perf map. `make check` runs a short subset (7000).
 .PHONY: accuracy
 accuracy: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/samples/workload-nofp \
 		$(B)/tests/tools/sa-dump \
 		$(B)/samples/pingpong | deps-test
 	$(Q)SA_BUILD=$(abspath $(B)) prove -v tests/accuracy/pingpong-counts.t; pc=$$?; \
 	bash tests/accuracy/run.sh --results $(B)/accuracy.tsv $(B); rc=$$?; \
-	[ $$pc = 0 ] || rc=1; \
+	bash tests/accuracy/jvm-perfmap.sh $(B); jr=$$?; \
+	[ $$pc = 0 ] && [ $$jr = 0 ] || rc=1; \
 	bash tests/accuracy/write-doc.sh $(B)/accuracy.tsv docs/accuracy.md && \
 		echo "  wrote docs/accuracy.md"; exit $$rc
 

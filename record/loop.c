@@ -140,6 +140,22 @@ static void clipped_line(const struct run *r)
 			(unsigned long long)st.clipped_paths, (unsigned long long)r->meta_clipped);
 }
 
+/* Perf maps (docs/security.md, "JIT maps"): only when some were read. */
+static void jit_line(const struct run *r)
+{
+	struct rec_sc_stats st;
+
+	rec_sc__stats(r->sc, &st);
+	if (st.jit.bytes || st.jit.over_proc || st.jit.over_file || st.jit.over_user)
+		fprintf(stderr,
+			"sa-record: JIT maps: %llu bytes read, %llu rewritten and %llu replaced "
+			"maps read again; budgets spent: %llu by process, %llu by file, "
+			"%llu by user\n",
+			(unsigned long long)st.jit.bytes, (unsigned long long)st.jit.rewritten,
+			(unsigned long long)st.jit.replaced, (unsigned long long)st.jit.over_proc,
+			(unsigned long long)st.jit.over_file, (unsigned long long)st.jit.over_user);
+}
+
 static void uw_summary(const struct run *r)
 {
 	const struct rec_uwtab_stats *u = rec_uwtab__stats(r->uw);
@@ -207,6 +223,7 @@ static void summary(const struct run *r)
 			"%u ms (%u devices skipped)\n",
 			(unsigned long long)t->files_skipped, REC_FGUARD_DEADLINE_MS, g.blocked);
 	}
+	jit_line(r);
 	if (r->o->off_cpu)
 		fprintf(stderr,
 			"sa-record: off-CPU: %llu periods kept of %llu (%llu shorter than "

@@ -18,17 +18,28 @@
 #include <sys/stat.h>
 #include "clock.h"
 #include "grow.h"
+#include "jitbudget.h"
 #include "jitmap.h"
 #include "safeopen.h"
 
 /* A perf map is a few MiB after hours of node; past this it is not read. */
 #define JIT_MAX_FILE (256ull << 20)
 /*
- * What one process's map may cost over the whole run, rotations included
- * (each new file reads every map again from its start): 1 GiB, about 200
- * rotations of a 5 MiB map. Past it the map is no longer read.
+ * What maps may cost over the run, rotations included (each new file reads
+ * every map again from its start, and a rewritten map is read again): token
+ * buckets that refill in JIT_REFILL_S, per process, per file (device and
+ * inode: hard links and bind mounts share it) and per owner uid. A 5 MiB
+ * map fits about 50 readings at once, then 50 an hour; a user who links
+ * one 200 MiB file into many short-lived processes' maps gets 256 MiB an
+ * hour for it, and 512 MiB an hour over all of that user's maps.
  */
-#define JIT_RUN_BYTES (1ull << 30)
+#define JIT_PROC_BURST (256ull << 20)
+#define JIT_FILE_BURST (256ull << 20)
+#define JIT_USER_BURST (512ull << 20)
+#define JIT_REFILL_S   3600
+#define JIT_BUD_KEYS   4096
+/* Bytes before the offset read that must still be there: else the map was rewritten. */
+#define JIT_TAIL 32
 /* What one drain may spend on all map files together. */
 #define JIT_POLL_BYTES (8u << 20)
 #define JIT_POLL_NS    (50 * 1000000ull)
@@ -42,18 +53,42 @@ struct jproc {
 	int nuids;    /* uids[]: real and effective uid; -1 unknown */
 	uid_t uids[2];
 	uint64_t dev, ino; /* the open file's */
-	uint64_t run;	   /* bytes read over the run, never reset */
+	uint32_t owner;	   /* its owner uid */
+	uint64_t size;	   /* its size at the last look */
+	int64_t mtime_ns;  /* its mtime at the last look */
+	uint8_t ntail;	   /* tail[]: the last bytes read, ending at off */
+	char tail[JIT_TAIL];
+	unsigned int starved; /* 1 << enum bud: budgets that stopped its reading */
 };
+
+enum bud { BUD_PROC, BUD_FILE, BUD_USER, BUD__N };
 
 struct rec_jitmap {
 	char proc[256];
 	struct jproc *ps; /* sorted by pid */
 	size_t n, cap;
-	uint64_t bytes;
+	struct rec_jitbud bud[BUD__N];
+	struct rec_jitmap_stats st;
 	uint64_t poll_end_ns; /* the current drain's deadline */
 	uint32_t poll_bytes;  /* bytes left in the current drain's budget */
+	bool first_read;      /* no read yet in this drain (or exit) */
 	char buf[65536];
 };
+
+/* SA_RECORD_TEST_JIT_BUDGETS=PROC,FILE,USER: smaller bursts, for tests. */
+static void budgets_init(struct rec_jitmap *jm)
+{
+	uint64_t burst[BUD__N] = {JIT_PROC_BURST, JIT_FILE_BURST, JIT_USER_BURST};
+	const char *env = getenv("SA_RECORD_TEST_JIT_BUDGETS");
+	unsigned long long v[BUD__N];
+	int i;
+
+	if (env && sscanf(env, "%llu,%llu,%llu", &v[0], &v[1], &v[2]) == BUD__N)
+		for (i = 0; i < BUD__N; i++)
+			burst[i] = v[i];
+	for (i = 0; i < BUD__N; i++)
+		rec_jitbud__init(&jm->bud[i], burst[i], JIT_REFILL_S, JIT_BUD_KEYS);
+}
 
 struct rec_jitmap *rec_jitmap__new(const char *proc)
 {
@@ -62,6 +97,7 @@ struct rec_jitmap *rec_jitmap__new(const char *proc)
 	if (!jm)
 		return NULL;
 	snprintf(jm->proc, sizeof(jm->proc), "%s", proc ? proc : "/proc");
+	budgets_init(jm);
 	return jm;
 }
 
@@ -241,11 +277,31 @@ static void refill(struct rec_jitmap *jm, bool force)
 		return;
 	jm->poll_end_ns = t + JIT_POLL_NS;
 	jm->poll_bytes = JIT_POLL_BYTES;
+	jm->first_read = true;
 }
 
+/* The first read of a drain or an exit is made past the deadline too: a
+ * recorder preempted for 50 ms (a loaded host) still reads 64 KiB. */
 static bool budget_left(struct rec_jitmap *jm)
 {
-	return jm->poll_bytes && sac_now_ns(CLOCK_MONOTONIC) < jm->poll_end_ns;
+	return jm->poll_bytes && (jm->first_read || sac_now_ns(CLOCK_MONOTONIC) < jm->poll_end_ns);
+}
+
+/* Remember the last bytes of jm->buf[0, n), read at jp->off, as the tail
+ * that ends at the new offset. */
+static void keep_tail(struct jproc *jp, const char *p, size_t n)
+{
+	size_t keep;
+
+	if (n >= JIT_TAIL) {
+		memcpy(jp->tail, p + n - JIT_TAIL, JIT_TAIL);
+		jp->ntail = JIT_TAIL;
+		return;
+	}
+	keep = jp->ntail + n > JIT_TAIL ? JIT_TAIL - n : jp->ntail;
+	memmove(jp->tail, jp->tail + jp->ntail - keep, keep);
+	memcpy(jp->tail + keep, p, n);
+	jp->ntail = (uint8_t)(keep + n);
 }
 
 /* Emit the complete lines of jm->buf[0, n), read at jp->off; *more is
@@ -254,63 +310,172 @@ static int read_lines(struct rec_jitmap *jm, struct jproc *jp, size_t n,
 		      const struct rec_sink *sink, bool *more)
 {
 	char *line = jm->buf, *nl;
-	int total = 0, ret;
+	int total = 0, ret = 0;
+	size_t done;
 
 	jm->buf[n] = '\0';
 	while ((nl = memchr(line, '\n', jm->buf + n - line))) {
 		*nl = '\0';
 		ret = emit_line(jp->pid, line, sink);
+		*nl = '\n';
 		if (ret < 0)
-			return ret;
+			break;
 		total += ret;
-		jp->off += nl + 1 - line;
-		jm->bytes += nl + 1 - line;
 		line = nl + 1;
 	}
-	if (line == jm->buf) {
-		if (n < sizeof(jm->buf) - 1)
-			*more = false; /* an incomplete last line: next time */
-		else
-			jp->off += n; /* an absurd line: skip it */
-	}
-	return total;
+	done = (size_t)(line - jm->buf);
+	if (!done && ret >= 0 && n >= sizeof(jm->buf) - 1)
+		done = n; /* an absurd line: skip it */
+	else if (!done)
+		*more = false; /* an incomplete last line: next time */
+	keep_tail(jp, jm->buf, done);
+	jp->off += done;
+	jm->st.bytes += done;
+	return ret < 0 ? ret : total;
 }
 
-/* Read complete lines from jp->off on, within the budget; a longer line
+/* Bytes @jp may read now: the least of its process's, file's and owner's
+ * budgets. A budget that stops it is counted once until it reads again. */
+static uint64_t room(struct rec_jitmap *jm, struct jproc *jp, uint64_t now)
+{
+	const uint64_t k[BUD__N][2] = {{jp->pid, 0}, {jp->dev, jp->ino}, {jp->owner, 0}};
+	uint64_t *over[BUD__N] = {&jm->st.over_proc, &jm->st.over_file, &jm->st.over_user};
+	static const char *const what[BUD__N] = {"process", "file", "user"};
+	uint64_t r = jm->poll_bytes, a;
+	int i;
+
+	for (i = 0; i < BUD__N; i++) {
+		a = rec_jitbud__avail(&jm->bud[i], k[i][0], k[i][1], now);
+		/* a spent budget waits for a read's worth: one stop, not one per refill */
+		if (a < sizeof(jm->buf) && (jp->starved & 1u << i))
+			a = 0;
+		if (!a && !(jp->starved & 1u << i)) {
+			if (!*over[i]) /* said once a run per budget; counted always */
+				fprintf(stderr,
+					"sa-record: pid %u's perf map: its %s's budget of %.1f MiB "
+					"is spent; read again as it refills (in %d s); further "
+					"stops counted in the summary\n",
+					jp->pid, what[i], jm->bud[i].burst / 1048576.0,
+					JIT_REFILL_S);
+			jp->starved |= 1u << i;
+			(*over[i])++;
+		}
+		if (a < r)
+			r = a;
+	}
+	if (r)
+		jp->starved = 0;
+	return r;
+}
+
+static int spend(struct rec_jitmap *jm, const struct jproc *jp, uint64_t n, uint64_t now)
+{
+	const uint64_t k[BUD__N][2] = {{jp->pid, 0}, {jp->dev, jp->ino}, {jp->owner, 0}};
+	int i, ret = 0;
+
+	for (i = 0; i < BUD__N; i++)
+		ret = rec_jitbud__spend(&jm->bud[i], k[i][0], k[i][1], n, now) ?: ret;
+	return ret;
+}
+
+/* Read complete lines from jp->off on, within the budgets; a longer line
  * than buf is skipped. */
 static int read_new(struct rec_jitmap *jm, struct jproc *jp, const struct rec_sink *sink)
 {
 	bool more = true;
 	int total = 0, ret;
-	size_t want;
+	uint64_t now, want;
 	ssize_t n;
 
-	while (more && budget_left(jm)) {
+	while (more && budget_left(jm) && jp->off < jp->size) {
 		if (jp->off >= JIT_MAX_FILE) {
 			if (!jp->refused)
 				refuse(jp, "its perf map", 0, "grew past the cap of 256 MiB");
 			break;
 		}
-		if (jp->run >= JIT_RUN_BYTES) {
-			if (!jp->refused)
-				refuse(jp, "its perf map", 0,
-				       "read 1 GiB of it in this run, the budget");
+		now = sac_now_ns(CLOCK_MONOTONIC);
+		want = room(jm, jp, now);
+		if (!want)
 			break;
-		}
-		want = sizeof(jm->buf) - 1;
-		if (want > jm->poll_bytes)
-			want = jm->poll_bytes;
+		if (want > sizeof(jm->buf) - 1)
+			want = sizeof(jm->buf) - 1;
 		n = pread(jp->fd, jm->buf, want, (off_t)jp->off);
+		jm->first_read = false;
 		if (n <= 0)
 			break;
 		jm->poll_bytes -= (uint32_t)n;
-		jp->run += (uint64_t)n;
+		if (spend(jm, jp, (uint64_t)n, now))
+			return -ENOMEM;
 		ret = read_lines(jm, jp, (size_t)n, sink, &more);
 		if (ret < 0)
 			return ret;
 		total += ret;
 	}
 	return total;
+}
+
+/* The map file was unlinked (replaced by a rename, or deleted): open what
+ * its path names now, or keep the old file if nothing is there. */
+static void reopen(struct rec_jitmap *jm, struct jproc *jp)
+{
+	int old = jp->fd;
+	uint64_t dev = jp->dev, ino = jp->ino;
+
+	jp->fd = -1;
+	try_open(jm, jp);
+	if (jp->fd >= 0 || jp->refused) {
+		close(old);
+		if (jp->fd >= 0)
+			jm->st.replaced++;
+		jp->off = 0;
+		jp->ntail = 0;
+		return;
+	}
+	jp->fd = old;
+	jp->dev = dev;
+	jp->ino = ino;
+}
+
+/* The file holds what was read up to jp->off: the same tail ends there. */
+static bool tail_same(const struct jproc *jp)
+{
+	char b[JIT_TAIL];
+
+	if (!jp->ntail || jp->off < jp->ntail)
+		return jp->off == 0;
+	return pread(jp->fd, b, jp->ntail, (off_t)(jp->off - jp->ntail)) == jp->ntail &&
+	       !memcmp(b, jp->tail, jp->ntail);
+}
+
+/*
+ * Look at the map file before reading it: one replaced by another file
+ * (rename) is reopened, one truncated or rewritten in place (fopen "w",
+ * the JVM's Compiler.perfmap) is read again from its start. Lines read
+ * before stay in the recording: samples taken then keep their names.
+ */
+static void look(struct rec_jitmap *jm, struct jproc *jp)
+{
+	struct stat st;
+	bool changed;
+	int64_t mt;
+
+	if (fstat(jp->fd, &st))
+		return;
+	if (!st.st_nlink && !jp->gone) {
+		reopen(jm, jp);
+		if (jp->fd < 0 || fstat(jp->fd, &st))
+			return;
+	}
+	mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	changed = (uint64_t)st.st_size != jp->size || mt != jp->mtime_ns;
+	if (jp->off && ((uint64_t)st.st_size < jp->off || (changed && !tail_same(jp)))) {
+		jm->st.rewritten++;
+		jp->off = 0;
+		jp->ntail = 0;
+	}
+	jp->size = (uint64_t)st.st_size;
+	jp->mtime_ns = mt;
+	jp->owner = st.st_uid;
 }
 
 int rec_jitmap__poll(struct rec_jitmap *jm, const struct rec_sink *sink)
@@ -324,6 +489,8 @@ int rec_jitmap__poll(struct rec_jitmap *jm, const struct rec_sink *sink)
 
 		if (jp->fd < 0 && !jp->refused)
 			try_open(jm, jp);
+		if (jp->fd >= 0)
+			look(jm, jp);
 		if (jp->fd < 0 && jp->gone) {
 			memmove(jp, jp + 1, (jm->n - i - 1) * sizeof(*jp));
 			jm->n--;
@@ -350,9 +517,12 @@ int rec_jitmap__exit(struct rec_jitmap *jm, uint32_t pid, const struct rec_sink 
 		return 0;
 	jp = &jm->ps[i];
 	refill(jm, false);
+	jm->first_read = true;
 	if (jp->fd < 0 && !jp->refused)
 		try_open(jm, jp); /* the process is gone: works only if it was read before */
 	if (jp->fd >= 0) {
+		jp->gone = 1; /* its path may name another process's file now */
+		look(jm, jp);
 		ret = read_new(jm, jp, sink);
 		close(jp->fd);
 	}
@@ -365,13 +535,15 @@ void rec_jitmap__new_file(struct rec_jitmap *jm)
 {
 	size_t i;
 
-	for (i = 0; i < jm->n; i++)
+	for (i = 0; i < jm->n; i++) {
 		jm->ps[i].off = 0;
+		jm->ps[i].ntail = 0;
+	}
 }
 
-uint64_t rec_jitmap__bytes(const struct rec_jitmap *jm)
+void rec_jitmap__stats(const struct rec_jitmap *jm, struct rec_jitmap_stats *st)
 {
-	return jm->bytes;
+	*st = jm->st;
 }
 
 void rec_jitmap__free(struct rec_jitmap *jm)
@@ -383,6 +555,8 @@ void rec_jitmap__free(struct rec_jitmap *jm)
 	for (i = 0; i < jm->n; i++)
 		if (jm->ps[i].fd >= 0)
 			close(jm->ps[i].fd);
+	for (i = 0; i < BUD__N; i++)
+		rec_jitbud__fini(&jm->bud[i]);
 	free(jm->ps);
 	free(jm);
 }

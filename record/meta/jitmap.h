@@ -35,9 +35,14 @@ int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid);
 /**
  * rec_jitmap__poll() - emit a JITSYM record for every complete line added
  * to a tracked map file since the last poll (an open fd is kept per file,
- * so it stays readable after the process is gone). Call at each drain:
- * each call reads at most 8 MiB in at most 50 ms over all files, the rest
- * waits for the next drain.
+ * so it stays readable after the process is gone). A map truncated or
+ * rewritten in place (the bytes before the offset read changed) is read
+ * again from its start; one replaced by another file (the open one has no
+ * link left) is reopened by its path. Lines read before stay in the
+ * recording. Call at each drain: each call reads at most 8 MiB in at most
+ * 50 ms over all files, the rest waits for the next drain; over the run,
+ * each process, each file (device, inode) and each owner uid reads within
+ * a budget that refills in an hour (jitmap.c), rotations included.
  * @return records emitted, or the sink's negative errno.
  */
 int rec_jitmap__poll(struct rec_jitmap *jm, const struct rec_sink *sink);
@@ -54,8 +59,16 @@ int rec_jitmap__exit(struct rec_jitmap *jm, uint32_t pid, const struct rec_sink 
  */
 void rec_jitmap__new_file(struct rec_jitmap *jm);
 
-/** rec_jitmap__bytes() - bytes of map files read so far. */
-uint64_t rec_jitmap__bytes(const struct rec_jitmap *jm);
+struct rec_jitmap_stats {
+	uint64_t bytes;	    /* bytes of map files read */
+	uint64_t rewritten; /* maps truncated or rewritten in place, read again */
+	uint64_t replaced;  /* maps replaced by another file (rename), reopened */
+	/* times a map's reading stopped at its process's, file's, owner's budget */
+	uint64_t over_proc, over_file, over_user;
+};
+
+/** rec_jitmap__stats() - copy the counters into @st. */
+void rec_jitmap__stats(const struct rec_jitmap *jm, struct rec_jitmap_stats *st);
 
 /** rec_jitmap__free() - close every file, free everything. Accepts NULL. */
 void rec_jitmap__free(struct rec_jitmap *jm);

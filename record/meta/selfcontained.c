@@ -263,7 +263,7 @@ void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st)
 		st->ksyms_total = rec_ksyms__count(sc->ks);
 		st->ksyms_emitted = rec_ksyms__emitted(sc->ks);
 	}
-	st->jit_bytes = rec_jitmap__bytes(sc->jm);
+	rec_jitmap__stats(sc->jm, &st->jit);
 	st->clipped_paths = rec_maptab__clipped(sc->mt);
 	st->note_ns = sc->note_ns;
 }

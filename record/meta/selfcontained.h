@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "elfsyms.h"
+#include "jitmap.h"
 #include "sideband.h"
 
 struct rec_sc;
@@ -33,7 +34,7 @@ struct rec_sc_stats {
 	struct rec_sideband_stats sb;
 	struct rec_elfsyms_stats es;
 	uint64_t ksyms_total, ksyms_emitted;
-	uint64_t jit_bytes;
+	struct rec_jitmap_stats jit;
 	uint64_t clipped_paths; /* mapping paths clipped (strclip.h); names: es.clipped */
 	uint64_t note_ns;	/* time spent noting stacks and flushing symbols */
 };

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -67,6 +68,7 @@ static void test_incremental(void **state)
 	struct test_sink ts = { 0 };
 	struct rec_sink sink = TEST_SINK(&ts);
 	struct rec_jitmap *jm = rec_jitmap__new(proc);
+	struct rec_jitmap_stats st;
 
 	(void)state;
 	assert_int_equal(rec_jitmap__note(jm, 4242), 0);
@@ -93,7 +95,8 @@ static void test_incremental(void **state)
 	append(mapf, "7f0000004000 8 after_exit\n");
 	assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
 	assert_int_equal(rec_jitmap__exit(jm, 4242, &sink), 0);
-	assert_true(rec_jitmap__bytes(jm) > 60);
+	rec_jitmap__stats(jm, &st);
+	assert_true(st.bytes > 60);
 	test_sink_reset(&ts);
 	rec_jitmap__free(jm);
 }
@@ -163,6 +166,142 @@ static void test_shared_file_read_once(void **state)
 	rec_jitmap__free(jm);
 }
 
+/* dir/proc/PID/{status,root -> dir/ct}, its map dir/ct/tmp/perf-NS.map in @path */
+static void add_pid(int pid, int ns, char *path, size_t sz)
+{
+	char p[256], st[64];
+
+	snprintf(p, sizeof(p), "%s/%d", proc, pid);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%d/status", proc, pid);
+	snprintf(st, sizeof(st), "Name:\tjit\nNSpid:\t%d\t%d\n", pid, ns);
+	append(p, st);
+	snprintf(p, sizeof(p), "%s/%d/root", proc, pid);
+	assert_int_equal(symlink("../../ct", p), 0);
+	snprintf(path, sz, "%s/ct/tmp/perf-%d.map", dir, ns);
+}
+
+/* fopen(path, "w") and write @text, as a JIT that rewrites its map does. */
+static void rewrite(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A map truncated and rewritten (shorter, then longer with other lines)
+ * is read again from its start; appends are not; a map replaced by a
+ * rename is reopened (issue 31).
+ */
+static void test_rewritten(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_jitmap *jm = rec_jitmap__new(proc);
+	struct rec_jitmap_stats st;
+	char m[256], tmp[300];
+
+	(void)state;
+	add_pid(4244, 8, m, sizeof(m));
+	assert_int_equal(rec_jitmap__note(jm, 4244), 0);
+	rewrite(m, "7f0000001000 10 a_one\n7f0000002000 10 a_two\n");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 2);
+	rewrite(m, "7f0000003000 10 b_three\n");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 1);
+	assert_string_equal(ts.recs[2].s1, "b_three");
+	rewrite(m, "7f0000004000 10 c_four_long\n7f0000005000 10 c_five\n7f0000006000 10 c_six\n");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 3);
+	assert_string_equal(ts.recs[3].s1, "c_four_long");
+	append(m, "7f0000007000 10 d_seven\n");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 1);
+	assert_string_equal(ts.recs[6].s1, "d_seven");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
+	snprintf(tmp, sizeof(tmp), "%s.new", m);
+	rewrite(tmp, "7f0000008000 10 e_eight\n7f0000009000 10 e_nine\n");
+	assert_int_equal(rename(tmp, m), 0);
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 2);
+	assert_string_equal(ts.recs[8].s1, "e_nine");
+	rec_jitmap__stats(jm, &st);
+	assert_int_equal(st.rewritten, 2);
+	assert_int_equal(st.replaced, 1);
+	test_sink_reset(&ts);
+	rec_jitmap__free(jm);
+}
+
+/*
+ * A map replaced by a symbolic link (to a file the process's user could
+ * not write) goes through the same checks as the first open: refused, and
+ * the old file is no longer read either.
+ */
+static void test_replaced_by_symlink(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_jitmap *jm = rec_jitmap__new(proc);
+	char m[256], tmp[300], target[300];
+
+	(void)state;
+	add_pid(4246, 9, m, sizeof(m));
+	assert_int_equal(rec_jitmap__note(jm, 4246), 0);
+	rewrite(m, "7f0000001000 10 f_one\n");
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 1);
+	snprintf(target, sizeof(target), "%s/secret", dir);
+	rewrite(target, "7f0000002000 10 f_secret\n");
+	snprintf(tmp, sizeof(tmp), "%s.lnk", m);
+	assert_int_equal(symlink(target, tmp), 0);
+	assert_int_equal(rename(tmp, m), 0);
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
+	assert_int_equal(ts.n, 1);
+	test_sink_reset(&ts);
+	rec_jitmap__free(jm);
+}
+
+/*
+ * A file's budget is carried across rotations and across the processes
+ * that link it: 20 pids linking one file in turn read it once (issue 29).
+ */
+static void test_file_budget(void **state)
+{
+	struct test_sink ts = { 0 };
+	struct rec_sink sink = TEST_SINK(&ts);
+	struct rec_jitmap *jm;
+	struct rec_jitmap_stats st;
+	char m[256], l[256];
+	int pid;
+
+	(void)state;
+	setenv("SA_RECORD_TEST_JIT_BUDGETS", "1000000,100,1000000", 1);
+	jm = rec_jitmap__new(proc);
+	unsetenv("SA_RECORD_TEST_JIT_BUDGETS");
+	add_pid(4300, 30, m, sizeof(m));
+	/* 5 lines of 30 bytes: 100 bytes hold 3 */
+	rewrite(m, "7f0000001000 10 budget_line_1\n7f0000002000 10 budget_line_2\n"
+		   "7f0000003000 10 budget_line_3\n7f0000004000 10 budget_line_4\n"
+		   "7f0000005000 10 budget_line_5\n");
+	assert_int_equal(rec_jitmap__note(jm, 4300), 0);
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 3);
+	rec_jitmap__new_file(jm);
+	assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
+	assert_int_equal(rec_jitmap__exit(jm, 4300, &sink), 0);
+	for (pid = 4301; pid < 4320; pid++) {
+		add_pid(pid, pid - 4270, l, sizeof(l));
+		assert_int_equal(link(m, l), 0);
+		assert_int_equal(rec_jitmap__note(jm, (uint32_t)pid), 0);
+		assert_int_equal(rec_jitmap__poll(jm, &sink), 0);
+		assert_int_equal(rec_jitmap__exit(jm, (uint32_t)pid, &sink), 0);
+	}
+	rec_jitmap__stats(jm, &st);
+	assert_int_equal(st.bytes, 90);
+	assert_int_equal(st.over_file, 20);
+	assert_int_equal(st.over_proc + st.over_user, 0);
+	test_sink_reset(&ts);
+	rec_jitmap__free(jm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +309,9 @@ int main(void)
 		cmocka_unit_test(test_gone_process_is_dropped),
 		cmocka_unit_test(test_sink_error),
 		cmocka_unit_test(test_shared_file_read_once),
+		cmocka_unit_test(test_rewritten),
+		cmocka_unit_test(test_replaced_by_symlink),
+		cmocka_unit_test(test_file_budget),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
