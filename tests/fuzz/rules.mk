@@ -31,20 +31,21 @@ $(B)/fuzz/libfuzzer_fuzz_report $(B)/fuzz/libfuzzer_fuzz_inputs: $(B)/fuzz/libfu
 # control (docs/security.md): a perf map, and the ELF symbols, build id and
 # CFI of a mapped binary. Each links the record/ sources it drives.
 FUZZ_REC_INC := -Iformat/include -Ibpf $(RECORD_DIRS:%=-I%) $(CORE_INC)
-FUZZ_REC_SRCS_fuzz_jitmap := record/meta/jitmap.c record/meta/jitbudget.c record/common/safeopen.c $(CORE_SRCS)
+FUZZ_REC_SRCS_fuzz_jitmap := record/meta/jitmap.c record/meta/jitbudget.c record/common/safeopen.c \
+	record/common/fguard.c $(CORE_SRCS)
 FUZZ_REC_SRCS_fuzz_elfcfi := record/meta/elfread.c record/cfi/cfirows.c record/cfi/cfiread.c \
-	record/cfi/uwbuild.c record/common/safeopen.c $(CORE_SRCS)
+	record/cfi/uwbuild.c record/common/safeopen.c record/common/fguard.c $(CORE_SRCS)
 FUZZ_REC_HDRS := $(wildcard record/*.h record/*/*.h format/include/*.h core/*.h)
 
 $(B)/fuzz/replay_fuzz_jitmap $(B)/fuzz/replay_fuzz_elfcfi: $(B)/fuzz/replay_%: tests/fuzz/%.c \
-		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/meta/jitmap.c $(FUZZ_REC_HDRS) | deps-test
+		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) $(FUZZ_REC_SRCS_fuzz_jitmap) $(FUZZ_REC_HDRS) | deps-test
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FUZZ_REC_INC) -o $@ \
 		tests/fuzz/$*.c tests/fuzz/replay.c $(FUZZ_REC_SRCS_$*) -lelf
 
 $(B)/fuzz/libfuzzer_fuzz_jitmap $(B)/fuzz/libfuzzer_fuzz_elfcfi: $(B)/fuzz/libfuzzer_%: \
-		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) record/meta/jitmap.c $(FUZZ_REC_HDRS) | deps-test
+		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) $(FUZZ_REC_SRCS_fuzz_jitmap) $(FUZZ_REC_HDRS) | deps-test
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
