@@ -15,6 +15,22 @@
 
 #include "resolve_int.h"
 
+/*
+ * "[label+0x..]": a mapping's label with @v, the file offset of an address
+ * in a binary, or the address itself in anonymous memory.
+ */
+static int64_t label_plus(struct rpt_session *s, const struct rpt_map *m, uint64_t v)
+{
+	char lbl[SAF_MAX_STRING + 3];
+	size_t len;
+
+	snprintf(lbl, sizeof(lbl), "%s", rpt_session__str(s, m->label));
+	len = strlen(lbl);
+	if (len && lbl[len - 1] == ']')
+		lbl[len - 1] = '\0';
+	return rpt_res__pool_fmt(s, "%s+0x%llx]", lbl, (unsigned long long)v);
+}
+
 /* An address inside a binary's mapping: its frames, or "[libfoo.so]". */
 static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr, uint64_t la)
 {
@@ -42,18 +58,9 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 		return 0;
 	d->unresolved += x->c->count;
 	x->l->st->unresolved += x->c->count;
-	if (s->o.addrs) {
-		char lbl[SAF_MAX_STRING + 3];
-		size_t len;
-
-		snprintf(lbl, sizeof(lbl), "%s", rpt_session__str(s, m->label));
-		len = strlen(lbl);
-		if (len && lbl[len - 1] == ']')
-			lbl[len - 1] = '\0';
-		return rpt_res__push(
-			x, rpt_res__pool_fmt(s, "%s+0x%llx]", lbl, addr - m->start + m->pgoff),
-			RPT_FRAME_UNKNOWN);
-	}
+	if (s->o.addrs)
+		return rpt_res__push(x, label_plus(s, m, addr - m->start + m->pgoff),
+				     RPT_FRAME_UNKNOWN);
 	return rpt_res__push(x, m->label, RPT_FRAME_UNKNOWN);
 }
 
@@ -76,19 +83,6 @@ static uint32_t stack_gen(struct rpt_loaded *l, const struct rpt_count *c,
 	return gen;
 }
 
-/* "[anon+0x7f..]": a mapping's label with the address (not an offset) of @addr. */
-static int64_t anon_addr(struct rpt_session *s, const struct rpt_map *m, uint64_t addr)
-{
-	char lbl[SAF_MAX_STRING + 3];
-	size_t len;
-
-	snprintf(lbl, sizeof(lbl), "%s", rpt_session__str(s, m->label));
-	len = strlen(lbl);
-	if (len && lbl[len - 1] == ']')
-		lbl[len - 1] = '\0';
-	return rpt_res__pool_fmt(s, "%s+0x%llx]", lbl, (unsigned long long)addr);
-}
-
 /* The frame at @addr of image @gen, the leaf when @leaf. @return 0 or -ENOMEM. */
 static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 {
@@ -107,7 +101,7 @@ static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 		return user_in_map(x, m, addr, la);
 	if (m &&
 	    x->s->o.addrs) /* [anon], [vdso]: no file offset, so the address, as [kernel+0x..] */
-		return rpt_res__push(x, anon_addr(x->s, m, addr), RPT_FRAME_UNKNOWN);
+		return rpt_res__push(x, label_plus(x->s, m, addr), RPT_FRAME_UNKNOWN);
 	if (m)
 		return rpt_res__push(x, m->label, RPT_FRAME_UNKNOWN);
 	if (leaf)
