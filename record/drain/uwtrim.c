@@ -194,7 +194,8 @@ static int row_at(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint64_t pc,
 		if (rec_maptab__find_span(t->mt, pid, gen, pc, &m, span))
 			return UT_NO_MODULE;
 		*sp = (struct ut_span){span[0], span[1], m.start, m.pgoff, NULL, UT_NO_MODULE};
-		if (!(m.flags & SAF_MAP_ANON) && m.path.len) {
+		/* [vdso]: named by build id, yet no module to sa-report (no CFI) */
+		if (!(m.flags & SAF_MAP_ANON) && m.path.len && m.path.str[0] != '[') {
 			f = file_of(t, pid, &m);
 			sp->cfi = f ? f->cfi : NULL;
 			sp->none = REC_CFIROW_NONE;
