@@ -80,6 +80,7 @@ struct run {
 	int lock;     /* rec_output_lock() */
 	char *tmp;    /* the output's name until commit() */
 	bool no_priv; /* perf_event_open() or bpf() said EPERM/EACCES */
+	bool header_failed; /* the file header could not be written (a full disk) */
 	struct saf_writer *w;
 	struct rec_session *s;
 	struct rec_procs *procs;
@@ -506,6 +507,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (!r->w) {
 		e = -errno;
 		snprintf(err, errsz, "writing %s: %s", r->tmp, strerror(-e));
+		r->header_failed = true;
 		return e;
 	}
 
@@ -637,11 +639,11 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 		if (r.no_priv)
 			rec_privilege_hint();
 		/* nothing was sampled: FILE and FILE.old stay as they were */
-		if (r.tmp) {
+		if (r.tmp)
 			unlink(r.tmp);
+		if (r.header_failed) /* a full disk: say the old file is safe */
 			fprintf(stderr, "sa-record: no interval was written: %s left as it was\n",
 				o->output);
-		}
 		cleanup(&r);
 		return fail;
 	}
