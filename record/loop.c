@@ -77,9 +77,9 @@ static void install_signals(void)
 struct run {
 	const struct rec_opts *o;
 	int fd;
-	int lock;     /* rec_output_lock() */
-	char *tmp;    /* the output's name until commit() */
-	bool no_priv; /* perf_event_open() or bpf() said EPERM/EACCES */
+	int lock;	    /* rec_output_lock() */
+	char *tmp;	    /* the output's name until commit() */
+	bool no_priv;	    /* perf_event_open() or bpf() said EPERM/EACCES */
 	bool header_failed; /* the file header could not be written (a full disk) */
 	struct saf_writer *w;
 	struct rec_session *s;
