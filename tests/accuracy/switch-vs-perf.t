@@ -12,7 +12,7 @@
 # oracle here: on a VM whose interrupts come 20-100 us late both samplers
 # lose samples due in a thread's last stretch before it blocks, as many as
 # the CPUs go idle (docs/accuracy.md), so it is printed, not checked.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../cli/lib.sh"
 
 require_root_bpf
 require_report
