@@ -41,6 +41,55 @@ now() { date +%s.%N; }
 # elapsed START: seconds since START, 2 decimals.
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
+# Bounds: the stop (SIGINT to exit) within 20 s, the recorder's CPU time
+# under 10 s (0.2-0.5 s here; wall time to start sampling is the host's
+# load, not checked: 38 s at a load average of 60); under ASan (make
+# check-san), which reads tables and maps 3-5x slower, 45 s and 30 s. The
+# failures they catch never end (a FIFO blocks open(), /dev/zero is read
+# forever, 2 GiB sections parsed) and are killed at 120 s.
+lim=20
+cpulim=10
+[ "${SA_SANITIZED:-0}" = 1 ] && { lim=45; cpulim=30; }
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# record_until_cpu OUT ERR ARGS...: sa-record ARGS -o OUT in the background
+# until each of PIDS has run 0.3 s of CPU since sampling began (>= 29
+# samples due at 99 Hz, none with chance e^-29), however loaded the host;
+# then SIGINT. Sets rc, short (1: a process never got its 0.3 s), el_start
+# (seconds to the file's name: sampling runs), el (SIGINT to exit), cpu
+# (its CPU seconds) and rss (peak KiB).
+record_until_cpu()
+{
+	local out=$1 err=$2 t0 w p
+	shift 2
+	declare -A tk0
+	t0=$(now)
+	python3 -c '
+import resource, signal, subprocess, sys
+p = subprocess.Popen(sys.argv[2:])
+signal.signal(signal.SIGINT, lambda s, f: p.send_signal(signal.SIGINT))
+rc = p.wait()
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%d %.2f %d\n" % (rc, u.ru_utime + u.ru_stime, u.ru_maxrss))' \
+		"$T/rc" timeout -s KILL 120 "$SA_RECORD" "$@" -o "$out" 2>"$err" &
+	w=$!
+	for _ in $(seq 1200); do [ -e "$out" ] && break; sleep 0.1; done
+	el_start=$(elapsed "$t0")
+	for p in "${PIDS[@]}"; do tk0[$p]=$(ticks "$p"); done
+	for _ in $(seq 600); do
+		short=0
+		for p in "${PIDS[@]}"; do
+			[ $(($(ticks "$p") - tk0[$p])) -ge 30 ] || short=1
+		done
+		[ $short = 0 ] && break
+		sleep 0.1
+	done
+	t0=$(now)
+	kill -INT $w
+	wait $w
+	el=$(elapsed "$t0")
+	read -r rc cpu rss <"$T/rc" || { rc=255; cpu=999; rss=; }
+}
+
 # ---- perf maps --------------------------------------------------------------
 for k in fifo zero secret other huge good; do
 	spin
@@ -64,16 +113,12 @@ chown nobody "/tmp/perf-$pid_good.map"
 
 atime0=$(stat -c %X "$T/secret.map")
 pids=$(IFS=,; echo "${PIDS[*]}")
-t0=$(now)
-timeout -s KILL 60 "$SA_RECORD" -q -F 99 -p "$pids" --duration 1.5 -o "$T/maps.sa" \
-	2>"$T/maps.err"
-rc=$?
-el=$(elapsed "$t0")
-# 1.5 s of recording plus BPF load and the final drain (2.3-4 s here, up to
-# 7 s while the 2 CPUs build); the failures this catches never end (a FIFO
-# blocks open(), /dev/zero is read forever) and are killed at 60 s.
-[ $rc = 0 ] && awk -v e="$el" 'BEGIN { exit !(e < 12) }'
-ok $? "sa-record -p (6 processes with planted maps) --duration 1.5: exit $rc after ${el}s (< 12)"
+# a map is read once its process is sampled: the recording runs until each
+# of the six has run 0.3 s of CPU, however loaded the host (record_until_cpu)
+record_until_cpu "$T/maps.sa" "$T/maps.err" -q -F 99 -p "$pids" --call-graph fp
+[ $rc = 0 ] && [ $short = 0 ] && awk -v c="$cpu" -v e="$el" -v l=$lim -v cl=$cpulim \
+	'BEGIN { exit !(e < l && c < cl) }'
+ok $? "sa-record -p (6 processes with planted maps, each run 0.3 s): exit $rc ${el}s after SIGINT (< $lim), ${cpu}s of CPU (< $cpulim); sampling after ${el_start}s"
 diag_file "$T/maps.err"
 "$DUMP" "$T/maps.sa" >"$T/maps.dump" 2>&1
 grep -q 'name=SA_GOOD_SYM' "$T/maps.dump"
@@ -139,18 +184,13 @@ chmod 755 "$T/elf/spin"
 PIDS+=($!)
 disown $!
 sleep 0.2
-t0=$(now)
-rss=$(python3 -c '
-import resource, subprocess, sys
-subprocess.run(sys.argv[1:])
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
-	timeout -s KILL 60 "$SA_RECORD" -q -F 99 -a --duration 1.5 --call-graph auto \
-	-o "$T/elf.sa")
-el=$(elapsed "$t0")
-# Unbounded, it read 2 GiB sections and was killed at 60 s (2.1 GiB RSS).
-awk -v e="$el" 'BEGIN { exit !(e < 12) }'
-ok $? "sa-record -a --call-graph auto with the crafted ELF mapped ends in ${el}s (< 12)"
-# sa-record -a peaks at 14-45 MiB here; 400 MiB means a section was loaded.
+record_until_cpu "$T/elf.sa" "$T/elf.err" -q -F 99 -p "${PIDS[0]}" --call-graph auto
+# Unbounded, it read 2 GiB sections and was killed (2.1 GiB RSS).
+[ $rc = 0 ] && [ $short = 0 ] && awk -v c="$cpu" -v e="$el" -v l=$lim -v cl=$cpulim \
+	'BEGIN { exit !(e < l && c < cl) }'
+ok $? "sa-record -p --call-graph auto of the crafted ELF: exit $rc ${el}s after SIGINT (< $lim), ${cpu}s of CPU (< $cpulim); sampling after ${el_start}s"
+diag_file "$T/elf.err"
+# sa-record peaks at 14-60 MiB here; 400 MiB means a section was loaded.
 [ -n "$rss" ] && [ "$rss" -lt 409600 ]
 ok $? "its peak RSS is ${rss} KiB (< 400 MiB)"
 "$DUMP" "$T/elf.sa" >"$T/elf.dump"
