@@ -7,7 +7,8 @@
 # recorded path only while its content hash is the recorded one; a changed
 # file is refused ("content hash mismatch") and the embedded symbols name
 # the frames. A stripped Go binary (-ldflags=-s: no .symtab, no .dynsym)
-# is named from its .gopclntab, off the box too.
+# is named from its .gopclntab, off the box too. With the binary, --lines
+# gives Go frames their file:line.
 . "$(dirname "$0")/lib.sh"
 
 require_root_bpf
@@ -17,7 +18,7 @@ require_samples gosplit gosplit-stripped
 tmpdir
 T=$tap_tmp
 
-plan 10
+plan 11
 
 # named FOLDED COMM: percent of COMM's samples without a frame left as [COMM], and their number
 named()
@@ -40,6 +41,15 @@ diag_file "$T/g.map"
 "$SA_REPORT" --info "$T/g.sa" >"$T/info1" 2>&1
 grep -A1 "$T/gosplit\$" "$T/info1" | grep -q "content hash [0-9a-f]\{32\}; binary $T/gosplit;"
 ok $? "--info: content hash, symbols from the binary while it is the one recorded"
+
+# --lines from the binary's DWARF: Go writes no .debug_aranges, so each
+# unit's own ranges say which unit holds an address (there were no lines).
+"$SA_REPORT" -U --lines --no-cache -o "$T/lines.folded" "$T/g.sa" 2>>"$T/rep.err"
+tot=$(folded_total "$T/lines.folded" gosplit)
+wl=$(awk '/;main\.spin[ABC] main\.go:[0-9]+ [0-9]+$/ { t += $NF } END { print t + 0 }' "$T/lines.folded")
+diag "--lines: $wl of $tot samples end in main.spinX main.go:N"
+[ "$tot" -ge 300 ] && [ $((wl * 100)) -ge $((tot * 90)) ]
+ok $? "--lines: Go frames carry file:line ($wl of $tot samples' leaves in main.go, want >= 90%)"
 
 # One byte more: still an ELF file with the same symbols, but not the file sampled.
 printf x >>"$T/gosplit"
