@@ -141,6 +141,7 @@ static void get_map(struct dec *d, struct saf_map *m)
 	m->inode = get_u64(d);
 	m->path = get_str(d);
 	m->build_id = get_bytes(d);
+	m->id_kind = get_u32(d);
 }
 
 /* "STACK record" frames (and a USTACK's walked pcs) into the arena's ips: a count and zigzag
@@ -315,6 +316,7 @@ static void get_sym(struct dec *d, struct saf_record *r)
 	case SAF_REC_SYMTAB:
 		r->symtab.build_id = get_bytes(d);
 		r->symtab.path = get_str(d);
+		r->symtab.id_kind = get_u32(d);
 		break;
 	case SAF_REC_USYM:
 		r->usym.offset = get_u64(d);

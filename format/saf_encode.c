@@ -188,6 +188,8 @@ static void put_map(struct enc *e, const struct saf_map *m)
 	put_u(e, m->inode);
 	put_str(e, m->path);
 	put_raw(e, m->build_id.data, m->build_id.len);
+	if (m->id_kind) /* else a 1.6 body, byte for byte */
+		put_u(e, m->id_kind);
 }
 
 /* "STACK record" frames (and a USTACK's walked pcs): a count, then zigzag deltas, so nearby
@@ -332,6 +334,8 @@ static void put_body(struct enc *e, const struct saf_record *r)
 	case SAF_REC_SYMTAB:
 		put_raw(e, r->symtab.build_id.data, r->symtab.build_id.len);
 		put_str(e, r->symtab.path);
+		if (r->symtab.id_kind) /* else a 1.6 body, byte for byte */
+			put_u(e, r->symtab.id_kind);
 		break;
 	case SAF_REC_USYM:
 		put_u(e, r->usym.offset);

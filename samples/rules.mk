@@ -24,3 +24,19 @@ $(B)/samples/workload-leaf: samples/workload.c $(wildcard samples/*.h) | deps
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -DSA_FRAMELESS_LEAVES -o $@ $< -lm -ldl
 
 all: $(SAMPLE_EXTRA)
+
+# A Go program with a known split (issue 31), built by Debian's golang-go
+# (a test package): offline, its cache under build/, no module to download.
+# Go's default build: frame pointers, a .symtab, no GNU build id.
+GO_ENV := GOCACHE=$(abspath $(B))/go/cache GOPATH=$(abspath $(B))/go/path GOPROXY=off \
+	GO111MODULE=off
+$(B)/samples/gosplit: samples/gosplit/main.go
+	$(call msg,GO,$@)
+	@mkdir -p $(@D)
+	$(Q)$(GO_ENV) go build -o $@ $<
+# The same, stripped (-ldflags=-s: no .symtab, no DWARF): named from .gopclntab.
+$(B)/samples/gosplit-stripped: samples/gosplit/main.go
+	$(call msg,GO,$@)
+	@mkdir -p $(@D)
+	$(Q)$(GO_ENV) go build -ldflags=-s -o $@ $<
+CHECK_EXTRA_DEPS += $(B)/samples/gosplit $(B)/samples/gosplit-stripped

@@ -21,7 +21,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     6
+#define SAF_VERSION_MINOR     7
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -146,6 +146,12 @@ enum saf_counter {
 #define SAF_MAP_ANON	(1u << 1) /* no backing file ([anon], JIT) */
 #define SAF_MAP_DELETED (1u << 2) /* file was deleted when captured */
 
+/* "MAP record" id_kind (1.7): what a build_id field holds. */
+enum saf_id_kind {
+	SAF_ID_GNU = 0,	    /* the file's GNU build id (or nothing, when empty) */
+	SAF_ID_CONTENT = 1, /* sa's content hash of a file without one (core/contentid.h) */
+};
+
 /*
  * Strings and byte arrays in records are borrowed: {ptr, len}, not NUL
  * terminated in the file. The reader NUL-terminates its copies, so .str is
@@ -203,6 +209,7 @@ struct saf_map {
 	uint64_t inode;
 	struct saf_str path;
 	struct saf_bytes build_id; /* len 0 when unknown */
+	uint32_t id_kind;	   /* 1.7: enum saf_id_kind of build_id */
 };
 
 /* "COMM record": a thread's name from time_ns on. */
@@ -355,6 +362,7 @@ struct saf_ksym {
 struct saf_symtab {
 	struct saf_bytes build_id;
 	struct saf_str path;
+	uint32_t id_kind; /* 1.7: enum saf_id_kind of build_id, as in its MAP records */
 };
 
 /* "USYM record": an ELF symbol, by file offset of its first byte. */

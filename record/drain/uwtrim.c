@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfread.h"
 #include "elfsyms.h"
 #include "cfirows.h"
 #include "hash.h"
@@ -94,14 +95,15 @@ const struct rec_uwtrim_stats *rec_uwtrim__stats(const struct rec_uwtrim *t)
 	return &t->st;
 }
 
-/* Does the file on @fd have @m's build id (when @m has one)? */
+/* Does the file on @fd have @m's build id, or content hash (when @m has one)? */
 static bool same_build(int fd, const struct saf_map *m)
 {
 	uint8_t bid[SAF_MAX_BUILD_ID];
+	uint32_t kind;
 
 	return !m->build_id.len ||
-	       (rec_elfsyms__read_build_id(fd, bid, sizeof(bid)) == (int)m->build_id.len &&
-		!memcmp(bid, m->build_id.data, m->build_id.len));
+	       (rec_elf__identity_fd(fd, bid, sizeof(bid), &kind) == (int)m->build_id.len &&
+		kind == m->id_kind && !memcmp(bid, m->build_id.data, m->build_id.len));
 }
 
 /*

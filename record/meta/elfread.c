@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "buildid.h"
+#include "contentid.h"
 #include "elfplt.h"
 #include "elfread.h"
+#include "gopclntab.h"
 #include "safeopen.h"
+#include "saf.h"
 #include "symrank.h"
 
 static Elf *elf_open(int fd)
@@ -39,6 +42,22 @@ int rec_elf__build_id_fd(int fd, uint8_t *buf, size_t cap)
 	ret = sac_buildid__read(e, buf, cap);
 	elf_end(e);
 	return ret;
+}
+
+int rec_elf__identity_fd(int fd, uint8_t *buf, size_t cap, uint32_t *kind)
+{
+	int ret = rec_elf__build_id_fd(fd, buf, cap);
+
+	*kind = SAF_ID_GNU;
+	if (ret != -ENOENT)
+		return ret;
+	if (cap < SAC_CONTENTID_LEN)
+		return -ENOSPC;
+	ret = sac_contentid__fd(fd, buf);
+	if (ret)
+		return ret;
+	*kind = SAF_ID_CONTENT;
+	return SAC_CONTENTID_LEN;
 }
 
 /* Function symbols live in a PT_LOAD segment; map st_value to a file offset. */
@@ -279,8 +298,8 @@ static int collect_debug(Elf *dbg, const GElf_Phdr *loads, size_t nloads, struct
 	return err == -ENOMEM ? err : err ? -ENOENT : 0;
 }
 
-/* The binary's own symbols: .symtab, else (or when it has only labels) .dynsym. */
-static int collect_own(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
+/* The binary's ELF symbols: .symtab, else (or when it has only labels) .dynsym. */
+static int collect_elf(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
 {
 	Elf_Scn *scn, *dyn = NULL, *s = NULL;
 	GElf_Shdr sh;
@@ -298,6 +317,75 @@ static int collect_own(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec
 	rec_elftab__release(t);
 	t->from_dynsym = 1;
 	return dyn ? collect(e, dyn, loads, nloads, t) : -ENOENT;
+}
+
+struct loadset {
+	const GElf_Phdr *loads;
+	size_t n;
+};
+
+static int loadset_off(const void *arg, uint64_t va, uint64_t *off)
+{
+	const struct loadset *l = arg;
+
+	return vaddr_to_off(l->loads, l->n, va, off);
+}
+
+/* A section's contents by name, its header in @out; NULL (@out untouched) when absent or empty. */
+static Elf_Data *section(Elf *e, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name))
+			continue;
+		*out = sh;
+		return sh.sh_size <= REC_BIN_MAX_SECTION ? elf_getdata(scn, NULL) : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * A Go binary without .symtab (-ldflags=-s): its functions from
+ * .gopclntab (a PIE's is .data.rel.ro.gopclntab), gopclntab.c.
+ */
+static int collect_go(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
+{
+	struct loadset l = {loads, nloads};
+	GElf_Shdr sh, text = {0};
+	Elf_Data *d;
+	int err;
+
+	d = section(e, ".gopclntab", &sh);
+	if (!d)
+		d = section(e, ".data.rel.ro.gopclntab", &sh);
+	if (!d || !d->d_buf)
+		return -ENOENT;
+	section(e, ".text", &text);
+	err = rec_gopclntab__collect(d->d_buf, d->d_size, text.sh_addr, loadset_off, &l, t);
+	if (!err)
+		t->from_gopclntab = 1;
+	return err;
+}
+
+/* The binary's own symbols: .symtab, else (or when it has only labels) .dynsym, else Go's. */
+static int collect_own(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
+{
+	int err = collect_elf(e, loads, nloads, t);
+
+	if (err != -ENOENT)
+		return err;
+	rec_elftab__release(t);
+	t->from_dynsym = 0;
+	return collect_go(e, loads, nloads, t);
 }
 
 int rec_elftab__read(int fd, const uint8_t *build_id, size_t bid_len, struct rec_elftab *t)

@@ -21,8 +21,9 @@ struct rec_elftab {
 	size_t nsyms;
 	char *names; /* the string table, copied */
 	size_t names_len;
-	int from_dynsym; /* 1 when .symtab was absent */
-	int from_debug;	 /* 1 when the symbols came from a debug file's .symtab */
+	int from_dynsym;    /* 1 when .symtab was absent */
+	int from_debug;	    /* 1 when the symbols came from a debug file's .symtab */
+	int from_gopclntab; /* 1 when they came from Go's .gopclntab (no .symtab) */
 };
 
 /**
@@ -60,5 +61,14 @@ void rec_elftab__release(struct rec_elftab *t);
  * @return its length, -ENOENT without one, -ENOEXEC not ELF, -ENOSPC.
  */
 int rec_elf__build_id_fd(int fd, uint8_t *buf, size_t cap);
+
+/**
+ * rec_elf__identity_fd() - what names the ELF file on @fd (borrowed): its
+ * GNU build id (*@kind SAF_ID_GNU), else its content hash (SAF_ID_CONTENT,
+ * core/contentid.h: Go's default build has no build id).
+ * @return the identity's length, -ENOEXEC not ELF, -ENOSPC, or the content
+ * hash's errors.
+ */
+int rec_elf__identity_fd(int fd, uint8_t *buf, size_t cap, uint32_t *kind);
 
 #endif /* REC_ELFREAD_H */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "clock.h"
+#include "contentid.h"
 #include "elfread.h"
 #include "elfsyms.h"
 #include "grow.h"
@@ -28,6 +29,7 @@
 struct efile {
 	uint8_t bid[SAF_MAX_BUILD_ID];
 	size_t bid_len;
+	uint32_t kind; /* enum saf_id_kind of bid */
 	char *path;
 	int fd;
 	int state; /* 0 not read yet, 1 read, < 0 the negative errno of reading */
@@ -188,6 +190,12 @@ cleanup:
 	return err;
 }
 
+void rec_elfsyms__set_kind(struct rec_elfsyms *es, int file, uint32_t kind)
+{
+	if (file >= 0 && (size_t)file < es->nfiles)
+		es->files[file].kind = kind;
+}
+
 /* Heap bytes of @f's table: symbols and names. */
 static uint64_t tab_bytes(const struct efile *f)
 {
@@ -277,11 +285,34 @@ static int open_debug(const struct rec_elfsyms *es, const struct efile *f)
 	return n < 0 ? -1 : n;
 }
 
+/*
+ * A file known by its content hash has no debug file, and is read only if
+ * it is the file hashed: the kept fd is, a file opened by path is hashed.
+ */
+static int read_tab(struct rec_elfsyms *es, struct efile *f, int fd, bool by_path)
+{
+	uint8_t id[SAC_CONTENTID_LEN];
+
+	if (f->kind == SAF_ID_GNU) {
+		int dbg = open_debug(es, f), err;
+
+		err = rec_elftab__read_debug(fd, dbg, f->bid, f->bid_len, &f->tab);
+		if (dbg >= 0)
+			close(dbg);
+		return err;
+	}
+	if (f->kind != SAF_ID_CONTENT || f->bid_len != sizeof(id))
+		return -ESTALE;
+	if (by_path && (sac_contentid__fd(fd, id) || memcmp(id, f->bid, sizeof(id))))
+		return -ESTALE;
+	return rec_elftab__read(fd, NULL, 0, &f->tab);
+}
+
 static void load(struct rec_elfsyms *es, struct efile *f)
 {
 	struct efile *victim;
 	uint64_t t0 = sac_now_ns(CLOCK_MONOTONIC);
-	int fd = f->fd, dbg, err;
+	int fd = f->fd, err;
 
 	if (fd < 0)
 		fd = rec_safe_open(
@@ -292,10 +323,7 @@ static void load(struct rec_elfsyms *es, struct efile *f)
 	if (fd < 0) {
 		err = fd;
 	} else {
-		dbg = open_debug(es, f);
-		err = rec_elftab__read_debug(fd, dbg, f->bid, f->bid_len, &f->tab);
-		if (dbg >= 0)
-			close(dbg);
+		err = read_tab(es, f, fd, f->fd < 0);
 		if (!err && f->tab.from_debug)
 			es->st.dbgsyms++;
 		if (!err && (err = set_flags(f)))
@@ -369,6 +397,7 @@ static int flush_file(struct rec_elfsyms *es, struct efile *f, const struct rec_
 
 	rec.symtab.build_id.data = f->bid;
 	rec.symtab.build_id.len = (uint32_t)f->bid_len;
+	rec.symtab.id_kind = f->kind;
 	rec.symtab.path = rec_strclip(f->path, strlen(f->path), buf, &es->st.clipped);
 	err = rec_sink__emit(sink, &rec);
 	if (err)

@@ -68,8 +68,9 @@ struct rec_elfsyms *rec_elfsyms__new(size_t max_fds);
 
 /**
  * rec_elfsyms__file() - register an executable file and get its id.
- * @build_id, @bid_len: the build id (1 to SAF_MAX_BUILD_ID bytes); files
- *           without one are not embedded (-EINVAL).
+ * @build_id, @bid_len: the build id (1 to SAF_MAX_BUILD_ID bytes), or a
+ *           content hash (then rec_elfsyms__set_kind()); files with
+ *           neither are not embedded (-EINVAL).
  * @path: the path recorded in its MAP record; copied.
  * @fd: -1, or an open read-only fd of the file, which the registry owns
  *      from now on (it is closed at once if the file is known or the fd
@@ -81,6 +82,14 @@ struct rec_elfsyms *rec_elfsyms__new(size_t max_fds);
  */
 int rec_elfsyms__file(struct rec_elfsyms *es, const uint8_t *build_id, size_t bid_len,
 		      const char *path, int fd);
+
+/**
+ * rec_elfsyms__set_kind() - what @file's build id is (enum saf_id_kind;
+ * SAF_ID_GNU when never set): with SAF_ID_CONTENT, a content hash
+ * (core/contentid.h), no debug file is looked for, a file opened by path
+ * is used only if its hash is the same, and its SYMTAB says the kind.
+ */
+void rec_elfsyms__set_kind(struct rec_elfsyms *es, int file, uint32_t kind);
 
 /**
  * rec_elfsyms__note() - a sample hit file offset @off of file @file.

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "elfread.h"
 #include "grow.h"
 #include "htab.h"
 #include "maptab.h"
@@ -155,7 +156,11 @@ static struct devino *devino_get(struct rec_maptab *mt, uint64_t dev, uint64_t i
 	return NULL;
 }
 
-/* Fill in a missing build id from @fd or the path, cached by (dev, inode). */
+/*
+ * Fill in a missing build id from @fd or the path, cached by (dev, inode);
+ * a file without one gets its content hash ("MAP record" id_kind), so that
+ * its symbols are embedded and found off the box as a build id's are.
+ */
 static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 {
 	struct devino *di = NULL, tmp = {.dev = e->m.dev, .ino = e->m.inode};
@@ -173,7 +178,8 @@ static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 			fd = own = rec_safe_open(e->path, &o, NULL, 0);
 		}
 		tmp.bid_len =
-			fd < 0 ? -ENOENT : rec_elfsyms__read_build_id(fd, tmp.bid, sizeof(tmp.bid));
+			fd < 0 ? -ENOENT
+			       : rec_elf__identity_fd(fd, tmp.bid, sizeof(tmp.bid), &tmp.kind);
 		if (own >= 0)
 			close(own);
 		di = &tmp;
@@ -184,6 +190,7 @@ static void fill_build_id(struct rec_maptab *mt, struct mapent *e, int fd)
 	if (di->bid_len > 0) {
 		memcpy(e->bid, di->bid, di->bid_len);
 		e->m.build_id.len = di->bid_len;
+		e->m.id_kind = di->kind;
 	}
 }
 
@@ -226,6 +233,8 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 			rec_htab__put(mt->fed, &k, NULL);
 		e->file = rec_elfsyms__file(mt->es, e->bid, e->m.build_id.len, e->path, fd);
 		fd = -1;
+		if (e->file >= 0 && e->m.id_kind)
+			rec_elfsyms__set_kind(mt->es, e->file, e->m.id_kind);
 	}
 	if (fd >= 0)
 		close(fd);

@@ -28,7 +28,8 @@ struct image {
 
 struct devino {
 	uint64_t dev, ino;
-	int bid_len; /* < 0: no build id readable */
+	int bid_len;   /* < 0: no build id readable */
+	uint32_t kind; /* enum saf_id_kind of bid */
 	uint8_t bid[SAF_MAX_BUILD_ID];
 };
 

@@ -135,7 +135,7 @@ static void info_dso(struct rpt_session *s, FILE *out, const struct rpt_dso *d, 
 {
 	fprintf(out, "  %10llu  %s\n", (unsigned long long)d->samples,
 		rpt_session__str(s, d->path));
-	fprintf(out, "              build id %s; %s",
+	fprintf(out, "              %s %s; %s", d->id_kind ? "content hash" : "build id",
 		d->build_id ? rpt_session__str(s, d->build_id) : "none recorded",
 		src_name(d->source));
 	if (d->used_path && d->source != RPT_SRC_EMBEDDED)

@@ -121,6 +121,7 @@ static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_
 
 		if (d < 0)
 			return d;
+		rpt_symbolizer__set_id_kind(s->sym, (uint32_t)d, m->id_kind);
 		map.dso = d;
 	}
 	return rpt_maps__add(&l->maps, m->pid, m->gen, &map);
@@ -508,6 +509,8 @@ int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct
 		d = rpt_symbolizer__dso(s->sym, r->symtab.build_id.data, r->symtab.build_id.len,
 					r->symtab.path.str, l->file_idx);
 		l->cur_symtab = d < 0 ? RPT_NO_DSO : (uint32_t)d;
+		if (d >= 0)
+			rpt_symbolizer__set_id_kind(s->sym, (uint32_t)d, r->symtab.id_kind);
 		return d < 0 ? d : 0;
 	case SAF_REC_USYM:
 		l->st->usyms++;

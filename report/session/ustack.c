@@ -82,7 +82,8 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 		if (rpt_session__str(s, d->path)[0] == '[')
 			continue;
 		m->path = rpt_session__str(s, d->path);
-		m->build_id = d->build_id ? rpt_session__str(s, d->build_id) : NULL;
+		/* a content hash is no GNU build id: the binary at the path, as before 1.7 */
+		m->build_id = d->build_id && !d->id_kind ? rpt_session__str(s, d->build_id) : NULL;
 		if (symfs) {
 			snprintf(l->upaths[i], RPT_USTACK_PATH_MAX, "%s%s", symfs, m->path);
 			if (!access(l->upaths[i], R_OK))

@@ -184,6 +184,42 @@ static int load_own(struct rpt_dwunits *u, const uint8_t *ar, size_t ar_size)
 	return err == -ENOMEM ? err : 0; /* malformed: no runs, as libdw fails */
 }
 
+/*
+ * No .debug_aranges (Go's linker writes none): each unit's own ranges
+ * (DW_AT_low_pc/high_pc or DW_AT_ranges), as libdwfl falls back to. Needs
+ * every unit, so it waits for .debug_info whole.
+ */
+static int load_cu_ranges(struct rpt_dwunits *u, Dwarf *dw)
+{
+	Dwarf_Off off = 0, next;
+	struct dwu_arange *v = NULL;
+	size_t hsize, n = 0, cap = 0;
+	int err = 0;
+
+	if (!wait_for(u, u->info_size))
+		return 0;
+	while (!err && !dwarf_next_unit(dw, off, &next, &hsize, 0, 0, 0, 0, 0, 0)) {
+		Dwarf_Addr base, start, end;
+		Dwarf_Die die;
+		ptrdiff_t r = 0;
+		bool has_die = dwarf_offdie(dw, off + hsize, &die);
+
+		while (has_die && !err && (r = dwarf_ranges(&die, r, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			err = SAC_GROW(v, cap, n + 1, 256) ? -ENOMEM : 0;
+			if (!err)
+				v[n] = (struct dwu_arange){start, end - start, off + hsize, n};
+			n += !err;
+		}
+		off = next;
+	}
+	if (!err)
+		err = runs_of(u, v, n);
+	free(v);
+	return err;
+}
+
 /* libdwfl's per-unit runs of libdw's sorted aranges. */
 static int load_libdw(struct rpt_dwunits *u, Dwarf *dw)
 {
@@ -192,7 +228,7 @@ static int load_libdw(struct rpt_dwunits *u, Dwarf *dw)
 	Dwarf_Off last = 0;
 
 	if (dwarf_getaranges(dw, &ar, &n) || !n)
-		return 0;
+		return load_cu_ranges(u, dw);
 	u->runs = malloc(n * sizeof(*u->runs));
 	if (!u->runs)
 		return -ENOMEM;

@@ -18,6 +18,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "binopen.h"
+#include "contentid.h"
 #include "dwinline.h"
 #include "dwload.h"
 #include "elfplt.h"
@@ -101,6 +102,20 @@ int rpt_elf__build_id(const char *path, uint8_t *buf, size_t cap)
 	elf_end(elf);
 	close(fd);
 	return len;
+}
+
+int rpt_elf__content_id(const char *path, uint8_t *buf, size_t cap)
+{
+	int fd, err;
+
+	if (cap < SAC_CONTENTID_LEN)
+		return -ENOSPC;
+	fd = rpt_bin_open(path);
+	if (fd < 0)
+		return fd;
+	err = sac_contentid__fd(fd, buf);
+	close(fd);
+	return err ? err : SAC_CONTENTID_LEN;
 }
 
 /* Program headers and section facts of @path into @e. */

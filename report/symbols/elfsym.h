@@ -31,6 +31,15 @@ struct rpt_elfsym_frame {
 int rpt_elf__build_id(const char *path, uint8_t *buf, size_t cap);
 
 /**
+ * rpt_elf__content_id() - the content hash of the file at @path
+ * (core/contentid.h), what a recording names a file without a GNU build
+ * id by ("MAP record" id_kind 1).
+ * @buf, @cap: receives SAC_CONTENTID_LEN bytes.
+ * @return SAC_CONTENTID_LEN, or -errno (rpt_bin_open()'s, -ENOSPC, read errors).
+ */
+int rpt_elf__content_id(const char *path, uint8_t *buf, size_t cap);
+
+/**
  * rpt_elfsym__open() - open a binary for symbolization.
  * @sym_path: the file holding symbols and DWARF (a debug file, or the binary).
  * @bin_path: the binary itself when available (for its program headers,

@@ -19,6 +19,7 @@
 #include "elfsym.h"
 #include "grow.h"
 #include "profile.h"
+#include "saf.h"
 #include "symbolize_int.h"
 #include "symrank.h"
 
@@ -197,13 +198,21 @@ int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t of
 	return rpt_symtab__add(&s->usyms, dso, offset, size, n);
 }
 
-/* A file's build id equals the recorded one (hex). */
+void rpt_symbolizer__set_id_kind(struct rpt_symbolizer *s, uint32_t idx, uint32_t kind)
+{
+	if (idx < s->ndsos && kind)
+		s->dsos[idx].id_kind = kind;
+}
+
+/* A file's build id (or content hash, by the dso's id_kind) equals the recorded one (hex). */
 static int build_id_check(struct rpt_symbolizer *s, const struct rpt_dso *d, const char *path)
 {
 	const char *want = rpt_strpool__str(&s->pool, d->build_id);
 	char hex[2 * 64 + 1] = "";
 	uint8_t id[64];
-	int n = rpt_elf__build_id(path, id, sizeof(id));
+	int n = d->id_kind == SAF_ID_GNU       ? rpt_elf__build_id(path, id, sizeof(id))
+		: d->id_kind == SAF_ID_CONTENT ? rpt_elf__content_id(path, id, sizeof(id))
+					       : -ESTALE;
 
 	if (n < 0)
 		return n;
@@ -219,7 +228,7 @@ static bool find_debug_file(struct rpt_symbolizer *s, const struct rpt_dso *d, c
 	const char *hex = rpt_strpool__str(&s->pool, d->build_id);
 	size_t ndirs = s->o.ndebug_dirs + !s->o.no_system_debug;
 
-	if (strlen(hex) < 4)
+	if (strlen(hex) < 4 || d->id_kind != SAF_ID_GNU) /* no debug file by content hash */
 		return false;
 	for (size_t i = 0; i < ndirs; i++) {
 		const char *dir = i < s->o.ndebug_dirs ? s->o.debug_dirs[i] : "/usr/lib/debug";
@@ -263,9 +272,11 @@ static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, 
 			return true;
 		if (err == -ESTALE || err == -EPERM || err == -EFBIG) {
 			rpt_symbolizer__set_reason(s, d,
-						   err == -ESTALE  ? "build id mismatch"
-						   : err == -EPERM ? "not a regular file"
-								   : "too large",
+						   err == -ESTALE && d->id_kind
+							   ? "content hash mismatch"
+						   : err == -ESTALE ? "build id mismatch"
+						   : err == -EPERM  ? "not a regular file"
+								    : "too large",
 						   out);
 			mismatch = true;
 		}
@@ -313,7 +324,7 @@ static bool fetch_debuginfod(struct rpt_symbolizer *s, const struct rpt_dso *d, 
 	char *path = NULL;
 	int fd;
 
-	if (!urls || !*urls || strlen(hex) < 4 || !dbgd_load(&api))
+	if (!urls || !*urls || strlen(hex) < 4 || d->id_kind != SAF_ID_GNU || !dbgd_load(&api))
 		return false;
 	c = api.begin();
 	if (!c)

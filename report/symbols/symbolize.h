@@ -34,6 +34,7 @@ struct rpt_dso {
 	uint32_t used_path; /* the file symbols came from, 0 = none */
 	uint32_t reason;    /* why a better source was not usable, 0 = none */
 	bool opened;	    /* sources were searched */
+	uint32_t id_kind;   /* enum saf_id_kind of build_id: 1, a content hash */
 	/* statistics kept by the pipeline */
 	uint64_t samples;    /* samples with a frame in this binary */
 	uint64_t frames;     /* frames here (weighted by samples) */
@@ -98,6 +99,14 @@ struct rpt_strpool *rpt_symbolizer__pool(struct rpt_symbolizer *s);
  */
 int rpt_symbolizer__dso(struct rpt_symbolizer *s, const uint8_t *bid, size_t bid_len,
 			const char *path, uint32_t file_idx);
+
+/**
+ * rpt_symbolizer__set_id_kind() - what binary @idx's build id is (enum
+ * saf_id_kind, "MAP record"): with SAF_ID_CONTENT a content hash, checked
+ * against a binary's own, and no debug file is looked for; a kind this
+ * reader does not know, never checked: only embedded symbols name it.
+ */
+void rpt_symbolizer__set_id_kind(struct rpt_symbolizer *s, uint32_t idx, uint32_t kind);
 
 /** rpt_symbolizer__get() - binary @idx (borrowed, valid until the next __dso()). */
 struct rpt_dso *rpt_symbolizer__get(struct rpt_symbolizer *s, uint32_t idx);

@@ -12,8 +12,9 @@
 #include "hash.h"
 #include "symcache_int.h"
 
-#define SC_MAGIC   "SASYMC\r\n"
-#define SC_VERSION 2 /* 2: names without symbol versions, ranked anew */
+#define SC_MAGIC "SASYMC\r\n"
+/* 2: names without symbol versions, ranked anew; 3: units without .debug_aranges (Go) */
+#define SC_VERSION 3
 #define SC_HDR	   32
 #define SC_IDW	   8 /* the u64 fields of struct rpt_symcache_id */
 

@@ -355,7 +355,7 @@ static int write_folded_defs(struct gen *g, const uint8_t *bid)
 	uint64_t ips[SAF_MAX_FRAMES];
 	int err;
 
-	r.symtab = (struct saf_symtab){{bid, 20}, saf_str__from("/synthetic/bin/folded")};
+	r.symtab = (struct saf_symtab){{bid, 20}, saf_str__from("/synthetic/bin/folded"), 0};
 	err = add(g, &r);
 	for (size_t i = 0; !err && i < f->nnames; i++) {
 		r = (struct saf_record){.kind = SAF_REC_USYM};

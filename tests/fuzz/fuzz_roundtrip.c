@@ -79,7 +79,7 @@ static void gen_record(struct in *in, struct saf_record *r, uint8_t op)
 		break;
 	case 1: r->kind = SAF_REC_MAP;
 		r->map = (struct saf_map){ u8(in), u8(in), u64(in), u64(in), u64(in), u64(in), u8(in),
-					   u64(in), u64(in), str(in), bytes(in) };
+					   u64(in), u64(in), str(in), bytes(in), u8(in) & 3 };
 		break;
 	case 2: r->kind = SAF_REC_COMM;
 		r->comm = (struct saf_comm){ u8(in), u8(in), u64(in), str(in) };
@@ -97,7 +97,7 @@ static void gen_record(struct in *in, struct saf_record *r, uint8_t op)
 		r->ksym = (struct saf_ksym){ u64(in), str(in), str(in) };
 		break;
 	case 6: r->kind = SAF_REC_SYMTAB;
-		r->symtab = (struct saf_symtab){ bytes(in), str(in) };
+		r->symtab = (struct saf_symtab){ bytes(in), str(in), u8(in) & 3 };
 		break;
 	case 7: r->kind = SAF_REC_USYM;
 		r->usym = (struct saf_usym){ u64(in), u64(in), str(in) };

@@ -51,6 +51,8 @@ static void print_rec(const struct saf_record *r)
 		       " flags=%" PRIu64 " path=%s buildid=", r->map.pid, r->map.gen, r->map.start,
 		       r->map.end, r->map.pgoff, r->map.flags, r->map.path.str);
 		hex(r->map.build_id.data, r->map.build_id.len);
+		if (r->map.id_kind) /* 1.7: a content hash, or a kind to come */
+			printf(" id_kind=%u", r->map.id_kind);
 		printf("\n");
 		break;
 	case SAF_REC_COMM:
