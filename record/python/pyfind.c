@@ -57,6 +57,9 @@ static const struct rec_py_layout layouts[] = {
 	},
 };
 
+/* Interpreter files tried per process: python3.X and libpython3.X.so, and a spare. */
+#define MAX_FILES 3
+
 /* An interpreter's binary: python3.X or libpython3.X.so*, any directory. */
 static bool python_name(const char *path)
 {
@@ -74,15 +77,17 @@ static bool python_name(const char *path)
 }
 
 /*
- * The interpreter's lowest mapping in /proc/PID/maps: its start, file
- * offset, device and inode and path. @return 0, or -ENOENT when none.
+ * The interpreter files mapped in /proc/PID/maps, each by its lowest
+ * mapping (maps are sorted: the first PT_LOAD's): a shared build maps
+ * python3.X, which holds no _PyRuntime, and libpython3.X.so, which does.
+ * @return how many (at most @cap) into @b, or -errno.
  */
-static int find_mapping(uint32_t pid, struct rec_py_bin *b)
+static int find_mappings(uint32_t pid, struct rec_py_bin *b, int cap)
 {
 	char path[64], line[4096 + 128], file[4096];
 	unsigned int maj, min;
 	unsigned long long s, e, off, ino;
-	int found = -ENOENT, n = 0;
+	int found = 0, n = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
@@ -90,18 +95,18 @@ static int find_mapping(uint32_t pid, struct rec_py_bin *b)
 	if (!f)
 		return -errno;
 	/* bounded: a process with millions of mappings is read in part */
-	while (n++ < 65536 && fgets(line, sizeof(line), f)) {
+	while (n++ < 65536 && found < cap && fgets(line, sizeof(line), f)) {
 		file[0] = '\0';
 		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %4095s", &s, &e, &off, &maj, &min,
 			   &ino, file) < 7 ||
 		    file[0] != '/' || !python_name(file))
 			continue;
-		/* the lowest mapping (maps are sorted): the first PT_LOAD's */
-		*b = (struct rec_py_bin){
+		if (found && !strcmp(file, b[found - 1].path))
+			continue; /* the same file's next mapping */
+		b[found] = (struct rec_py_bin){
 			.start = s, .end = e, .pgoff = off, .dev = makedev(maj, min), .ino = ino};
-		snprintf(b->path, sizeof(b->path), "%s", file);
-		found = 0;
-		break;
+		snprintf(b[found].path, sizeof(b[found].path), "%s", file);
+		found++;
 	}
 	fclose(f);
 	return found;
@@ -237,13 +242,20 @@ cleanup:
 
 int rec_py__find(uint32_t pid, struct rec_py_bin *b)
 {
-	int err;
+	struct rec_py_bin *c = calloc(MAX_FILES, sizeof(*c));
+	int n, err = -ENOENT;
 
+	if (!c)
+		return -ENOMEM;
 	memset(b, 0, sizeof(*b));
-	err = find_mapping(pid, b);
-	if (!err)
-		err = read_elf(pid, b);
-	return err;
+	n = find_mappings(pid, c, MAX_FILES);
+	for (int i = 0; i < n && err != 0 && err != -ENOTSUP; i++) {
+		err = read_elf(pid, &c[i]);
+		if (!err || err == -ENOTSUP)
+			*b = c[i];
+	}
+	free(c);
+	return n < 0 ? n : err;
 }
 
 void rec_py__version_str(uint32_t v, char *buf, size_t sz)
