@@ -18,9 +18,9 @@ tmpdir
 T=$tap_tmp
 PY=/usr/bin/python3.11
 
-plan 12
+plan 13
 
-[ -x "$PY" ] || { skip 12 "$PY not installed (Debian 12's python3)"; done_testing; }
+[ -x "$PY" ] || { skip 13 "$PY not installed (Debian 12's python3)"; done_testing; }
 cp "$SA_SRC/tests/tools/pysplit.py" "$T/pysplit.py"
 
 # 5 s of the three functions' CPU at 1999 Hz: about 10,000 samples
@@ -81,6 +81,21 @@ ok $? "binaries hidden: the same Python frames ($a2 of $a, $j2 of $j)"
 "$SA_REPORT" --info "$T/py.sa" >"$T/info" 2>&1
 grep -q "python: .*1 processes' frames read.*CPython 3\.11" "$T/info"
 ok $? "--info lists the Python process: $(grep python: "$T/info")"
+
+# --call-graph auto walks the interpreter's own native frames (it has no
+# frame pointers): the Python frames sit exactly where the eval loop was,
+# between PyEval_EvalCode and the C code json's scanner calls
+"$SA_RECORD" -q -F 999 --call-graph auto -o "$T/auto.sa" -- "$PY" "$SA_SRC/tests/tools/pysplit.py" 2 \
+	"$T/c3" 2>"$T/rec3.err" && "$SA_REPORT" -o "$T/auto.folded" "$T/auto.sa" 2>>"$T/rec3.err"
+ja=$(under "$T/auto.folded" py_json)
+# (py_json's own callees follow: json's Python frames, or native code:
+# time.thread_time()'s clock_gettime, the eval loop running py_json itself)
+mixed=$(awk '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st)
+	if (index(st, ";Py_RunMain;") && index(st, ";PyEval_EvalCode;<module>_[p];main_[p];py_json_[p];")) t += n
+	} END { print t + 0 }' "$T/auto.folded")
+# about 1,000 samples of py_json, 99% of them so (996 of 1,005 here)
+[ "$ja" -ge 300 ] && ge "$(pct "$mixed" "$ja")" 90
+ok $? "auto: $(pct "$mixed" "$ja")% of py_json's $ja samples read Py_RunMain;...;PyEval_EvalCode;<module>;main;py_json;... (want >= 90)"
 
 "$SA_RECORD" -q -F 999 --no-python -o "$T/nopy.sa" -- "$PY" "$SA_SRC/tests/tools/pysplit.py" 1 "$T/c2" \
 	2>"$T/rec2.err" && "$SA_REPORT" -o "$T/nopy.folded" "$T/nopy.sa" 2>>"$T/rec2.err"
