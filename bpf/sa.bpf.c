@@ -422,6 +422,8 @@ static __noinline int capture_ustack(struct bpf_perf_event_data *ctx, struct sa_
 #endif
 }
 
+#include "python.bpf.h"
+
 /*
  * --call-graph auto: the user stack walked here from the CFI tables and
  * counted by id like a frame-pointer stack; a stack copy where the tables
@@ -434,6 +436,7 @@ static __noinline int capture_ustack(struct bpf_perf_event_data *ctx, struct sa_
 static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
 				__u32 epoch, __u32 *rflags, struct sa_ctrs *c)
 {
+	const struct sa_py_proc *py = NULL;
 	struct uw_walk w;
 	long wid;
 
@@ -446,6 +449,10 @@ static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count
 		return capture_ustack(ctx, key, epoch);
 	}
 	c->v[SA_CTR_UW]++;
+	if (sa_python)
+		py = py_proc(key->tgid, key->gen, &rb);
+	if (py) /* CPython frames after the native ones, as in sample_py() */
+		w.n = py_walk(w.ips, w.n, py, key->tid);
 	if (epoch & 1) {
 		wid = uw_store(&uwstacks1, &w);
 		return sample(ctx, key, epoch, &stacks1, &counts1, rflags, &w, wid);
@@ -465,6 +472,7 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	__u32 epoch = sa_epoch;
 	__u32 set = epoch & 1;
 	__u32 rflags = 0;
+	const struct sa_py_proc *py = NULL;
 	struct sa_ctrs *c;
 	__u32 *gen;
 	int slot;
@@ -486,8 +494,12 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	gen = bpf_map_lookup_elem(&gens, &key.tgid);
 	key.gen = gen ? *gen : 0;
+	if (sa_python && sa_call_graph == SA_CG_FP && !sa_kernel_only && !no_user_mm())
+		py = py_proc(key.tgid, key.gen, &rb);
 	if (sa_uw && sa_call_graph == SA_CG_AUTO && !sa_kernel_only && !no_user_mm())
 		slot = sample_uw(ctx, &key, epoch, &rflags, c);
+	else if (py)
+		slot = sample_py(ctx, &key, epoch, &rflags, py);
 	else if (sa_call_graph == SA_CG_DWARF && !sa_kernel_only && !no_user_mm())
 		slot = capture_ustack(ctx, &key, epoch);
 	else if (set)
@@ -795,9 +807,13 @@ int BPF_PROG(sa_on_free, struct task_struct *p)
 
 	if (sa_off_cpu)
 		bpf_map_delete_elem(&offstart, &tid);
+	if (sa_python)
+		bpf_map_delete_elem(&pytids, &tid);
 	if (p->pid != p->tgid)
 		return 0;
 	bpf_map_delete_elem(&gens, &tgid);
+	if (sa_python)
+		bpf_map_delete_elem(&pyprocs, &tgid);
 	if (sa_uw)
 		bpf_map_delete_elem(&uwprocs, &tgid);
 	if (sa_follow)

@@ -258,4 +258,51 @@ struct sa_uw_proc {
 	struct sa_uw_range r[SA_UW_RANGES];
 };
 
+/*
+ * CPython frames (docs/python.md). A Python frame is one word of a user
+ * stack, after the native frames: the tag in the top byte (no user or
+ * kernel address has it), SA_PY_ENTRY on the first frame an eval-loop
+ * call ran (where the next native _PyEval_EvalFrameDefault begins), and
+ * the code object's address; address 0 marks a frame that could not be
+ * read. sa-report puts them in place of the eval loop's native frames.
+ */
+#define SA_PY_TAG	(0x50ull << 56)
+#define SA_PY_TAG_MASK	(0xffull << 56)
+#define SA_PY_ENTRY	(1ull << 55)
+#define SA_PY_ADDR_MASK ((1ull << 48) - 1)
+#define SA_PY_FRAMES	32 /* Python frames walked per sample at most */
+#define SA_PY_THREADS	32 /* thread states searched for a thread at most */
+
+/* pyprocs value state: set pending by BPF, answered by user space */
+enum sa_py_state {
+	SA_PY_PENDING = 0, /* asked, not answered yet */
+	SA_PY_NONE = 1,	   /* no CPython of a known version mapped */
+	SA_PY_READ = 2,	   /* frames are read with the offsets below */
+	SA_PY_REFUSED = 3, /* CPython whose layout could not be confirmed */
+};
+
+/* pyprocs value, keyed by tgid: where the interpreter's state is, for image gen. */
+struct sa_py_proc {
+	__u32 gen;
+	__u32 state;	      /* enum sa_py_state */
+	__u64 runtime;	      /* address of _PyRuntime */
+	__u16 rt_interp_head; /* _PyRuntimeState.interpreters.head */
+	__u16 is_tstate_head; /* PyInterpreterState.threads.head */
+	__u16 ts_next;	      /* PyThreadState.next */
+	__u16 ts_native_tid;  /* PyThreadState.native_thread_id */
+	__u16 ts_cframe;      /* PyThreadState.cframe */
+	__u16 cf_frame;	      /* _PyCFrame.current_frame */
+	__u16 fr_code;	      /* _PyInterpreterFrame.f_code */
+	__u16 fr_previous;    /* _PyInterpreterFrame.previous */
+	__u16 fr_is_entry;    /* _PyInterpreterFrame.is_entry (a byte) */
+	__u16 pad[3];
+};
+
+/* Ring buffer record asking user space about a process (pyprocs pending). */
+#define SA_RB_PY_WAKE 0x50590001u
+struct sa_rb_pywake {
+	__u32 kind; /* SA_RB_PY_WAKE */
+	__u32 tgid;
+};
+
 #endif /* SA_SHARED_H */

@@ -329,6 +329,13 @@ static void get_sym(struct dec *d, struct saf_record *r)
 		r->jitsym.size = get_u64(d);
 		r->jitsym.name = get_str(d);
 		break;
+	case SAF_REC_PYCODE:
+		r->pycode.pid = get_u32(d);
+		r->pycode.code = get_u64(d);
+		r->pycode.line = get_u32(d);
+		r->pycode.name = get_str(d);
+		r->pycode.file = get_str(d);
+		break;
 	default:
 		break;
 	}
@@ -352,7 +359,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 	kind = get_u64(&d);
 	if (d.err)
 		return d.err;
-	if (kind < SAF_REC_META || kind > SAF_REC_OFFCPU)
+	if (kind < SAF_REC_META || kind > SAF_REC_PYCODE)
 		return 0;
 	/* the member read, not the whole union (LOSS's is 800 bytes) */
 	memset(rec, 0, saf_rec_bytes((enum saf_rec_kind)kind));
@@ -384,6 +391,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 	case SAF_REC_SYMTAB:
 	case SAF_REC_USYM:
 	case SAF_REC_JITSYM:
+	case SAF_REC_PYCODE:
 		get_sym(&d, rec);
 		break;
 	default:

@@ -80,6 +80,9 @@ int saf_rec_check(const struct saf_record *rec)
 	case SAF_REC_JITSYM:
 		ok = str_ok(rec->jitsym.name);
 		break;
+	case SAF_REC_PYCODE:
+		ok = str_ok(rec->pycode.name) && str_ok(rec->pycode.file);
+		break;
 	case SAF_REC_USTACK:
 	case SAF_REC_USTACK_SPARSE:
 		ok = check_ustack(&rec->ustack, rec->kind == SAF_REC_USTACK_SPARSE);
@@ -121,6 +124,7 @@ uint32_t saf_rec_chunk_type(enum saf_rec_kind kind)
 	case SAF_REC_USYM:
 		return SAF_CHUNK_USYMS;
 	case SAF_REC_JITSYM:
+	case SAF_REC_PYCODE:
 		return SAF_CHUNK_JIT;
 	case SAF_REC_END:
 		return SAF_CHUNK_END;
@@ -347,6 +351,13 @@ static void put_body(struct enc *e, const struct saf_record *r)
 		put_u(e, r->jitsym.start);
 		put_u(e, r->jitsym.size);
 		put_str(e, r->jitsym.name);
+		break;
+	case SAF_REC_PYCODE:
+		put_u(e, r->pycode.pid);
+		put_u(e, r->pycode.code);
+		put_u(e, r->pycode.line);
+		put_str(e, r->pycode.name);
+		put_str(e, r->pycode.file);
 		break;
 	case SAF_REC_END:
 		put_u(e, r->end.end_mono_ns);

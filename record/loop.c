@@ -21,6 +21,7 @@
 #include "loop.h"
 #include "maptab.h"
 #include "procs.h"
+#include "python.h"
 #include "rec_output.h"
 #include "record.h"
 #include "rotate.h"
@@ -88,6 +89,7 @@ struct run {
 	struct rec_sc *sc;
 	struct rec_uwtab *uw;	 /* --off-cpu, --call-graph auto: the in-kernel unwinder's tables */
 	struct rec_uwtrim *trim; /* --call-graph dwarf or auto, without --whole-stack */
+	struct rec_py *py;	 /* CPython frames, unless --no-python or not fp */
 	uint64_t t0, iv_start, next_iv, end_at, grace;
 	pid_t child;
 	int *child_wstatus;
@@ -198,7 +200,7 @@ static void starve_line(const struct run *r)
 static void summary(const struct run *r)
 {
 	const struct rec_totals *t = rec_drain__totals(r->d);
-	char b[32], k[32];
+	char b[32], k[32], py[256];
 
 	if (r->o->quiet)
 		return;
@@ -234,6 +236,8 @@ static void summary(const struct run *r)
 			(unsigned long long)t->off_recovered);
 	if (r->uw)
 		uw_summary(r);
+	if (r->py && rec_py__summary(r->py, py, sizeof(py)))
+		fprintf(stderr, "sa-record: %s\n", py);
 	if (r->trim) {
 		const struct rec_uwtrim_stats *u = rec_uwtrim__stats(r->trim);
 
@@ -547,6 +551,12 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	if (!r->d)
 		return -ENOMEM;
 	rec_drain__set_sc(r->d, r->sc);
+	if (rec_session__pyprocs_fd(r->s) >= 0) {
+		r->py = rec_py__new(rec_session__pyprocs_fd(r->s), r->w);
+		if (!r->py)
+			return -ENOMEM;
+		rec_drain__set_py(r->d, r->py);
+	}
 	rec_drain__set_abort(r->d, &hurry);
 	rec_drain__set_starve(r->d, r->starve);
 	/*
@@ -586,6 +596,7 @@ static int finish(struct run *r)
 static void cleanup(struct run *r)
 {
 	rec_drain__free(r->d);
+	rec_py__free(r->py);
 	rec_starve__free(r->starve);
 	rec_uwtrim__free(r->trim);
 	rec_sc__free(r->sc);

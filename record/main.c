@@ -48,6 +48,8 @@ static const char usage_text[] =
 	"      --whole-stack        dwarf, auto: keep each copy whole (by default only the\n"
 	"                           words sa-report's unwind reads are kept, found by\n"
 	"                           walking the copy here with the binaries' .eh_frame)\n"
+	"      --no-python          do not read CPython 3.11 frames (read by default in fp and\n"
+	"                           auto modes; sa-report puts them in place of the eval loop)\n"
 	"Off-CPU time:\n"
 	"      --off-cpu            also time every stay of a target thread off the CPU, by\n"
 	"                           the stacks it left with (sa-report --off-cpu, --wall);\n"
@@ -97,6 +99,7 @@ enum {
 	OPT_ROTATE,
 	OPT_KEEP,
 	OPT_KEEP_SIZE,
+	OPT_NO_PYTHON,
 };
 
 static const struct option long_opts[] = {
@@ -127,6 +130,7 @@ static const struct option long_opts[] = {
 	{"rotate", required_argument, NULL, OPT_ROTATE},
 	{"keep", required_argument, NULL, OPT_KEEP},
 	{"keep-size", required_argument, NULL, OPT_KEEP_SIZE},
+	{"no-python", no_argument, NULL, OPT_NO_PYTHON},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{0},
@@ -337,6 +341,9 @@ static int parse_opt(struct rec_opts *o, int c, const char *arg, int *ntargets)
 		break;
 	case OPT_NO_EMBED:
 		o->no_embed_symbols = true;
+		break;
+	case OPT_NO_PYTHON:
+		o->no_python = true;
 		break;
 	case OPT_WHOLE_STACK:
 		o->whole_stack = true;

@@ -61,6 +61,7 @@ struct rec_opts {
 	bool whole_stack;	       /* --whole-stack: no USTACK_SPARSE (uwtrim.c) */
 	uint64_t max_size;	       /* bytes, 0 = none */
 	bool off_cpu;		       /* --off-cpu */
+	bool no_python;		       /* --no-python */
 	uint64_t off_cpu_min_ns;       /* --off-cpu-min, in ns */
 	double rotate_secs;	       /* --rotate DURATION, 0 = none */
 	uint64_t rotate_bytes;	       /* --rotate SIZE, 0 = none */

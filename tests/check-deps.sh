@@ -15,13 +15,14 @@ shopt -s nullglob
 # module's top: main.c, cli.h, record.h). A folder not listed may include
 # nothing but itself.
 declare -A ALLOW=(
-	[record]="common sampler drain meta cfi output"
+	[record]="common sampler drain meta cfi output python"
 	[record/common]=""
 	[record/cfi]="common"
 	[record/meta]="common cfi ."
 	[record/sampler]="common ."
 	[record/output]="common ."
-	[record/drain]="common cfi meta sampler ."
+	[record/drain]="common cfi meta sampler python ."
+	[record/python]="common"
 	[report]="common input output session symbols unwind"
 	[report/common]=""
 	[report/symbols]="common"

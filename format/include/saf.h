@@ -21,7 +21,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     7
+#define SAF_VERSION_MINOR     8
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -42,7 +42,7 @@ enum saf_chunk_type {
 	SAF_CHUNK_SAMPLES = 4, /* INTERVAL, then COUNT records, then LOSS */
 	SAF_CHUNK_KSYMS = 5,   /* KSYM records */
 	SAF_CHUNK_USYMS = 6,   /* SYMTAB, then USYM records */
-	SAF_CHUNK_JIT = 7,     /* JITSYM records */
+	SAF_CHUNK_JIT = 7,     /* JITSYM and PYCODE records */
 	SAF_CHUNK_END = 15,    /* one SAF_REC_END; marks a clean finish */
 };
 
@@ -65,6 +65,7 @@ enum saf_rec_kind {
 	SAF_REC_USTACK = 15,	    /* 1.1: registers and a raw user stack copy */
 	SAF_REC_USTACK_SPARSE = 16, /* 1.2: the words of the copy an unwind reads */
 	SAF_REC_OFFCPU = 17,	    /* 1.4: time off the CPU by stacks (--off-cpu) */
+	SAF_REC_PYCODE = 18,	    /* 1.8: a CPython code object's names, or an interpreter */
 };
 
 /* "Stack kinds" */
@@ -380,6 +381,31 @@ struct saf_jitsym {
 	struct saf_str name;
 };
 
+/*
+ * "PYCODE record" (1.8): the names of code object @code of process @pid,
+ * whose address a Python frame word of a user stack carries. @code 0
+ * describes the process's interpreter instead: @name its version, @file
+ * its binary, @line an enum saf_py_status.
+ */
+struct saf_pycode {
+	uint32_t pid;
+	uint64_t code;
+	uint32_t line;	     /* co_firstlineno */
+	struct saf_str name; /* co_qualname */
+	struct saf_str file; /* co_filename */
+};
+
+/* "PYCODE record": a Python frame's word in a USER stack, and its fields. */
+#define SAF_PY_TAG	 (0x50ull << 56)
+#define SAF_PY_TAG_MASK	 (0xffull << 56)
+#define SAF_PY_ENTRY	 (1ull << 55) /* the first frame an eval-loop call ran */
+#define SAF_PY_ADDR_MASK ((1ull << 48) - 1)
+
+enum saf_py_status {
+	SAF_PY_READ = 0,    /* frames were read */
+	SAF_PY_REFUSED = 1, /* a layout the recorder could not confirm: native frames only */
+};
+
 /* "END record" */
 struct saf_end {
 	uint64_t end_mono_ns;
@@ -409,6 +435,7 @@ struct saf_record {
 		struct saf_end end;
 		struct saf_ustack ustack;
 		struct saf_offcpu offcpu;
+		struct saf_pycode pycode;
 	};
 };
 

@@ -23,6 +23,7 @@
 #include "mapdrain.h"
 #include "offcpu.h"
 #include "procs.h"
+#include "python.h"
 #include "record.h"
 #include "selfcontained.h"
 #include "stackdb.h"
@@ -69,6 +70,7 @@ struct rec_drain {
 	struct rec_totals tot;
 	int err;		/* sticky write error seen in the ring buffer callback */
 	struct rec_sc *sc;	/* NULL, or symbols and mappings to capture */
+	struct rec_py *py;	/* NULL, or CPython frames to name (docs/python.md) */
 	struct new_stack *news; /* stacks new since the last interval's end */
 	size_t nnews, news_cap;
 	__u64 *new_ips;
@@ -150,6 +152,9 @@ static __u32 intern(struct rec_drain *d, __u32 kind, const __u64 *ips, __u32 n, 
 	size_t before = rec_stackdb__count(d->db);
 	__u32 fid = rec_stackdb__intern(d->db, kind, ips, n, d->w, err);
 
+	if (!*err && fid && d->py && kind == SAF_STACK_USER && rec_stackdb__count(d->db) != before)
+		*err = rec_py__stack(d->py, fid, (const uint64_t *)ips, n);
+
 	if (*err || !fid || !d->sc || rec_stackdb__count(d->db) == before)
 		return *err ? 0 : fid;
 	*err = reserve_news(d, n);
@@ -186,6 +191,12 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 	__u32 set;
 	int err = 0;
 
+	if (len == sizeof(struct sa_rb_pywake) && r->epoch == SA_RB_PY_WAKE) {
+		err = d->py ? rec_py__wake(d->py, ((const struct sa_rb_pywake *)data)->tgid) : 0;
+		if (err && !d->err)
+			d->err = err;
+		return rb_over(d);
+	}
 	if (len < sizeof(*r))
 		return 0;
 	set = r->epoch & 1;
@@ -432,7 +443,8 @@ static int clear_stacks(struct rec_drain *d, __u32 set)
 {
 	int rows_fd, procs_fd, err = clear_map(d, rec_session__stack_fd(d->s, set));
 
-	if (!err && rec_session__uw(d->s, &rows_fd, &procs_fd))
+	if (!err &&
+	    (rec_session__uw(d->s, &rows_fd, &procs_fd) || rec_session__pyprocs_fd(d->s) >= 0))
 		err = clear_map(d, rec_session__uwstacks_fd(d->s, set));
 	return err;
 }
@@ -481,6 +493,8 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 			err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);
 		if (!err && d->sc)
 			err = rec_sc__count(d->sc, k->tgid, k->gen, k->ufid);
+		if (!err && d->py)
+			err = rec_py__count(d->py, k->tgid, k->ufid);
 		if (err)
 			return err;
 		rec.count = (struct saf_count){.pid = k->tgid,
@@ -574,6 +588,11 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc)
 {
 	d->sc = sc;
+}
+
+void rec_drain__set_py(struct rec_drain *d, struct rec_py *py)
+{
+	d->py = py;
 }
 
 void rec_drain__set_abort(struct rec_drain *d, volatile sig_atomic_t *abort)

@@ -60,6 +60,10 @@ struct rec_uwtrim;
 /** rec_drain__set_sc() - capture symbols and mappings through @sc (borrowed). */
 void rec_drain__set_sc(struct rec_drain *d, struct rec_sc *sc);
 
+struct rec_py;
+/** rec_drain__set_py() - name CPython frames through @py (borrowed), or not (NULL). */
+void rec_drain__set_py(struct rec_drain *d, struct rec_py *py);
+
 /**
  * rec_drain__set_abort() - when *@abort (borrowed, set by a signal handler)
  * is non-zero, the ring buffers are read no further and the grace period

@@ -34,6 +34,7 @@ struct rec_session {
 	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes, off_entries, offrb_bytes;
 	__u32 uw_rows, uw_procs; /* in-kernel unwinding, else 0 */
 	__u32 filter;		 /* enum sa_filter_mode */
+	bool python;		 /* CPython frames read (docs/python.md) */
 	struct sa_ctrs *percpu;	 /* ncpus_possible entries, for lookups */
 	struct sa_ctrs *seen;	 /* per set, per CPU: the counters last read */
 };
@@ -153,6 +154,27 @@ static int configure_uw(struct rec_session *s, const struct rec_opts *o)
 	return err;
 }
 
+/*
+ * CPython frames (--call-graph fp or auto, not --no-python): the stacks
+ * with them are stored in the uwstacks maps, sized like the stack maps.
+ */
+static int configure_python(struct rec_session *s, const struct rec_opts *o)
+{
+	struct sa *k = s->skel;
+	int err;
+
+	if (o->no_python || o->call_graph == SA_CG_DWARF || o->kernel_only)
+		return 0;
+	s->python = true;
+	k->rodata->sa_python = true;
+	if (s->uw_rows)
+		return 0; /* sized by configure_uw() */
+	err = bpf_map__set_max_entries(k->maps.uwstacks0, s->stack_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.uwstacks1, s->stack_entries);
+	return err;
+}
+
 static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 {
 	struct sa *k = s->skel;
@@ -174,6 +196,8 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 		err = configure_off_cpu(s, o);
 	if (!err)
 		err = configure_uw(s, o);
+	if (!err)
+		err = configure_python(s, o);
 	if (err)
 		return err;
 	k->rodata->sa_call_graph = o->call_graph;
@@ -508,6 +532,11 @@ bool rec_session__is_target(const struct rec_session *s, __u32 tgid)
 	if (s->filter != SA_FILTER_TGID)
 		return true;
 	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &tgid, &one);
+}
+
+int rec_session__pyprocs_fd(const struct rec_session *s)
+{
+	return s->python ? bpf_map__fd(s->skel->maps.pyprocs) : -1;
 }
 
 int rec_session__uwstacks_fd(const struct rec_session *s, __u32 set)

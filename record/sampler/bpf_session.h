@@ -93,6 +93,12 @@ __u32 rec_session__uw(const struct rec_session *s, int *rows_fd, int *procs_fd);
  */
 bool rec_session__is_target(const struct rec_session *s, __u32 tgid);
 
+/**
+ * rec_session__pyprocs_fd() - fd of the map of processes' interpreters
+ * (struct sa_py_proc by tgid), borrowed; -1 when CPython frames are off.
+ */
+int rec_session__pyprocs_fd(const struct rec_session *s);
+
 /** rec_session__uwstacks_fd() - fd of set @set's walked-stack map, borrowed. */
 int rec_session__uwstacks_fd(const struct rec_session *s, __u32 set);
 

@@ -16,12 +16,13 @@
 
 /* What a frame is; drives the SVG colour and the --annotate-frames suffix. */
 enum rpt_frame_kind {
-	RPT_FRAME_USER = 0,   /* native user code */
-	RPT_FRAME_KERNEL = 1, /* suffix _[k] */
-	RPT_FRAME_JIT = 2,    /* suffix _[j] */
-	RPT_FRAME_INLINE = 3, /* suffix _[i] */
-	RPT_FRAME_ROOT = 4,   /* the comm (with pid/tid) at the root */
-	RPT_FRAME_UNKNOWN = 5 /* [unknown], [libfoo.so] */
+	RPT_FRAME_USER = 0,    /* native user code */
+	RPT_FRAME_KERNEL = 1,  /* suffix _[k] */
+	RPT_FRAME_JIT = 2,     /* suffix _[j] */
+	RPT_FRAME_INLINE = 3,  /* suffix _[i] */
+	RPT_FRAME_ROOT = 4,    /* the comm (with pid/tid) at the root */
+	RPT_FRAME_UNKNOWN = 5, /* [unknown], [libfoo.so] */
+	RPT_FRAME_PYTHON = 6   /* a CPython function: suffix _[p], always */
 };
 
 /* Bits a frame kind may use: rpt_profile__sort() packs it into its keys. */

@@ -17,6 +17,7 @@ static const char *const kind_suffix[] = {
 	[RPT_FRAME_KERNEL] = "_[k]",
 	[RPT_FRAME_JIT] = "_[j]",
 	[RPT_FRAME_INLINE] = "_[i]",
+	[RPT_FRAME_PYTHON] = "_[p]",
 };
 
 #define SUFFIX_LEN 4
@@ -48,8 +49,8 @@ static bool parse_count(const char *s, const char *e, uint64_t *out)
  */
 static uint32_t frame_kind(const char *name, size_t *len, uint32_t depth)
 {
-	for (uint32_t k = RPT_FRAME_KERNEL; k <= RPT_FRAME_INLINE; k++) {
-		if (*len > SUFFIX_LEN &&
+	for (uint32_t k = RPT_FRAME_KERNEL; k <= RPT_FRAME_PYTHON; k++) {
+		if (kind_suffix[k] && *len > SUFFIX_LEN &&
 		    !memcmp(name + *len - SUFFIX_LEN, kind_suffix[k], SUFFIX_LEN)) {
 			*len -= SUFFIX_LEN;
 			return k;

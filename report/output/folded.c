@@ -14,6 +14,7 @@ static const char *const kind_suffix[] = {
 	[RPT_FRAME_KERNEL] = "_[k]",
 	[RPT_FRAME_JIT] = "_[j]",
 	[RPT_FRAME_INLINE] = "_[i]",
+	[RPT_FRAME_PYTHON] = "_[p]",
 };
 
 #define SUFFIX_LEN 4
@@ -156,8 +157,9 @@ int rpt_folded__write(const struct rpt_profile *p, FILE *out, const struct rpt_f
 				lb_flush(b);
 				rpt_put_folded_name(out, name);
 			}
-			if (annotate && f[j].kind >= RPT_FRAME_KERNEL &&
-			    f[j].kind <= RPT_FRAME_INLINE)
+			if ((annotate && f[j].kind >= RPT_FRAME_KERNEL &&
+			     f[j].kind <= RPT_FRAME_INLINE) ||
+			    f[j].kind == RPT_FRAME_PYTHON)
 				lb_put(b, kind_suffix[f[j].kind], SUFFIX_LEN);
 		}
 		lb_put(b, " ", 1);

@@ -141,7 +141,7 @@ static uint32_t rgb(double r, double g, double b)
 /*
  * FlameGraph's palettes for perf stacks (flamegraph.pl --colors=java): kernel
  * orange (no blue), user code red (C) or yellow (C++ "::"), JIT green,
- * inlined aqua, so a kernel frame never takes a user frame's colour; root
+ * inlined aqua, CPython functions blue, so a kernel frame never takes a user frame's colour; root
  * and unresolved frames grey. The shade is hashed from the name.
  */
 uint32_t rpt_frame_colour(const char *name, uint32_t kind)
@@ -160,6 +160,8 @@ uint32_t rpt_frame_colour(const char *name, uint32_t kind)
 		return rgb(170 + 30 * a, 170 + 30 * a, 205 + 40 * b);
 	case RPT_FRAME_UNKNOWN:
 		return rgb(165 + 40 * a, 165 + 40 * a, 165 + 40 * a);
+	case RPT_FRAME_PYTHON: /* blue, which no other kind takes */
+		return rgb(70 + 50 * a, 120 + 50 * a, 210 + 45 * b);
 	default:
 		if (strstr(name, "::"))
 			return rgb(175 + 55 * a, 175 + 55 * a, 50 + 20 * a);

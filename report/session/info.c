@@ -94,6 +94,13 @@ static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_st
 		(unsigned long long)f->procs, (unsigned long long)f->stacks,
 		(unsigned long long)f->ksyms, (unsigned long long)f->usyms,
 		(unsigned long long)f->jitsyms);
+	if (f->py_read || f->py_refused)
+		fprintf(out,
+			"  python:     %llu processes' frames read, %llu refused; %llu code "
+			"objects "
+			"named; first: %s\n",
+			(unsigned long long)f->py_read, (unsigned long long)f->py_refused,
+			(unsigned long long)f->pycodes, rpt_session__str(s, f->py_first));
 	fprintf(out,
 		"  unresolved: %.1f%% of user frames; broken walks (frames dropped) in "
 		"%.1f%% of samples\n",

@@ -465,6 +465,8 @@ static uint64_t record_cost(const struct saf_record *r)
 		return 48 + r->usym.name.len;
 	case SAF_REC_JITSYM:
 		return 48 + r->jitsym.name.len;
+	case SAF_REC_PYCODE:
+		return 48 + r->pycode.name.len + r->pycode.file.len;
 	default:
 		return 0; /* COUNT keys: count_add(); unwound stacks: on_stack() */
 	}
@@ -525,6 +527,8 @@ int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct
 		return name < 0 ? -ENOMEM
 				: rpt_symtab__add(&l->jit, r->jitsym.pid, r->jitsym.start,
 						  r->jitsym.size, name);
+	case SAF_REC_PYCODE:
+		return rpt_loaded__pycode(s, l, &r->pycode);
 	case SAF_REC_USTACK:
 	case SAF_REC_USTACK_SPARSE:
 		return on_ustack(s, l, &r->ustack);
@@ -542,6 +546,7 @@ void rpt_loaded__fini(struct rpt_loaded *l)
 	rpt_maps__fini(&l->maps);
 	rpt_symtab__fini(&l->ksyms);
 	rpt_symtab__fini(&l->jit);
+	rpt_symtab__fini(&l->py);
 	rpt_hmap__fini(&l->stacks);
 	rpt_hmap__fini(&l->sampled);
 	free(l->stack_dense);

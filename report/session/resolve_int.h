@@ -116,6 +116,14 @@ int rpt_res__addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t
 			 uint32_t *first);
 /** rpt_res__cache_fini() - release the address cache. */
 void rpt_res__cache_fini(struct addr_cache *c);
+/**
+ * rpt_res__python() - the user frames x->fr[@n0 .. x->n), leaf first, of a
+ * stack whose words @ips[0..@n) hold Python frames: each native
+ * _PyEval_EvalFrameDefault replaced by the Python frames that call ran
+ * (pyframes.c). @return 0 or -ENOMEM.
+ */
+int rpt_res__python(struct res_ctx *x, uint32_t n0, const uint64_t *ips, uint32_t n);
+
 /** rpt_res__kernel() - push @job's kernel frames, resolved once per kernel stack. */
 int rpt_res__kernel(struct res_ctx *x, const struct key_job *job);
 

@@ -70,6 +70,8 @@ struct rpt_file_stats {
 	uint64_t freq_hz, ncpus, start_realtime_ns, start_mono_ns;
 	uint64_t first_ns, last_ns; /* interval span */
 	uint64_t intervals, procs, stacks, ksyms, usyms, jitsyms;
+	uint64_t pycodes, py_read, py_refused; /* PYCODE: code objects, interpreters (pyframes.c) */
+	uint32_t py_first;		       /* "pid version binary: status" of the first, or 0 */
 	uint64_t images_sampled, procs_sampled; /* process images, pids with samples */
 	uint64_t samples;			/* kept samples in the file */
 	uint64_t samples_used;			/* after record-level filters */

@@ -87,6 +87,7 @@ struct rpt_loaded {
 	struct rpt_maps maps;
 	struct rpt_symtab ksyms; /* key 0 */
 	struct rpt_symtab jit;	 /* key pid */
+	struct rpt_symtab py;	 /* key pid: PYCODE names by code address (pyframes.c) */
 	uint64_t *ips;
 	size_t nips, ips_cap;
 	/* file stack id -> index in refs: the recorder numbers a file's stacks
@@ -127,6 +128,9 @@ struct rpt_loaded {
 };
 
 #define RPT_USTACK_MAX_FRAMES 512
+
+/** rpt_loaded__pycode() - keep a PYCODE record's names (pyframes.c). @return 0 or -ENOMEM. */
+int rpt_loaded__pycode(struct rpt_session *s, struct rpt_loaded *l, const struct saf_pycode *p);
 
 /*
  * rpt_loaded__ustack() - unwind USTACK record @u (ustack.c): @c gets the

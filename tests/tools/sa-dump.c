@@ -112,6 +112,11 @@ static void print_rec(const struct saf_record *r)
 		printf("JITSYM pid=%u start=%" PRIx64 " size=%" PRIx64 " name=%.*s\n", r->jitsym.pid,
 		       r->jitsym.start, r->jitsym.size, (int)r->jitsym.name.len, r->jitsym.name.str);
 		break;
+	case SAF_REC_PYCODE:
+		printf("PYCODE pid=%u code=%" PRIx64 " line=%u name=%.*s file=%.*s\n", r->pycode.pid,
+		       r->pycode.code, r->pycode.line, (int)r->pycode.name.len, r->pycode.name.str,
+		       (int)r->pycode.file.len, r->pycode.file.str);
+		break;
 	case SAF_REC_END:
 		printf("END samples=%" PRIu64 " lost=%" PRIu64 " intervals=%" PRIu64
 		       " chunks=%" PRIu64 "\n", r->end.samples, r->end.lost, r->end.intervals,

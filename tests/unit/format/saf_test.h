@@ -345,6 +345,10 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 	case SAF_REC_JITSYM:
 		return a->jitsym.pid == b->jitsym.pid && a->jitsym.start == b->jitsym.start &&
 		       a->jitsym.size == b->jitsym.size && tst_str_eq(a->jitsym.name, b->jitsym.name);
+	case SAF_REC_PYCODE:
+		return a->pycode.pid == b->pycode.pid && a->pycode.code == b->pycode.code &&
+		       a->pycode.line == b->pycode.line && tst_str_eq(a->pycode.name, b->pycode.name) &&
+		       tst_str_eq(a->pycode.file, b->pycode.file);
 	case SAF_REC_END:
 		return !memcmp(&a->end, &b->end, sizeof(a->end));
 	case SAF_REC_USTACK:

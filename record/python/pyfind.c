@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pyfind.c - which interpreter a process runs: a mapping of python3.X or
+ * libpython3.X.so, its version and _PyRuntime read from the ELF (never from
+ * the process), and the offsets of the structures the BPF program walks,
+ * from a table of layouts confirmed per version (docs/python.md).
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/sysmacros.h>
+#include "pyint.h"
+#include "safeopen.h"
+
+/*
+ * Layouts by version. A row is used only when the ELF's Py_Version is in
+ * [min, max] and its _PyRuntime symbol is exactly runtime_size bytes: a
+ * build whose _PyRuntimeState differs in size is refused, not guessed.
+ *
+ * 3.11: confirmed 2026-12-02 against Debian 12's python3.11 3.11.2-6+deb12u6
+ * by offsetof() from its own internal headers (libpython3.11-dev, compiled
+ * with Py_BUILD_CORE: tests/tools/pyoffsets.c prints them) and against the
+ * ELF: st_size of _PyRuntime is 0x28b20 = sizeof(_PyRuntimeState) in
+ * /usr/bin/python3.11 and in libpython3.11.so.1.0 (readelf -sW). 3.11's ABI promise covers these
+ * structures for every 3.11.x; the size check guards against patched builds.
+ */
+static const struct rec_py_layout layouts[] = {
+	{
+		.min = 0x030b0000,
+		.max = 0x030bffff,
+		.runtime_size = 166688,
+		.off =
+			{
+				.rt_interp_head = 40,
+				.is_tstate_head = 16,
+				.ts_next = 8,
+				.ts_native_tid = 160,
+				.ts_cframe = 56,
+				.cf_frame = 8,
+				.fr_code = 32,
+				.fr_previous = 48,
+				.fr_is_entry = 68,
+			},
+		.co_firstlineno = 72,
+		.co_filename = 112,
+		.co_qualname = 128,
+		.code_head = 136,
+		.str_state = 32,
+		.str_ascii_data = 48,
+		.str_utf8_len = 48,
+		.str_utf8 = 56,
+		.str_latin1_data = 72,
+	},
+};
+
+/* Interpreter files tried per process: python3.X and libpython3.X.so, and a spare. */
+#define MAX_FILES 3
+
+/* An interpreter's binary: python3.X or libpython3.X.so*, any directory. */
+static bool python_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	if (!strncmp(b, "lib", 3))
+		b += 3;
+	if (strncmp(b, "python3.", 8))
+		return false;
+	b += 8;
+	while (*b >= '0' && *b <= '9')
+		b++;
+	return !*b || !strncmp(b, ".so", 3);
+}
+
+/*
+ * The interpreter files mapped in /proc/PID/maps, each by its lowest
+ * mapping (maps are sorted: the first PT_LOAD's): a shared build maps
+ * python3.X, which holds no _PyRuntime, and libpython3.X.so, which does.
+ * @return how many (at most @cap) into @b, or -errno.
+ */
+static int find_mappings(uint32_t pid, struct rec_py_bin *b, int cap)
+{
+	char path[64], line[4096 + 128], file[4096];
+	unsigned int maj, min;
+	unsigned long long s, e, off, ino;
+	int found = 0, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	/* bounded: a process with millions of mappings is read in part */
+	while (n++ < 65536 && found < cap && fgets(line, sizeof(line), f)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %4095s", &s, &e, &off, &maj, &min,
+			   &ino, file) < 7 ||
+		    file[0] != '/' || !python_name(file))
+			continue;
+		if (found && !strcmp(file, b[found - 1].path))
+			continue; /* the same file's next mapping */
+		b[found] = (struct rec_py_bin){
+			.start = s, .end = e, .pgoff = off, .dev = makedev(maj, min), .ino = ino};
+		snprintf(b[found].path, sizeof(b[found].path), "%s", file);
+		found++;
+	}
+	fclose(f);
+	return found;
+}
+
+struct elf_syms {
+	uint64_t runtime, runtime_size, version_addr, code_type, unicode_type;
+	uint64_t first_vaddr;
+	bool have_load;
+};
+
+static void note_sym(struct elf_syms *y, const char *name, const GElf_Sym *s)
+{
+	if (!strcmp(name, "_PyRuntime")) {
+		y->runtime = s->st_value;
+		y->runtime_size = s->st_size;
+	} else if (!strcmp(name, "Py_Version")) {
+		y->version_addr = s->st_value;
+	} else if (!strcmp(name, "PyCode_Type")) {
+		y->code_type = s->st_value;
+	} else if (!strcmp(name, "PyUnicode_Type")) {
+		y->unicode_type = s->st_value;
+	}
+}
+
+static void scan_syms(Elf *elf, struct elf_syms *y)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n && i < (1u << 22); i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &s) || !s.st_value)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (name && name[0] && (name[0] == '_' || name[0] == 'P'))
+				note_sym(y, name, &s);
+		}
+	}
+}
+
+/* The 4 bytes at virtual address @va of the file (Py_Version's value). */
+static int read_u32_at(Elf *elf, int fd, uint64_t va, uint32_t *v)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (va >= sh.sh_addr && va + 4 <= sh.sh_addr + sh.sh_size)
+			return pread(fd, v, 4, (off_t)(sh.sh_offset + va - sh.sh_addr)) == 4 ? 0
+											     : -EIO;
+	}
+	return -ENOENT;
+}
+
+static void first_load(Elf *elf, struct elf_syms *y)
+{
+	size_t n = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (size_t i = 0; i < n && !y->have_load; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			y->first_vaddr = ph.p_vaddr - ph.p_offset; /* the vaddr of file offset 0 */
+			y->have_load = true;
+		}
+}
+
+const struct rec_py_layout *rec_py__layout(uint32_t version, uint64_t runtime_size)
+{
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (version >= layouts[i].min && version <= layouts[i].max &&
+		    runtime_size == layouts[i].runtime_size)
+			return &layouts[i];
+	return NULL;
+}
+
+/*
+ * Read the interpreter's ELF, mapped in @pid as @b: its version and the
+ * addresses (load bias applied) of _PyRuntime and the types names are
+ * checked against. @return 0 with b->layout set, -ENOTSUP for a CPython
+ * whose layout is not confirmed, or -errno.
+ */
+static int read_elf(uint32_t pid, struct rec_py_bin *b)
+{
+	struct elf_syms y = {0};
+	Elf *elf = NULL;
+	int fd, err = -ENOENT;
+	uint64_t bias;
+
+	fd = rec_safe_open_mapped(pid, b->start, b->end, b->path, b->dev, b->ino);
+	if (fd < 0)
+		return fd;
+	elf_version(EV_CURRENT);
+	elf = rec_safe_elf_begin(fd, ELF_C_READ_MMAP);
+	if (!elf)
+		goto cleanup;
+	scan_syms(elf, &y);
+	first_load(elf, &y);
+	if (!y.runtime || !y.version_addr || !y.code_type || !y.unicode_type || !y.have_load)
+		goto cleanup; /* not an interpreter of 3.11 or later */
+	err = read_u32_at(elf, fd, y.version_addr, &b->version);
+	if (err)
+		goto cleanup;
+	bias = b->start - b->pgoff - y.first_vaddr;
+	b->runtime = bias + y.runtime;
+	b->code_type = bias + y.code_type;
+	b->unicode_type = bias + y.unicode_type;
+	b->layout = rec_py__layout(b->version, y.runtime_size);
+	err = b->layout ? 0 : -ENOTSUP;
+cleanup:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int rec_py__find(uint32_t pid, struct rec_py_bin *b)
+{
+	struct rec_py_bin *c = calloc(MAX_FILES, sizeof(*c));
+	int n, err = -ENOENT;
+
+	if (!c)
+		return -ENOMEM;
+	memset(b, 0, sizeof(*b));
+	n = find_mappings(pid, c, MAX_FILES);
+	for (int i = 0; i < n && err != 0 && err != -ENOTSUP; i++) {
+		err = read_elf(pid, &c[i]);
+		if (!err || err == -ENOTSUP)
+			*b = c[i];
+	}
+	free(c);
+	return n < 0 ? n : err;
+}
+
+void rec_py__version_str(uint32_t v, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%u.%u.%u", v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff);
+}

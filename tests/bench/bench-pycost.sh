@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# What reading CPython frames costs per sample (docs/python.md "Costs"):
+# the run time of sa-record's BPF programs (bpf_stats) per run and the
+# recorder's CPU, with and without --no-python, on samples/workload -t 2 (no
+# Python: the price is one map lookup) and on tests/tools/pysplit.py (Python
+# frames walked and named), attached with -p for SECONDS at FREQ Hz.
+# Alternating rounds; medians are left to the reader. Needs root.
+# usage: tests/bench/bench-pycost.sh [BUILD_DIR]   env: FREQ (999), SECONDS_REC (8), ROUNDS (3)
+set -u
+B=${1:-build}
+FREQ=${FREQ:-999}
+D=${SECONDS_REC:-8}
+ROUNDS=${ROUNDS:-3}
+REC=$B/bin/sa-record
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+die() { echo "bench-pycost: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root"
+[ -x "$REC" ] && [ -x "$B/samples/workload" ] || die "build $REC and $B/samples/workload first"
+tmp=$(mktemp -d)
+STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+trap 'sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' \
+	EXIT INT TERM
+sysctl -qw kernel.bpf_stats_enabled=1
+
+# bpf_ns PID: "runs ns" of sa_on_cpu_sample in sa-record PID, from its fds' fdinfo
+bpf_ns() {
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '
+		$1 == "prog_id:" { id = $2 }
+		$1 == "prog_type:" { pt = $2 }
+		$1 == "run_time_ns:" && !(id in seen) { ns[id] = $2 }
+		$1 == "run_cnt:" && !(id in seen) { runs[id] = $2; seen[id] = 1 }
+		END { for (i in runs) if (runs[i] > r) { r = runs[i]; n = ns[i] } print r + 0, n + 0 }'
+}
+
+# one NAME ARGS... -- CMD...: CMD in the background, recorded with ARGS for D s
+one() {
+	local name=$1 wp tp rp runs=0 ns=0 cpu args=()
+	shift
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	"$@" >/dev/null &
+	wp=$!
+	sleep 0.5
+	/usr/bin/time -f '%U %S' -o "$tmp/$name.time" \
+		"$REC" -q -F "$FREQ" "${args[@]}" -p "$wp" -o "$tmp/$name.sa" --duration "$D" \
+		2>"$tmp/$name.err" &
+	tp=$!
+	sleep 1
+	rp=$(pgrep -P "$tp" sa-record || echo "$tp")
+	sleep $((D - 2))
+	read -r runs ns < <(bpf_ns "$rp")
+	wait "$tp"
+	kill "$wp" 2>/dev/null
+	wait "$wp" 2>/dev/null
+	cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/$name.time")
+	printf '%-10s recorder %6.0f ms  sa_on_cpu_sample %6d runs, %5.0f ns/run\n' "$name" "$cpu" \
+		"$runs" "$(awk -v n="$ns" -v r="$runs" 'BEGIN { print r ? n / r : 0 }')"
+}
+
+for r in $(seq "$ROUNDS"); do
+	echo "== round $r: $D s at $FREQ Hz"
+	one native-nopy --no-python -- "$B/samples/workload" -t 2 -d $((D + 3))
+	one native-py -- "$B/samples/workload" -t 2 -d $((D + 3))
+	one python-nopy --no-python -- /usr/bin/python3.11 "$SRC/tests/tools/pysplit.py" 1000 /dev/null
+	one python-py -- /usr/bin/python3.11 "$SRC/tests/tools/pysplit.py" 1000 /dev/null
+done
