@@ -72,7 +72,8 @@ struct rec_uwtab_stats {
  * both borrowed; each file's build bounded by @max_ns. For tests, the
  * mappings of files whose path holds $SA_RECORD_TEST_UW_UNMAPPED never
  * reach the kernel, as a mapping the side band has not brought yet, and
- * $SA_RECORD_TEST_UW_ROWS, if lower, is the budget of rows.
+ * $SA_RECORD_TEST_UW_ROWS, if lower, is the budget of rows; with
+ * $SA_RECORD_TEST_UW_SYNC set, tables are built on the calling thread.
  * @return an object released with rec_uwtab__free(), or NULL with errno.
  */
 struct rec_uwtab *rec_uwtab__new(int rows_fd, int procs_fd, uint32_t max_rows, uint64_t max_ns);
