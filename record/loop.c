@@ -424,6 +424,11 @@ static void on_map(void *arg, int fd, const struct saf_map *m)
 		rec_uwtab__map(r->uw, fd, &um);
 }
 
+static bool on_map_want(void *arg, uint32_t pid)
+{
+	return rec_session__is_target(((struct run *)arg)->s, pid);
+}
+
 /*
  * `-- CMD`: the tables of the program and of the C library and dynamic
  * loader sa-record itself maps (the same files CMD maps, most often) are
@@ -473,6 +478,7 @@ static int start_uw(struct run *r)
 	if (!r->uw)
 		return -errno;
 	rec_maptab__on_map(rec_sc__maptab(r->sc), on_map, r);
+	rec_maptab__on_map_want(rec_sc__maptab(r->sc), on_map_want);
 	if (r->o->cmd)
 		prebuild(r);
 	return 0;
