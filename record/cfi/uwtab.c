@@ -165,8 +165,15 @@ static void post(struct rec_uwtab *u, int fd, int *own, struct fval *v, const st
 	j->seq = v->seq = ++u->seq;
 	v->row0 = SA_UW_NOTABLE; /* until installed: copies, or frame pointers off the CPU */
 	v->pending = true;
+	v->job = j;
 	u->st.waiting++;
 	rec_uwwork__post(u->work, j);
+}
+
+/* A pending build the worker was told to skip: posted again when the file is met. */
+static bool skipped(const struct fval *v)
+{
+	return v->pending && v->job && __atomic_load_n(&v->job->skip, __ATOMIC_RELAXED);
 }
 
 /*
@@ -186,7 +193,7 @@ static struct fval *file_of(struct rec_uwtab *u, int fd, const struct rec_uwmap 
 	int own = -1;
 
 	*kout = k;
-	if (m->ino && (v = rec_htab__get(u->files, &k)) && !v->dead)
+	if (m->ino && (v = rec_htab__get(u->files, &k)) && !v->dead && !skipped(v))
 		return v;
 	if (fd < 0)
 		fd = own = rec_safe_open(m->path, &o, NULL, 0);
@@ -196,7 +203,7 @@ static struct fval *file_of(struct rec_uwtab *u, int fd, const struct rec_uwmap 
 		k = (struct fkey){st.st_dev, st.st_ino};
 	*kout = k;
 	v = rec_htab__put(u->files, &k, &is_new);
-	if (v && (is_new || v->dead)) {
+	if (v && (is_new || v->dead || skipped(v))) {
 		*v = (struct fval){.idle_ns = sac_now_ns(CLOCK_MONOTONIC)};
 		u->st.files++;
 		if (now)
@@ -363,8 +370,14 @@ static void install(struct rec_uwtab *u, const struct rec_uwjob *j)
 	u->st.waiting--;
 	if (waited > u->st.max_wait_ns)
 		u->st.max_wait_ns = waited;
-	if (!v || v->dead || !v->pending || v->seq != j->seq) {
-		u->st.dropped++; /* freed meanwhile (every process gone), or met again */
+	if (v && v->job == j)
+		v->job = NULL;
+	if (v && v->pending && v->seq == j->seq && j->err == -ECANCELED) {
+		v->pending = false;
+		v->dead = true; /* skipped: built when met again */
+	}
+	if (!v || v->dead || !v->pending || v->seq != j->seq || j->err == -ECANCELED) {
+		u->st.dropped++; /* freed or skipped meanwhile (every process gone), or met again */
 		return;
 	}
 	v->pending = false;

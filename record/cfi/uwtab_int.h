@@ -29,6 +29,7 @@ struct fval {
 	bool dead;	  /* its table freed: built again when met */
 	bool pending;	  /* its build is on the worker (uwwork.c): row0 SA_UW_NOTABLE till then */
 	uint64_t seq;	  /* the number of its last build posted */
+	struct rec_uwjob *job; /* while pending: its job (uw_unref() sets its skip) */
 };
 
 /* A process: the ranges written to uwprocs, and the file of each. */

@@ -74,7 +74,11 @@ static void run(struct rec_uwwork *w, struct rec_uwjob *j)
 			;
 	}
 	t0 = sac_now_ns(CLOCK_THREAD_CPUTIME_ID);
-	j->err = rec_uw_build(j->fd, w->max_ns, &w->stop, &j->f);
+	/* a short process's file, queued behind others while it ran and ended */
+	if (__atomic_load_n(&j->skip, __ATOMIC_RELAXED))
+		j->err = -ECANCELED;
+	else
+		j->err = rec_uw_build(j->fd, w->max_ns, &w->stop, &j->f);
 	j->cpu_ns = sac_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	close(j->fd);
 	j->fd = -1;

@@ -20,7 +20,8 @@ struct rec_uwjob {
 	uint64_t dev, ino;  /* the file, as uwtab.c keys it */
 	uint64_t seq;	    /* uwtab.c's number of this build */
 	uint64_t posted_ns; /* CLOCK_MONOTONIC */
-	int err;	    /* rec_uw_build()'s */
+	int skip;	    /* set (atomically) by the main thread: no process maps the file now */
+	int err;	    /* rec_uw_build()'s; -ECANCELED when skipped */
 	uint64_t cpu_ns;    /* the worker's CPU time on it */
 	struct rec_uwfile f;
 };
