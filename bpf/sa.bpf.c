@@ -648,7 +648,7 @@ static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set
 
 	if (uw_walk(prev, prev->tgid, gen, 1, w) || !w->n)
 		return -EFAULT;
-	if (w->flags & (UW_NOPROC | UW_NORANGE))
+	if (w->flags & (UW_NOPROC | UW_NORANGE | UW_NOTAB))
 		c->v[SA_CTR_OFF_UW_FP]++;
 	else
 		c->v[SA_CTR_OFF_UW]++;

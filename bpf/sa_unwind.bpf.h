@@ -26,10 +26,17 @@ struct {
 	__type(value, struct sa_uw_proc);
 } uwprocs SEC(".maps");
 
+/*
+ * Not preallocated: 2 x 8,192 entries of 1 KiB each were zeroed and put on
+ * per-CPU free lists at every start, the largest part of what auto cost the
+ * recorder beyond fp (htab_map_alloc, pcpu_freelist_populate); a stack
+ * takes its entry when first walked, as the uwprocs entries do.
+ */
 #define UW_STACK_MAP(name)                                                                         \
 	struct {                                                                                   \
 		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
 		__uint(max_entries, 1);                                                            \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                                              \
 		__type(key, __u32);                                                                \
 		__uint(value_size, SA_MAX_DEPTH * sizeof(__u64));                                  \
 	} name SEC(".maps")

@@ -167,13 +167,15 @@ static void uw_summary(const struct run *r)
 	fprintf(stderr,
 		"sa-record: unwind tables: %llu files, %llu tables, %llu rows (%llu KiB), "
 		"%llu freed, %llu without CFI, %llu over budget, %llu too slow, %llu unreadable, "
-		"%llu mappings (%llu left out); built in %.0f ms (longest %.0f ms)\n",
+		"%llu mappings (%llu left out); built in %.0f ms of CPU (longest %.0f ms), "
+		"waited for at most %.0f ms, %llu still building\n",
 		(unsigned long long)u->files, (unsigned long long)u->tables,
 		(unsigned long long)u->rows, (unsigned long long)(u->rows * 8 / 1024),
 		(unsigned long long)u->freed, (unsigned long long)u->nocfi,
 		(unsigned long long)u->nofit, (unsigned long long)u->slow,
 		(unsigned long long)u->failed, (unsigned long long)u->ranges,
-		(unsigned long long)u->rfull, u->build_ns / 1e6, u->max_build_ns / 1e6);
+		(unsigned long long)u->rfull, u->build_ns / 1e6, u->max_build_ns / 1e6,
+		u->max_wait_ns / 1e6, (unsigned long long)u->waiting);
 	fprintf(stderr,
 		"sa-record: in-kernel unwinding: on-CPU %llu walked, %llu copied instead; "
 		"off-CPU %llu walked, %llu by frame pointers (no tables yet), %llu cut short\n",
@@ -365,6 +367,7 @@ static int record_loop(struct run *r)
 			err = rec_sc__poll(r->sc);
 		if (err)
 			return err;
+		rec_uwtab__poll(r->uw); /* tables the worker built */
 		now = sac_now_ns(CLOCK_MONOTONIC);
 		last = should_stop(r, now);
 		if (hurry)
@@ -421,6 +424,11 @@ static void on_map(void *arg, int fd, const struct saf_map *m)
 		rec_uwtab__map(r->uw, fd, &um);
 }
 
+static bool on_map_want(void *arg, uint32_t pid)
+{
+	return rec_session__is_target(((struct run *)arg)->s, pid);
+}
+
 /*
  * `-- CMD`: the tables of the program and of the C library and dynamic
  * loader sa-record itself maps (the same files CMD maps, most often) are
@@ -470,6 +478,7 @@ static int start_uw(struct run *r)
 	if (!r->uw)
 		return -errno;
 	rec_maptab__on_map(rec_sc__maptab(r->sc), on_map, r);
+	rec_maptab__on_map_want(rec_sc__maptab(r->sc), on_map_want);
 	if (r->o->cmd)
 		prebuild(r);
 	return 0;

@@ -22,7 +22,8 @@ struct raw {
 struct acc {
 	struct raw *v;
 	size_t n, cap;
-	uint64_t deadline; /* CLOCK_MONOTONIC ns */
+	uint64_t deadline; /* CLOCK_THREAD_CPUTIME_ID ns */
+	const int *stop;   /* set: give up (the recorder stops) */
 	size_t calls;
 };
 
@@ -79,8 +80,12 @@ static int on_row(void *arg, uint64_t lo, uint64_t hi, const struct sac_cfi_row 
 	struct acc *a = arg;
 	int err;
 
-	if (!(++a->calls & 1023) && sac_now_ns(CLOCK_MONOTONIC) > a->deadline)
-		return -ETIME;
+	if (!(++a->calls & 1023)) {
+		if (sac_now_ns(CLOCK_THREAD_CPUTIME_ID) > a->deadline)
+			return -ETIME;
+		if (a->stop && __atomic_load_n(a->stop, __ATOMIC_RELAXED))
+			return -ECANCELED;
+	}
 	err = add(a, lo, rec_uw_row(row, ret, plt), 0);
 	if (!err)
 		err = add(a, hi, (struct sa_uw_row){.kind = SA_UW_NONE}, 1);
@@ -124,9 +129,9 @@ static size_t compact(struct raw *v, size_t n, struct sa_uw_row *out)
 	return k;
 }
 
-int rec_uw_build(int fd, uint64_t max_ns, struct rec_uwfile *out)
+int rec_uw_build(int fd, uint64_t max_ns, const int *stop, struct rec_uwfile *out)
 {
-	struct acc a = {.deadline = sac_now_ns(CLOCK_MONOTONIC) + max_ns};
+	struct acc a = {.deadline = sac_now_ns(CLOCK_THREAD_CPUTIME_ID) + max_ns, .stop = stop};
 	struct rec_cfirows *t = NULL;
 	int err;
 

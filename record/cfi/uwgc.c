@@ -13,13 +13,18 @@
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include "uwtab_int.h"
+#include "uwwork.h"
 
 void uw_unref(struct rec_uwtab *u, const struct fkey *k, uint64_t now)
 {
 	struct fval *v = rec_htab__get(u->files, k);
 
-	if (v && v->refs && !--v->refs)
+	if (v && v->refs && !--v->refs) {
 		v->idle_ns = now;
+		/* nobody waits for it now: the worker skips it, and it is posted again when met */
+		if (v->pending && v->job)
+			__atomic_store_n(&v->job->skip, 1, __ATOMIC_RELAXED);
+	}
 }
 
 /* Whether the process @tgid is gone: no uwprocs entry, or no such process. */

@@ -34,12 +34,16 @@ struct sa_uw_row rec_uw_row(const struct sac_cfi_row *row, int ret, unsigned plt
 
 /**
  * rec_uw_build() - the table of the ELF file @fd (borrowed).
- * @max_ns: the time bound; past it the build stops with -ETIME.
+ * @max_ns: the time bound, in the calling thread's CPU time (a build on a
+ * worker that waits for a CPU is not cut short); past it -ETIME.
+ * @stop: NULL, or a flag read atomically while building: once set, the
+ * build gives up with -ECANCELED.
  * @out: filled on success; the caller frees out->rows.
- * @return 0; -ENOENT no .eh_frame rows; -ETIME; -EOVERFLOW an address past
- * 4 GiB; -E2BIG over REC_UW_FILE_ROWS rows; cfirows' errors; -ENOMEM.
+ * @return 0; -ENOENT no .eh_frame rows; -ETIME; -ECANCELED; -EOVERFLOW an
+ * address past 4 GiB; -E2BIG over REC_UW_FILE_ROWS rows; cfirows' errors;
+ * -ENOMEM. Thread-safe.
  */
-int rec_uw_build(int fd, uint64_t max_ns, struct rec_uwfile *out);
+int rec_uw_build(int fd, uint64_t max_ns, const int *stop, struct rec_uwfile *out);
 
 struct rec_uwtab;
 
@@ -56,7 +60,10 @@ struct rec_uwtab_stats {
 	uint64_t failed; /* CFI that could not be read */
 	uint64_t ranges; /* mappings given to the kernel */
 	uint64_t rfull;	 /* mappings past SA_UW_RANGES in one process: left out */
-	uint64_t build_ns, max_build_ns; /* time building tables, in all and the longest */
+	uint64_t build_ns, max_build_ns; /* CPU time building tables, in all and the longest */
+	uint64_t waiting;		 /* builds on the worker, not installed yet */
+	uint64_t max_wait_ns;		 /* the longest from a file met to its table installed */
+	uint64_t dropped;		 /* builds finished for a file no longer wanted */
 };
 
 /**
@@ -65,7 +72,8 @@ struct rec_uwtab_stats {
  * both borrowed; each file's build bounded by @max_ns. For tests, the
  * mappings of files whose path holds $SA_RECORD_TEST_UW_UNMAPPED never
  * reach the kernel, as a mapping the side band has not brought yet, and
- * $SA_RECORD_TEST_UW_ROWS, if lower, is the budget of rows.
+ * $SA_RECORD_TEST_UW_ROWS, if lower, is the budget of rows; with
+ * $SA_RECORD_TEST_UW_SYNC set, tables are built on the calling thread.
  * @return an object released with rec_uwtab__free(), or NULL with errno.
  */
 struct rec_uwtab *rec_uwtab__new(int rows_fd, int procs_fd, uint32_t max_rows, uint64_t max_ns);
@@ -81,24 +89,38 @@ struct rec_uwmap {
 /**
  * rec_uwtab__map() - the process of @m maps [start, end) of the file at
  * offset pgoff, executable (@fd an open fd of it, borrowed, or -1: opened
- * by path when the file is new). Builds the file's table the first time it
- * is met, then writes the process's ranges to the kernel. Errors are
- * counted in the stats, never returned: a mapping left out is walked by
- * frame pointers.
+ * by path when the file is new). The first time the file is met its table
+ * is posted to the worker (uwwork.h); the process's ranges are written to
+ * the kernel at once, this one marked as without a table (stack copies, or
+ * frame pointers off the CPU, counted by the BPF program) until
+ * rec_uwtab__poll() installs it. Errors are counted in the stats, never
+ * returned: a mapping left out is walked by frame pointers.
  */
 void rec_uwtab__map(struct rec_uwtab *u, int fd, const struct rec_uwmap *m);
 
 /**
- * rec_uwtab__prebuild() - build the table of the file @path now, before a
- * process maps it (`-- CMD`'s program, the C library): the first mapping
- * then costs a lookup, and the command's first blocks are walked whole.
+ * rec_uwtab__prebuild() - build the table of the file @path now, on this
+ * thread, before a process maps it (`-- CMD`'s program, the C library):
+ * the first mapping then costs a lookup, and the command's first blocks
+ * are walked whole.
  */
 void rec_uwtab__prebuild(struct rec_uwtab *u, const char *path);
+
+/**
+ * rec_uwtab__poll() - install the tables the worker finished: rows into
+ * uwrows first, then the ranges of every process that maps the file
+ * rewritten to point at them, so that no range names rows not written yet.
+ * Never waits for a build. Accepts NULL.
+ */
+void rec_uwtab__poll(struct rec_uwtab *u);
 
 /** rec_uwtab__stats() - what was built so far; borrowed. */
 const struct rec_uwtab_stats *rec_uwtab__stats(const struct rec_uwtab *u);
 
-/** rec_uwtab__free() - release it (the kernel's maps stay). Accepts NULL. */
+/**
+ * rec_uwtab__free() - release it (the kernel's maps stay); a build under
+ * way is waited for at most 200 ms, then left to end alone. Accepts NULL.
+ */
 void rec_uwtab__free(struct rec_uwtab *u);
 
 #endif /* REC_UWTAB_H */

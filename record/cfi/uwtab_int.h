@@ -11,6 +11,7 @@
 #include "htab.h"
 #include "uwalloc.h"
 #include "uwtab.h"
+#include "uwwork.h"
 
 #define UW_GC_NS   1000000000ull  /* gone processes are looked for at most every second */
 #define UW_KEEP_NS 10000000000ull /* a table no process maps is kept 10 s for the next */
@@ -26,12 +27,16 @@ struct fval {
 	uint32_t refs;	  /* ranges of tracked processes that map it */
 	uint64_t idle_ns; /* CLOCK_MONOTONIC when refs fell to 0 */
 	bool dead;	  /* its table freed: built again when met */
+	bool pending;	  /* its build is on the worker (uwwork.c): row0 SA_UW_NOTABLE till then */
+	uint64_t seq;	  /* the number of its last build posted */
+	struct rec_uwjob *job; /* while pending: its job (uw_unref() sets its skip) */
 };
 
 /* A process: the ranges written to uwprocs, and the file of each. */
 struct pval {
 	struct sa_uw_proc k;
 	struct fkey f[SA_UW_RANGES];
+	uint64_t pgoff[SA_UW_RANGES]; /* the mapping's file offset, for its bias once built */
 };
 
 struct rec_uwtab {
@@ -39,6 +44,8 @@ struct rec_uwtab {
 	struct rec_htab *procs; /* tgid -> struct pval */
 	int rows_fd, procs_fd;
 	struct rec_uwalloc rows; /* slices of uwrows */
+	struct rec_uwwork *work; /* the builds; NULL: on this thread */
+	uint64_t seq;		 /* builds posted */
 	uint64_t max_ns;
 	uint64_t last_gc;
 	const char *unmapped; /* tests: mappings of paths holding it never reach the kernel */

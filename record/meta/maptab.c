@@ -31,6 +31,11 @@ void rec_maptab__on_map(struct rec_maptab *mt, rec_maptab_map_fn fn, void *arg)
 	mt->on_map_arg = arg;
 }
 
+void rec_maptab__on_map_want(struct rec_maptab *mt, rec_maptab_want_fn want)
+{
+	mt->on_map_want = want;
+}
+
 /*
  * Mixed both ways: the product alone has the pid only in bits 32 and up,
  * so that below 2^15 slots every image of generation 0 shared one probe
@@ -130,7 +135,9 @@ bool rec_maptab__wants_fd(const struct rec_maptab *mt, const struct saf_map *m)
 {
 	struct bidkey k;
 
-	if (mt->on_map || !m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
+	if (mt->on_map && (!mt->on_map_want || mt->on_map_want(mt->on_map_arg, m->pid)))
+		return true;
+	if (!m->build_id.len || m->build_id.len > SAF_MAX_BUILD_ID)
 		return true;
 	k = maptab_bid_key(m);
 	return mt->es && !rec_htab__get(mt->fed, &k);

@@ -43,10 +43,11 @@ struct rec_maptab {
 	size_t ndis, dis_cap;
 	rec_maptab_map_fn on_map; /* the in-kernel unwinder's tables (record/cfi/uwtab.c) */
 	void *on_map_arg;
-	struct rec_htab *fed;	     /* struct bidkey -> nothing: handed to es with an fd */
-	const struct rec_vdso *vdso; /* borrowed: the image every [vdso] maps, or NULL */
-	uint32_t files;		     /* rec_maptab__new_file() calls */
-	uint64_t clipped;	     /* paths over SAF_MAX_STRING bytes, clipped */
+	rec_maptab_want_fn on_map_want; /* NULL: every process */
+	struct rec_htab *fed;		/* struct bidkey -> nothing: handed to es with an fd */
+	const struct rec_vdso *vdso;	/* borrowed: the image every [vdso] maps, or NULL */
+	uint32_t files;			/* rec_maptab__new_file() calls */
+	uint64_t clipped;		/* paths over SAF_MAX_STRING bytes, clipped */
 };
 
 struct bidkey {

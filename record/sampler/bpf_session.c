@@ -82,11 +82,18 @@ static void size_maps(struct rec_session *s, const struct rec_opts *o, int ncpus
 								256 << 10, 64 << 20));
 	if (s->rb_bytes < (__u32)getpagesize())
 		s->rb_bytes = getpagesize();
-	/* --call-graph dwarf: 0.25 s of full-size captures (most are far smaller) */
+	/*
+	 * --call-graph dwarf: 0.25 s of full-size captures (most are far
+	 * smaller); auto copies only what the in-kernel tables do not cover
+	 * yet, a quarter of that: allocating and clearing 16 MiB at each start
+	 * was a tenth of what auto cost beyond fp (docs/unwinding.md, "Cost").
+	 */
 	s->urb_bytes = getpagesize();
 	if (o->call_graph != SA_CG_FP)
 		s->urb_bytes = pow2_at_least(clamp_u32(
-			o->freq * (uint64_t)ncpus / 4 * (o->stack_size + 1024), 1 << 20, 64 << 20));
+			o->freq * (uint64_t)ncpus / (o->call_graph == SA_CG_AUTO ? 16 : 4) *
+				(o->stack_size + 1024),
+			1 << 20, 64 << 20));
 }
 
 /*

@@ -10,7 +10,8 @@
 # pair. Prints each mode's recorder CPU, BPF ns per run, runs, total and the
 # ratio auto/fp. Alternating rounds; medians are left to the reader.
 # Needs root. docs/unwinding.md "Cost" has the numbers.
-# usage: tests/bench/bench-uwcost.sh [BUILD_DIR]   env: FREQ (999), SECONDS_REC (10), ROUNDS (3)
+# usage: tests/bench/bench-uwcost.sh [BUILD_DIR]   env: FREQ (999), SECONDS_REC (10), ROUNDS (3),
+#        OFFCPU (1; 0 leaves the --off-cpu pair out)
 set -u
 B=${1:-build}
 FREQ=${FREQ:-999}
@@ -68,6 +69,7 @@ for r in $(seq "$ROUNDS"); do
 	one fp workload --call-graph fp
 	one auto workload-nofp --call-graph auto
 	paste "$tmp/fp.cost" "$tmp/auto.cost" | awk '{ printf "auto/fp: recorder %.2fx, bpf %.2fx, total %.2fx\n", $3 / $1, $4 / $2, ($3 + $4) / ($1 + $2) }'
+	[ "${OFFCPU:-1}" = 0 ] && continue
 	one fp-off workload --call-graph fp --off-cpu
 	one auto-off workload-nofp --off-cpu
 done

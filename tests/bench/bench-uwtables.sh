@@ -5,7 +5,9 @@
 # of a small C file, again and again: new processes of cc1, as, collect2
 # every few hundred ms). Prints sa-record's tables line (files met,
 # tables and rows in the kernel at the end, freed, build time in all and
-# the longest), its unwinding line, and its CPU and peak RSS. Needs root.
+# the longest), its unwinding line, the losses by cause (sa-report
+# --info: lost_ringbuf is the drain falling behind), and its CPU and peak
+# RSS. Needs root.
 # docs/unwinding.md "Cost" has the numbers.
 # usage: tests/bench/bench-uwtables.sh [BUILD_DIR]   env: SECONDS_REC (30), FREQ (99),
 #        KEEP (a path to keep the recording at)
@@ -39,5 +41,6 @@ kill "$loop" 2>/dev/null
 wait "$loop" 2>/dev/null
 echo "== sa-record -a -F $FREQ --call-graph auto --duration $D, compile loop running (exit $rc)"
 grep -E 'unwind tables|in-kernel unwinding|samples kept' "$tmp/err"
+[ -x "$B/bin/sa-report" ] && "$B/bin/sa-report" --info "$tmp/a.sa" 2>&1 | grep -iE '^ *(lost|loss)'
 [ -n "${KEEP:-}" ] && cp "$tmp/a.sa" "$KEEP"
 awk '{ printf "recorder CPU %.0f ms, peak RSS %.1f MiB\n", ($1 + $2) * 1000, $3 / 1024 }' "$tmp/time"

@@ -61,7 +61,7 @@ static void table(int fd)
 	struct rec_uwfile f;
 	size_t i;
 
-	if (rec_uw_build(fd, 1000000000ull, &f))
+	if (rec_uw_build(fd, 1000000000ull, NULL, &f))
 		return;
 	for (i = 1; i < f.nrows; i++)
 		assert(f.rows[i - 1].pc < f.rows[i].pc);

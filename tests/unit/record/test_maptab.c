@@ -33,6 +33,12 @@ static void no_hook(void *arg, int fd, const struct saf_map *m)
 	(void)m;
 }
 
+static bool only_pid_1(void *arg, uint32_t pid)
+{
+	(void)arg;
+	return pid == 1;
+}
+
 static void test_fd_once_per_build_id(void **state)
 {
 	struct test_sink ts = {0};
@@ -74,6 +80,11 @@ static void test_fd_once_per_build_id(void **state)
 	assert_true(rec_maptab__wants_fd(mt, &m));
 	m.build_id = (struct saf_bytes){bid, (uint32_t)n};
 	rec_maptab__on_map(mt, no_hook, NULL);
+	assert_true(rec_maptab__wants_fd(mt, &m));
+	/* the hook wants only its processes' files: another's, fed already, is not opened */
+	rec_maptab__on_map_want(mt, only_pid_1);
+	assert_false(rec_maptab__wants_fd(mt, &m));
+	m.pid = 1;
 	assert_true(rec_maptab__wants_fd(mt, &m));
 	rec_maptab__free(mt);
 	rec_elfsyms__free(es);

@@ -48,7 +48,7 @@ static void check_file(const char *path, uint64_t step)
 		print_message("# %s: not here, skipped\n", path);
 		return;
 	}
-	assert_int_equal(rec_uw_build(fd, 10000000000ull, &f), 0);
+	assert_int_equal(rec_uw_build(fd, 10000000000ull, NULL, &f), 0);
 	assert_int_equal(rec_cfirows__open(fd, &t), 0);
 	close(fd);
 	for (i = 1; i < f.nrows; i++) {
@@ -110,7 +110,7 @@ static void test_not_elf(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	assert_int_not_equal(rec_uw_build(fd, 1000000000ull, &f), 0);
+	assert_int_not_equal(rec_uw_build(fd, 1000000000ull, NULL, &f), 0);
 	assert_null(f.rows);
 	close(fd);
 }
