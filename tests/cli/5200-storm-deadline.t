@@ -7,7 +7,7 @@
 # (lost_userspace in the file, the summary names the deadline), and
 # `--duration 2` ends within 4 s, SIGTERM within 2 s (or twice the same
 # run without the delay, on a host too loaded for those). 300 threads of
-# distinct stacks spin at nice 10 (the host is shared); the drain is made
+# distinct stacks spin at nice 19 (the host is shared); the drain is made
 # as slow as a starved one with SA_RECORD_TEST_DRAIN_DELAY_US (20 ms a
 # stack read and a count written: 300 threads' counts then take a drain
 # 6 s). With SA_RECORD_TEST_NO_DEADLINE=1 in the environment (the
@@ -45,11 +45,11 @@ lost_us()
 # clean FILE.sa: --info says it finished cleanly
 clean() { "$SA_REPORT" --info "$1" 2>/dev/null | grep -q '^  finished: *cleanly'; }
 
-nice -n 10 timeout -s KILL 55 "$T/storm" 300 50 24 >"$T/storm.out" &
+nice -n 19 timeout -s KILL 55 "$T/storm" 300 50 24 >"$T/storm.out" &
 storm=$!
 for ((i = 0; i < 200; i++)); do grep -q ready "$T/storm.out" && break; sleep 0.05; done
 grep -q ready "$T/storm.out"
-ok $? "300 busy threads of 24 stacks at nice 10"
+ok $? "300 busy threads of 24 stacks at nice 19"
 
 # The same run without the delay: what start-up and the last drain cost on
 # this host now (5100 does the same); the bound is 4 s, or twice this on a
