@@ -11,8 +11,9 @@
 # threads spin for STORM_SECS. With SOAK_FULL=1 its tmpfs is filled for a
 # while half way (a full-disk episode). At the end: the recorder is alive,
 # SIGTERM ends it with exit 0, every file kept reads with `sa-report
-# --info` and finished cleanly, and its RSS over the second half stays
-# within 20% of its peak over the first half. Not in `make check`.
+# --info` and finished cleanly, and its RSS stays flat: its floor over
+# the second half within 20% of its floor over the first, its RSS at the
+# end within 20% of its peak over the first half. Not in `make check`.
 # Prints the numbers and exits 0 when every check holds, else 1. Root.
 #   SOAK_SECONDS (default 600), ROTATE (30s), KEEP (8), STORM_EVERY (60),
 #   STORM_SECS (5), STORM_THREADS (1000), SOAK_FULL (0), SOAK_MIB (256),
@@ -136,7 +137,7 @@ while until_end && kill -0 $rec 2>/dev/null; do
 	# RSS, then its anonymous, file and shared-memory parts (KiB), and the
 	# host's processes and tasks (the host is shared: -a describes them all)
 	echo "$((now - t0)) $(awk '/^(VmRSS|RssAnon|RssFile|RssShmem)/ { printf "%s ", $2 }' /proc/$rec/status)" \
-		"$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l) $(cut -d' ' -f4 /proc/loadavg | cut -d/ -f2)" >>"$T/rss"
+		"$(find /proc -maxdepth 1 -name '[0-9]*' 2>/dev/null | wc -l) $(cut -d' ' -f4 /proc/loadavg | cut -d/ -f2)" >>"$T/rss"
 	if [ "$SOAK_FULL" = 1 ] && [ $full_done = 0 ] && [ $now -ge $half ]; then
 		fallocate -l $((SOAK_MIB * 1024 * 1024)) "$OUT/filler" 2>/dev/null ||
 			dd if=/dev/zero of="$OUT/filler" bs=1M 2>/dev/null
@@ -170,11 +171,19 @@ done
 echo "   files kept: $n, read and finished cleanly: $((n - bad)); sizes: $(du -sh "$OUT" | cut -f1)"
 [ $n -gt 0 ] && [ $bad = 0 ] || fail=1
 echo "   stderr: $(grep -c . "$T/rec.err") lines; $(sort "$T/rec.err" | uniq -c | sort -rn | head -3 | tr -s ' ' | tr '\n' '|')"
-read -r first_max second_max last < <(awk -v h=$((SOAK_SECONDS / 2)) '
-	$1 < h && $2 > a { a = $2 } $1 >= h && $2 > b { b = $2 } { l = $2 } END { print a + 0, b + 0, l + 0 }' "$T/rss")
+read -r first_max second_max last first_min second_min < <(awk -v h=$((SOAK_SECONDS / 2)) '
+	$1 < h && $2 > a { a = $2 } $1 >= h && $2 > b { b = $2 } { l = $2 }
+	$1 < h && (c == "" || $2 < c) { c = $2 } $1 >= h && (d == "" || $2 < d) { d = $2 }
+	END { print a + 0, b + 0, l + 0, c + 0, d + 0 }' "$T/rss")
 echo "   RSS (s: KiB anon file shmem; host processes tasks, every 10 s): $(awk '{ printf "%s: %s %s %s %s; %s %s, ", $1, $2, $3, $4, $5, $6, $7 }' "$T/rss")"
 echo "   storms began at (s): $(tr '\n' ' ' <"$T/storm_times" 2>/dev/null)"
 echo "   RSS: peak $first_max KiB over the first half, $second_max KiB over the second, $last KiB at the end ($(wc -l <"$T/rss") samples)"
-[ "$second_max" -gt 0 ] && [ $((second_max * 100)) -le $((first_max * 120)) ] || fail=1
+echo "   RSS floor (lowest sample): $first_min KiB over the first half, $second_min KiB over the second"
+# Flat: what stays (the floor) and the end within 20% of the first half.
+# Single samples 5-14 MB over the rest come and go (a rotated file reads
+# its perf maps again into one interval's chunk; a binary mapped while its
+# symbols are read): peak against peak compares two of those.
+[ "$second_min" -gt 0 ] && [ $((second_min * 100)) -le $((first_min * 120)) ] &&
+	[ $((last * 100)) -le $((first_max * 120)) ] || fail=1
 echo "   result: $([ $fail = 0 ] && echo PASS || echo FAIL)"
 exit $fail
