@@ -28,6 +28,7 @@
 #include "selfcontained.h"
 #include "starve.h"
 #include "target.h"
+#include "throttle.h"
 #include "uwtab.h"
 #include "uwtrim.h"
 
@@ -219,6 +220,17 @@ static void summary(const struct run *r)
 		(unsigned long long)t->intervals, b, k);
 	clipped_line(r);
 	starve_line(r);
+	if (t->throttled) /* sampler/throttle.c */
+		fprintf(stderr,
+			"sa-record: the kernel throttled sampling %llu times: about %llu samples "
+			"not taken (kernel.perf_event_max_sample_rate lowered while recording?)\n",
+			(unsigned long long)rec_throttle__spans(rec_session__throttle(r->s)),
+			(unsigned long long)t->throttled);
+	if (t->late) /* drain/drain.c: its deadlines */
+		fprintf(stderr,
+			"sa-record: %llu samples dropped at the drain's deadline "
+			"(counted in lost_userspace)\n",
+			(unsigned long long)t->late);
 	if (t->files_skipped) {
 		struct rec_fguard_stats g;
 

@@ -21,7 +21,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     8
+#define SAF_VERSION_MINOR     9
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -131,7 +131,14 @@ enum saf_counter {
 	 * FUSE server, a hung NFS mount). Processes, not samples: informational.
 	 */
 	SAF_CTR_FILES_SKIPPED = 30,
-	SAF_CTR__MAX_KNOWN = 30,
+	/*
+	 * 1.9: samples the kernel did not take because it throttled the
+	 * sampling events (more interrupts in a tick than
+	 * kernel.perf_event_max_sample_rate allows): they never ran, so they
+	 * are outside RUNS. Informational.
+	 */
+	SAF_CTR_THROTTLED = 31,
+	SAF_CTR__MAX_KNOWN = 31,
 };
 
 /* Metadata flags (saf_meta.flags) */

@@ -28,6 +28,7 @@
 #include "selfcontained.h"
 #include "stackdb.h"
 #include "starve.h"
+#include "throttle.h"
 #include "ustacks.h"
 
 struct agg_key {
@@ -81,7 +82,11 @@ struct rec_drain {
 	volatile sig_atomic_t *abort; /* set: stop reading the rings at once */
 	uint64_t budget_ns;	      /* what one interval's drain may take (0: no limit) */
 	uint64_t drain_until;	      /* this drain's deadline for new stacks */
+	uint64_t write_until;	      /* ... and for writing counts (deadline_passed()) */
+	bool late;		      /* resolve() refused a stack: the deadline passed */
+	__u64 late_lost[SA_NSETS];    /* of lost_us: samples the deadlines dropped */
 	unsigned long test_lose, test_reads; /* see lose_for_test() */
+	unsigned long test_delay_us;	     /* see test_delay() */
 	struct rec_starve *starve;	     /* NULL, or the drain thread's wait for a CPU */
 };
 
@@ -285,6 +290,8 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	d->us = rec_ustacks__new();
 	if (getenv("SA_RECORD_TEST_LOSE_STACKS"))
 		d->test_lose = strtoul(getenv("SA_RECORD_TEST_LOSE_STACKS"), NULL, 10);
+	if (getenv("SA_RECORD_TEST_DRAIN_DELAY_US"))
+		d->test_delay_us = strtoul(getenv("SA_RECORD_TEST_DRAIN_DELAY_US"), NULL, 10);
 	if (rec_session__off_cpu(s) && !(d->off = rec_offcpu__new(s, intern_cb, d))) {
 		rec_drain__free(d);
 		return NULL;
@@ -313,6 +320,7 @@ int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 	int n;
 
 	rec_starve__check(d->starve, now);
+	rec_throttle__read(rec_session__throttle(d->s));
 	d->rb_until = now + (uint64_t)timeout_ms * 1000000 + RB_BUDGET_NS;
 	n = ring_buffer__poll(d->rb, timeout_ms);
 	if (n == -EINTR || n == RB_OVER)
@@ -329,6 +337,26 @@ int rec_drain__poll(struct rec_drain *d, int timeout_ms)
 static bool lose_for_test(struct rec_drain *d)
 {
 	return d->test_lose && ++d->test_reads % d->test_lose == 0;
+}
+
+/*
+ * SA_RECORD_TEST_DRAIN_DELAY_US=N (tests only): each stack read and each
+ * count written first waits N us, as they do when a storm of busy threads
+ * leaves the drain a sliver of a CPU (5200-storm-deadline.t).
+ */
+static void test_delay(const struct rec_drain *d)
+{
+	struct timespec ts = {.tv_sec = d->test_delay_us / 1000000,
+			      .tv_nsec = (long)(d->test_delay_us % 1000000) * 1000};
+
+	if (d->test_delay_us)
+		nanosleep(&ts, NULL);
+}
+
+/* Past @until (0: no deadline)? */
+static bool deadline_passed(uint64_t until)
+{
+	return until && sac_now_ns(CLOCK_MONOTONIC) >= until;
 }
 
 /*
@@ -357,7 +385,8 @@ static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 	 * samples are counted as lost, and the interval keeps its length
 	 * (10,000 busy threads' stacks took the drain 20 s).
 	 */
-	if (d->drain_until && sac_now_ns(CLOCK_MONOTONIC) >= d->drain_until) {
+	if (deadline_passed(d->drain_until)) {
+		d->late = true;
 		*err = -ENOENT; /* as a stack gone from the map: counted lost by the caller */
 		return 0;
 	}
@@ -367,6 +396,7 @@ static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 		return 0;
 	}
 	*fid = REC_FID_GONE; /* until its stack is read: a second use is lost too */
+	test_delay(d);
 	if (lose_for_test(d) || bpf_map_lookup_elem(stack_fd, &kid, d->ips)) {
 		*err = -ENOENT;
 		return 0;
@@ -386,6 +416,7 @@ static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *
 	struct agg_key k = {.tgid = ck->tgid, .tid = ck->tid, .gen = ck->gen};
 	int err;
 
+	d->late = false;
 	k.ufid = resolve(d, set, ck->ustack, SAF_STACK_USER, &err);
 	if (!err)
 		k.kfid = resolve(d, set, ck->kstack, SAF_STACK_KERNEL, &err);
@@ -393,6 +424,7 @@ static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *
 		err = agg_add(d, set, &k, cv->count, cv->comm);
 	if (err == -ENOENT || err == -ENOMEM) {
 		d->lost_us[set] += cv->count;
+		d->late_lost[set] += d->late ? cv->count : 0;
 		return 0;
 	}
 	return err;
@@ -486,6 +518,17 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 
 	*truncated = 0;
 	while ((k = rec_htab__next(d->agg[set], &it, (void **)&v))) {
+		/*
+		 * Past the second deadline the rest is not written: counted as
+		 * lost, and the stop path waits for no more than an interval
+		 * (a new thread's COMM, a new process's mappings, its symbols).
+		 */
+		if (deadline_passed(d->write_until)) {
+			d->lost_us[set] += v->count;
+			d->late_lost[set] += v->count;
+			continue;
+		}
+		test_delay(d);
 		err = carry(d, k->ufid);
 		if (!err)
 			err = carry(d, k->kfid);
@@ -537,6 +580,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	rec_session__flip(d->s, &epoch);
 	iv.end_ns = sac_now_ns(CLOCK_MONOTONIC);
 	d->drain_until = d->budget_ns ? iv.end_ns + grace_ns + d->budget_ns : 0;
+	d->write_until = d->budget_ns ? d->drain_until + d->budget_ns : 0;
 	*end_ns = iv.end_ns;
 	iv.seq = epoch;
 	set = epoch & 1;
@@ -575,11 +619,13 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (d->off)
 		rec_offcpu__fill_loss(d->off, set, &loss, &c);
 	rec_loss__add_files(&loss);
+	rec_loss__add_throttled(&loss, rec_throttle__take(rec_session__throttle(d->s), iv.end_ns));
 	rec_totals__add(&d->tot, &loss);
 	for (int i = SA_CTR_UW; i < SA_CTR__NR; i++)
 		d->tot.uw[i - SA_CTR_UW] += c.v[i];
+	d->tot.late += d->late_lost[set];
 	rec_htab__clear(d->agg[set]);
-	d->lost_us[set] = 0;
+	d->lost_us[set] = d->late_lost[set] = 0;
 	if (d->sc && (err = rec_sc__interval_end(d->sc)))
 		return err;
 	return saf_writer__interval_end(d->w, &loss);
@@ -602,7 +648,8 @@ void rec_drain__set_abort(struct rec_drain *d, volatile sig_atomic_t *abort)
 
 void rec_drain__set_budget(struct rec_drain *d, uint64_t budget_ns)
 {
-	d->budget_ns = budget_ns;
+	/* SA_RECORD_TEST_NO_DEADLINE (tests only): what 5200 shows without it */
+	d->budget_ns = getenv("SA_RECORD_TEST_NO_DEADLINE") ? 0 : budget_ns;
 }
 
 void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim)

@@ -65,6 +65,14 @@ void rec_loss__add_files(struct saf_loss *l)
 	seen = n;
 }
 
+void rec_loss__add_throttled(struct saf_loss *l, uint64_t n)
+{
+	if (!n || l->ncounters >= SAF_MAX_COUNTERS)
+		return;
+	l->ids[l->ncounters] = SAF_CTR_THROTTLED;
+	l->values[l->ncounters++] = n;
+}
+
 void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 {
 	__u32 i;
@@ -89,6 +97,9 @@ void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 			break;
 		case SAF_CTR_FILES_SKIPPED:
 			t->files_skipped += l->values[i];
+			break;
+		case SAF_CTR_THROTTLED: /* never ran: outside runs (docs/format.md, LOSS) */
+			t->throttled += l->values[i];
 			break;
 		case SAF_CTR_MAPFULL_RECOVERED: /* kept samples (docs/format.md, LOSS) */
 		case SAF_CTR_SIDEBAND_LOST:	/* process records, not samples */

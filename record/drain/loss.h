@@ -6,6 +6,7 @@
 #ifndef REC_LOSS_H
 #define REC_LOSS_H
 
+#include <stdint.h>
 #include <linux/types.h>
 
 struct rec_ctrs;
@@ -26,6 +27,13 @@ void rec_loss__fill(struct saf_loss *l, const struct rec_ctrs *c, __u64 truncate
  * One recorder per process: the count already written is kept here.
  */
 void rec_loss__add_files(struct saf_loss *l);
+
+/**
+ * rec_loss__add_throttled() - append to @l the @n samples the kernel did
+ * not take while it throttled the sampling events (sampler/throttle.h),
+ * if any.
+ */
+void rec_loss__add_throttled(struct saf_loss *l, uint64_t n);
 
 /** rec_totals__add() - add interval loss record @l to the recording's totals @t. */
 void rec_totals__add(struct rec_totals *t, const struct saf_loss *l);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
@@ -20,6 +21,7 @@
 #include "record.h"
 #include "sa.skel.h"
 #include "target.h"
+#include "throttle.h"
 #include "grow.h"
 
 struct rec_session {
@@ -29,6 +31,7 @@ struct rec_session {
 	int *cpus; /* links[i]'s CPU */
 	int nlinks;
 	struct rec_dither *dither; /* cpu-clock: random periods around 1/F */
+	struct rec_throttle *thr;  /* what the kernel did not sample, throttling */
 	int ncpus_possible;
 	int cgroup_fd;
 	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes, off_entries, offrb_bytes;
@@ -256,6 +259,9 @@ static int open_event(const struct rec_opts *o, int cpu)
 		.config = o->cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
 		.sample_freq = o->freq,
 		.freq = 1,
+		/* THROTTLE records in CLOCK_MONOTONIC, the intervals' clock (throttle.c) */
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
 	};
 	int fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -440,6 +446,12 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 	e = start_dither(s, o, err, errsz);
 	if (e)
 		goto cleanup;
+	s->thr = rec_throttle__new(s->pfds, s->nlinks, o->freq);
+	if (!s->thr) {
+		e = -errno;
+		snprintf(err, errsz, "watching for throttling: %s", strerror(-e));
+		goto cleanup;
+	}
 	return s;
 cleanup:
 	rec_session__free(s);
@@ -575,6 +587,11 @@ uint64_t rec_session__kernel_bytes(const struct rec_session *s)
 	return b;
 }
 
+struct rec_throttle *rec_session__throttle(const struct rec_session *s)
+{
+	return s->thr;
+}
+
 void rec_session__free(struct rec_session *s)
 {
 	int i;
@@ -582,6 +599,7 @@ void rec_session__free(struct rec_session *s)
 	if (!s)
 		return;
 	rec_dither__stop(s->dither); /* before the links close its fds */
+	rec_throttle__free(s->thr);
 	for (i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);

@@ -112,6 +112,15 @@ int rec_session__ncpus(const struct rec_session *s);
  */
 uint64_t rec_session__kernel_bytes(const struct rec_session *s);
 
+struct rec_throttle;
+
+/**
+ * rec_session__throttle() - the samples the kernel did not take because it
+ * throttled the events (throttle.h; borrowed, valid until
+ * rec_session__free()), or NULL when no event could be watched.
+ */
+struct rec_throttle *rec_session__throttle(const struct rec_session *s);
+
 /** rec_session__free() - detach and unload. Accepts NULL. */
 void rec_session__free(struct rec_session *s);
 

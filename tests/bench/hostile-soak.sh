@@ -11,11 +11,14 @@
 # threads spin for STORM_SECS. With SOAK_FULL=1 its tmpfs is filled for a
 # while half way (a full-disk episode). At the end: the recorder is alive,
 # SIGTERM ends it with exit 0, every file kept reads with `sa-report
-# --info` and finished cleanly, and its RSS over the second half stays
-# within 20% of its peak over the first half. Not in `make check`.
+# --info` and finished cleanly, and its RSS stays flat: its floor over
+# the second half within 20% of its floor over the first, its RSS at the
+# end within 20% of its peak over the first half. Not in `make check`.
 # Prints the numbers and exits 0 when every check holds, else 1. Root.
 #   SOAK_SECONDS (default 600), ROTATE (30s), KEEP (8), STORM_EVERY (60),
-#   STORM_SECS (5), STORM_THREADS (1000), SOAK_FULL (0), SOAK_MIB (256).
+#   STORM_SECS (5), STORM_THREADS (1000), SOAK_FULL (0), SOAK_MIB (256),
+#   EXEC_NICE (0: the self-exec loop's nice value; at -20 a loop stalled
+#   the shared 2-CPU VM for seconds).
 # Usage: tests/bench/hostile-soak.sh [BUILD_DIR]
 set -u
 B=$(cd "${1:-build}" && pwd)
@@ -24,7 +27,7 @@ REC=$B/bin/sa-record
 REP=$B/bin/sa-report
 SOAK_SECONDS=${SOAK_SECONDS:-600} ROTATE=${ROTATE:-30s} KEEP=${KEEP:-8}
 STORM_EVERY=${STORM_EVERY:-60} STORM_SECS=${STORM_SECS:-5} STORM_THREADS=${STORM_THREADS:-1000}
-SOAK_FULL=${SOAK_FULL:-0} SOAK_MIB=${SOAK_MIB:-256}
+SOAK_FULL=${SOAK_FULL:-0} SOAK_MIB=${SOAK_MIB:-256} EXEC_NICE=${EXEC_NICE:-0}
 [ -x "$REC" ] && [ -x "$REP" ] || { echo "hostile-soak: $B/bin not built" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "hostile-soak: needs root" >&2; exit 1; }
 T=$(mktemp -d /tmp/sa-soak.XXXXXX)
@@ -44,110 +47,13 @@ cleanup()
 trap cleanup EXIT
 end=$(($(date +%s) + SOAK_SECONDS))
 
-# --- the workloads (the sources of 5110, 5150 and a thread storm) ---
-cat >"$T/selfexec.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-__attribute__((noinline)) static void spin(void)
-{
-	struct timespec t0, t;
-	volatile unsigned long x = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 1000; i++)
-			x++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 100000);
-}
-int main(int argc, char **argv)
-{
-	char n[32];
-	long k = argc > 2 ? atol(argv[2]) : 0;
-	if (argc < 2 || time(NULL) >= atol(argv[1])) {
-		printf("%ld\n", k);
-		return 0;
-	}
-	spin();
-	snprintf(n, sizeof(n), "%ld", k + 1);
-	execl("/proc/self/exe", argv[0], argv[1], n, (char *)NULL);
-	return 1;
-}
-C
-spin_src()
-{
-	cat <<EOF
-#include <stdlib.h>
-#include <time.h>
-volatile unsigned long sink;
-__attribute__((noinline)) void $1(void)
-{
-	for (volatile int i = 0; i < 200000; i++)
-		sink += i;
-}
-int main(int argc, char **argv)
-{
-	double secs = argc > 1 ? atof(argv[1]) : 2;
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		$1();
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while (b.tv_sec - a.tv_sec + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
-	return 0;
-}
-EOF
-}
-cat >"$T/storm.c" <<'C'
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <unistd.h>
-static int gate[2];
-__attribute__((noinline)) static void storm_spin(void)
-{
-	volatile unsigned long x = 0;
-	for (;;)
-		x++;
-}
-static void *thread_main(void *a)
-{
-	struct pollfd p = {.fd = gate[0], .events = POLLIN};
-	(void)a;
-	poll(&p, 1, -1);
-	storm_spin();
-	return NULL;
-}
-static void on_alarm(int s) { (void)s; _exit(0); }
-int main(int argc, char **argv)
-{
-	pthread_attr_t at;
-	pthread_t t;
-	int i, n = argc > 2 ? atoi(argv[1]) : 0;
-	if (n <= 0 || pipe(gate))
-		return 2;
-	signal(SIGALRM, on_alarm);
-	pthread_attr_init(&at);
-	pthread_attr_setstacksize(&at, 65536);
-	for (i = 0; i < n; i++)
-		if (pthread_create(&t, &at, thread_main, NULL))
-			return 1;
-	alarm(atoi(argv[2]));
-	close(gate[1]);
-	for (;;)
-		pause();
-}
-C
+# --- the workloads: tests/tools/wl-*.c, as 5110, 5150 and 5200 build them ---
+TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
 long=f$(printf 'x%.0s' $(seq 1 4999))
-spin_src "$long" >"$T/longfn.c"
-spin_src soak_leaf >"$T/spin.c"
-cc -O2 -fno-omit-frame-pointer -no-pie -o "$T/selfexec" "$T/selfexec.c" &&
-	cc -O1 -fno-omit-frame-pointer -o "$T/longfn" "$T/longfn.c" &&
-	cc -O1 -fno-omit-frame-pointer -o "$T/spin" "$T/spin.c" &&
-	cc -O2 -fno-omit-frame-pointer -pthread -o "$T/storm" "$T/storm.c" ||
+cc -O2 -fno-omit-frame-pointer -static -o "$T/selfexec" "$TOOLS/wl-selfexec.c" &&
+	cc -O1 -fno-omit-frame-pointer -DSPIN_FN="$long" -o "$T/longfn" "$TOOLS/wl-spin.c" &&
+	cc -O1 -fno-omit-frame-pointer -DSPIN_FN=soak_leaf -o "$T/spin" "$TOOLS/wl-spin.c" &&
+	cc -O2 -fno-omit-frame-pointer -pthread -o "$T/storm" "$TOOLS/wl-storm.c" ||
 	{ echo "hostile-soak: the workloads do not compile" >&2; exit 1; }
 (
 	cd "$T/deep" || exit 1
@@ -177,7 +83,7 @@ for i in $(seq 100); do ls "$OUT"/host*.sa >/dev/null 2>&1 && break; sleep 0.2; 
 
 # each loop runs until $end
 until_end() { [ "$(date +%s)" -lt $end ]; }
-selfexec_loop() { at0 "$T/selfexec" $end >"$T/execs"; }
+selfexec_loop() { nice -n $((EXEC_NICE + 20)) "$T/selfexec" $end >"$T/execs"; }
 longfn_loop() { while until_end; do at10 "$T/longfn" 2; done; }
 deep_loop()
 {
@@ -194,7 +100,7 @@ storm_loop()
 		sleep "$STORM_EVERY"
 		until_end || break
 		echo $(($(date +%s) - end + SOAK_SECONDS)) >>"$T/storm_times"
-		at0 timeout -s KILL $((STORM_SECS + 30)) "$T/storm" "$STORM_THREADS" "$STORM_SECS"
+		at0 timeout -s KILL $((STORM_SECS + 30)) "$T/storm" "$STORM_THREADS" "$STORM_SECS" >/dev/null
 		n=$((n + 1))
 		echo $n >"$T/storms"
 	done
@@ -228,7 +134,10 @@ full_done=0
 : >"$T/rss"
 while until_end && kill -0 $rec 2>/dev/null; do
 	now=$(date +%s)
-	echo "$((now - t0)) $(awk '/^VmRSS/ { print $2 }' /proc/$rec/status)" >>"$T/rss"
+	# RSS, then its anonymous, file and shared-memory parts (KiB), and the
+	# host's processes and tasks (the host is shared: -a describes them all)
+	echo "$((now - t0)) $(awk '/^(VmRSS|RssAnon|RssFile|RssShmem)/ { printf "%s ", $2 }' /proc/$rec/status)" \
+		"$(find /proc -maxdepth 1 -name '[0-9]*' 2>/dev/null | wc -l) $(cut -d' ' -f4 /proc/loadavg | cut -d/ -f2)" >>"$T/rss"
 	if [ "$SOAK_FULL" = 1 ] && [ $full_done = 0 ] && [ $now -ge $half ]; then
 		fallocate -l $((SOAK_MIB * 1024 * 1024)) "$OUT/filler" 2>/dev/null ||
 			dd if=/dev/zero of="$OUT/filler" bs=1M 2>/dev/null
@@ -262,11 +171,19 @@ done
 echo "   files kept: $n, read and finished cleanly: $((n - bad)); sizes: $(du -sh "$OUT" | cut -f1)"
 [ $n -gt 0 ] && [ $bad = 0 ] || fail=1
 echo "   stderr: $(grep -c . "$T/rec.err") lines; $(sort "$T/rec.err" | uniq -c | sort -rn | head -3 | tr -s ' ' | tr '\n' '|')"
-read -r first_max second_max last < <(awk -v h=$((SOAK_SECONDS / 2)) '
-	$1 < h && $2 > a { a = $2 } $1 >= h && $2 > b { b = $2 } { l = $2 } END { print a + 0, b + 0, l + 0 }' "$T/rss")
-echo "   RSS (s KiB, every 10 s): $(awk '{ printf "%s %s, ", $1, $2 }' "$T/rss")"
+read -r first_max second_max last first_min second_min < <(awk -v h=$((SOAK_SECONDS / 2)) '
+	$1 < h && $2 > a { a = $2 } $1 >= h && $2 > b { b = $2 } { l = $2 }
+	$1 < h && (c == "" || $2 < c) { c = $2 } $1 >= h && (d == "" || $2 < d) { d = $2 }
+	END { print a + 0, b + 0, l + 0, c + 0, d + 0 }' "$T/rss")
+echo "   RSS (s: KiB anon file shmem; host processes tasks, every 10 s): $(awk '{ printf "%s: %s %s %s %s; %s %s, ", $1, $2, $3, $4, $5, $6, $7 }' "$T/rss")"
 echo "   storms began at (s): $(tr '\n' ' ' <"$T/storm_times" 2>/dev/null)"
 echo "   RSS: peak $first_max KiB over the first half, $second_max KiB over the second, $last KiB at the end ($(wc -l <"$T/rss") samples)"
-[ "$second_max" -gt 0 ] && [ $((second_max * 100)) -le $((first_max * 120)) ] || fail=1
+echo "   RSS floor (lowest sample): $first_min KiB over the first half, $second_min KiB over the second"
+# Flat: what stays (the floor) and the end within 20% of the first half.
+# Single samples 5-14 MB over the rest come and go (a rotated file reads
+# its perf maps again into one interval's chunk; a binary mapped while its
+# symbols are read): peak against peak compares two of those.
+[ "$second_min" -gt 0 ] && [ $((second_min * 100)) -le $((first_min * 120)) ] &&
+	[ $((last * 100)) -le $((first_max * 120)) ] || fail=1
 echo "   result: $([ $fail = 0 ] && echo PASS || echo FAIL)"
 exit $fail

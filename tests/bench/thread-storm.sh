@@ -17,53 +17,9 @@ tmpdir
 T=$tap_tmp
 plan 6
 
-cat >"$T/storm.c" <<'C'
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-/* N threads, released at once through a pipe, each spinning in its own
- * function until SIGALRM ends the process after SECS; "ready" on stdout */
-static int gate[2];
-__attribute__((noinline)) static void spin(void)
-{
-	volatile unsigned long x = 0;
-	for (;;)
-		x++;
-}
-static void *thread_main(void *a)
-{
-	struct pollfd p = {.fd = gate[0], .events = POLLIN};
-	(void)a;
-	poll(&p, 1, -1);
-	spin();
-	return NULL;
-}
-static void on_alarm(int s) { (void)s; _exit(0); }
-int main(int argc, char **argv)
-{
-	pthread_attr_t at;
-	pthread_t t;
-	int i, n = argc > 2 ? atoi(argv[1]) : 0;
-	if (n <= 0 || pipe(gate))
-		return 2;
-	signal(SIGALRM, on_alarm);
-	alarm(atoi(argv[2]));
-	pthread_attr_init(&at);
-	pthread_attr_setstacksize(&at, 65536);
-	for (i = 0; i < n; i++)
-		if (pthread_create(&t, &at, thread_main, NULL))
-			return 1;
-	printf("ready %d\n", n);
-	fflush(stdout);
-	close(gate[1]);
-	for (;;)
-		pause();
-}
-C
-cc -O2 -fno-omit-frame-pointer -pthread -o "$T/storm" "$T/storm.c" || skip_all "no C compiler"
+# tests/tools/wl-storm.c: N threads released at once, "ready N" on stdout
+cc -O2 -fno-omit-frame-pointer -pthread -o "$T/storm" "$SA_SRC/tests/tools/wl-storm.c" ||
+	skip_all "no C compiler"
 
 renice -n -20 $$ >/dev/null || skip_all "cannot renice"
 

@@ -2,65 +2,77 @@
 # SPDX-License-Identifier: MIT
 # 5110-exec-loop.t - a process that execs itself again and again keeps its
 # pid: the recorder drops its old images once their samples are written
-# (docs/reliability.md, "Rates and the stop path"), so its RSS stays flat.
-# Four loops of a non-PIE program (the same stacks in every image: what
-# grows is the images, not the stacks) run beside `sa-record -a` for 46 s;
-# the recorder's RSS at 46 s is within 20% of its RSS at 20 s.
+# (docs/reliability.md, "Exec loops"), so its RSS stays flat. Two loops
+# of tests/tools/wl-selfexec.c (static: no dynamic loader, the fastest
+# exec; the same stacks in every image: what grows is the images, not the
+# stacks) run beside `sa-record -a` for 60 s; each one's count so far is
+# in its argv, read every 5 s with the recorder's RSS. The recorder's RSS
+# at 60 s must be within 20% of its RSS at 20 s, over at least 1,500
+# execs from 20 s to 60 s: old images kept cost about 3.8 KB an exec (the
+# recorder of before ae0cf45, the exec hook patched out, grew 26% over
+# 1,742 execs here; this one 10.8% over 1,934, in runs of 2026-12-02 at
+# load 11-20). The rate is shown: the issue's 300+ execs/s is more than
+# this shared VM gives (43-48/s for the two loops; one at nice -20
+# stalled the VM for seconds, so they run at nice 0). The one long test
+# of 5xxx (about 65 s).
 . "$(dirname "$0")/lib.sh"
+require_report
 require_root_bpf
+command -v cc >/dev/null || skip_all "no C compiler"
 tmpdir
 T=$tap_tmp
-plan 2
+cc -O2 -fno-omit-frame-pointer -static -o "$T/selfexec" "$SA_SRC/tests/tools/wl-selfexec.c" ||
+	skip_all "the loop does not compile"
+plan 3
 
-cat >"$T/selfexec.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-/* its own function spinning 0.1 ms, then exec itself until argv[1] (epoch s) */
-__attribute__((noinline)) static void spin(void)
+# execs PID...: the loops' count so far (their argv[2]; empty in the middle
+# of an exec: read again)
+execs()
 {
-	struct timespec t0, t;
-	volatile unsigned long x = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 1000; i++)
-			x++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 100000);
+	local p n t=0 i
+	for p in "$@"; do
+		for ((i = 0; i < 50; i++)); do
+			n=$(tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | sed -n 3p)
+			[ -n "$n" ] && break
+			sleep 0.01
+		done
+		t=$((t + ${n:-0}))
+	done
+	echo $t
 }
-int main(int argc, char **argv)
-{
-	char n[32];
-	long k = argc > 2 ? atol(argv[2]) : 0;
-	if (argc < 2 || time(NULL) >= atol(argv[1])) {
-		printf("%ld\n", k);
-		return 0;
-	}
-	spin();
-	snprintf(n, sizeof(n), "%ld", k + 1);
-	execl("/proc/self/exe", argv[0], argv[1], n, (char *)NULL);
-	return 1;
-}
-C
-cc -O2 -fno-omit-frame-pointer -no-pie -o "$T/selfexec" "$T/selfexec.c" || skip_all "no C compiler"
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
-end=$(($(date +%s) + 50))
-for i in 1 2 3 4; do "$T/selfexec" $end >"$T/n.$i" & done
-timeout -s KILL 60 "$SA_RECORD" -q -a --duration 48 -o "$T/x.sa" 2>"$T/err" &
+end=$(($(date +%s) + 63))
+"$T/selfexec" $end >"$T/n1" &
+l1=$!
+"$T/selfexec" $end >"$T/n2" &
+l2=$!
+timeout -s KILL 80 "$SA_RECORD" -q -a --duration 61 -o "$T/x.sa" 2>"$T/err" &
 rec=$!
-sleep 0.5
-p=$(pgrep -P $rec -x sa-record)
-sleep 19.5
-r1=$(awk '/VmRSS/ { print $2 }' /proc/$p/status)
-sleep 26
-r2=$(awk '/VmRSS/ { print $2 }' /proc/$p/status)
+for ((i = 0; i < 100; i++)); do
+	p=$(pgrep -P $rec -x sa-record) && break
+	sleep 0.05
+done
+t0=$(date +%s%N)
+: >"$T/log"
+# every 5 s: seconds since start, the loop's count, the recorder's RSS (KiB)
+for s in 5 10 15 20 25 30 35 40 45 50 55 60; do
+	while [ $((($(date +%s%N) - t0) / 1000000)) -lt $((s * 1000)) ]; do sleep 0.1; done
+	echo "$s $(execs $l1 $l2) $(rss "$p")" >>"$T/log"
+done
 wait $rec
 rc=$?
-wait
-n=$(cat "$T"/n.* | awk '{ s += $1 } END { print s + 0 }')
-[ $rc = 0 ] && [ "$n" -ge 1000 ]
-ok $? "sa-record exit $rc beside $n execs of 4 pids"
-[ -n "$r1" ] && [ -n "$r2" ] && [ $((r2 * 100)) -le $((r1 * 120)) ]
-ok $? "RSS at 20 s ${r1:-?} KiB, at 46 s ${r2:-?} KiB (<= +20%)"
+wait $l1 $l2
+n=$(cat "$T/n1" "$T/n2" | awk '{ s += $1 } END { print s + 0 }')
+diag "s execs RSS(KiB): $(tr '\n' ',' <"$T/log")"
+read -r e20 r20 < <(awk '$1 == 20 { print $2, $3 }' "$T/log")
+read -r e60 r60 < <(awk '$1 == 60 { print $2, $3 }' "$T/log")
+low=$(awk '$1 > 20 && p != "" { r = ($2 - p) / 5; if (m == "" || r < m) m = r } { p = $2 } END { print m + 0 }' "$T/log")
+rate=$(((${e60:-0} - ${e20:-0}) / 40))
+[ $rc = 0 ] && "$SA_REPORT" --info "$T/x.sa" 2>/dev/null | grep -q '^  finished: *cleanly'
+ok $? "sa-record exit $rc beside ${n:-?} execs of two pids, finished cleanly"
+[ $((${e60:-0} - ${e20:-0})) -ge 1500 ]
+ok $? "$((${e60:-0} - ${e20:-0})) execs from 20 s to 60 s (>= 1500): $rate/s (slowest 5 s: $low/s)"
+[ -n "$r20" ] && [ -n "$r60" ] && [ $((r60 * 100)) -le $((r20 * 120)) ]
+ok $? "RSS at 20 s ${r20:-?} KiB, at 60 s ${r60:-?} KiB (<= +20%)"
 done_testing

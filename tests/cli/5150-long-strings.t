@@ -15,37 +15,12 @@ tmpdir
 T=$tap_tmp
 trap 'jobs -p | xargs -r kill 2>/dev/null; rm -rf "$T"' EXIT
 
-# spin.c NAME: a program whose own function NAME spins for argv[1] seconds.
-spin_src()
-{
-	cat <<EOF
-#include <stdlib.h>
-#include <time.h>
-volatile unsigned long sink;
-__attribute__((noinline)) void $1(void)
-{
-	for (volatile int i = 0; i < 200000; i++)
-		sink += i;
-}
-int main(int argc, char **argv)
-{
-	double secs = argc > 1 ? atof(argv[1]) : 2;
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		$1();
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while (b.tv_sec - a.tv_sec + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
-	return 0;
-}
-EOF
-}
+# tests/tools/wl-spin.c: a program whose own function (named by -DSPIN_FN)
+# spins for argv[1] seconds; hostile-soak.sh builds the same.
 long=f$(printf 'x%.0s' $(seq 1 4999))
-spin_src "$long" >"$T/longfn.c"
-spin_src spin_leaf >"$T/spin.c"
-cc -O1 -fno-omit-frame-pointer -o "$T/longfn" "$T/longfn.c" &&
-	cc -O1 -fno-omit-frame-pointer -o "$T/spin" "$T/spin.c" || skip_all "fixtures do not compile"
+cc -O1 -fno-omit-frame-pointer -DSPIN_FN="$long" -o "$T/longfn" "$SA_SRC/tests/tools/wl-spin.c" &&
+	cc -O1 -fno-omit-frame-pointer -o "$T/spin" "$SA_SRC/tests/tools/wl-spin.c" ||
+	skip_all "fixtures do not compile"
 [ "$(nm "$T/longfn" | awk '$3 ~ /^fxx/ { print length($3) }')" = 5000 ] ||
 	skip_all "the fixture lacks its 5,000-byte symbol"
 # 20 directories of 231-232 bytes: a path past PATH_MAX, reached by cd one
