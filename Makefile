@@ -301,7 +301,9 @@ check-cli: all | deps-test
 # Forbidden includes: format/ sees libc and zstd only; report/ never sees
 # libbpf or bpf/; nothing includes record/ or report/ from elsewhere; and
 # per folder, which stage may include which (tests/check-deps.sh).
-check-deps:
+# ... and no circle of files inside a module (tests/check-cycles.sh, over
+# the objects' symbols).
+check-deps: $(FORMAT_OBJS) $(RECORD_OBJS) $(REPORT_OBJS)
 	@echo "== dependency direction"
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
 		format/*.c format/*.h format/include/*.h 2>/dev/null
@@ -311,7 +313,8 @@ check-deps:
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel|dwarf|libdw|elfutils|saf|zstd)' \
 		core/*.[ch] 2>/dev/null
 	$(Q)bash tests/check-deps.sh
-	@echo "ok: no forbidden includes"
+	$(Q)bash tests/check-cycles.sh $(B)/obj
+	@echo "ok: no forbidden includes, no circle of files"
 
 # Kernel style, as .clang-format says; `clang-format -i` on the same files fixes it.
 check-style: | deps-test
