@@ -33,6 +33,9 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-DSA_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
+# Each object's headers, as the compiler saw them (build/obj/**/*.d, read
+# below): touching a header rebuilds only the objects that include it.
+DEPFLAGS = -MMD -MP
 LDFLAGS ?=
 
 # Each module's -I list names only what it may use (docs/style.md, "What each
@@ -54,9 +57,10 @@ REPORT_LIBS := -ldw -lelf -lzstd -lz -lisal -lm $(REPORT_EXTRA_LIBS)
 
 # ---- Debian packages -------------------------------------------------------
 # BUILD_PKGS is all `make` and `make demo` need; TEST_PKGS is what the tests,
-# `make bench` and `make accuracy` add. Each list is installed only where a
-# package is missing, and only as root: a non-root user with the build
-# packages present builds without any apt step.
+# `make bench` and `make accuracy` add. Only `make deps` and `make deps-test`
+# look at them (dpkg), and install what is missing (apt-get, as root);
+# `make demo` and `make check` run them first. Building runs neither: a
+# missing package shows as the compiler's error.
 BUILD_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
 	libisal-dev libiberty-dev liblzma-dev libbz2-dev pkg-config $(EXTRA_BUILD_PKGS)
 TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils zstd perl procps \
@@ -102,10 +106,10 @@ FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(B)/obj/%.o)
 LIBSAF := $(B)/lib/libsaf.a
 
-$(B)/obj/format/%.o: format/%.c $(wildcard format/*.h format/include/*.h) | deps
+$(B)/obj/format/%.o: format/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(FORMAT_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(FORMAT_INC) -c $< -o $@
 
 $(LIBSAF): $(FORMAT_OBJS)
 	$(call msg,AR,$@)
@@ -120,7 +124,7 @@ BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
 CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
-$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/vmlinux/$(ARCH)/vmlinux.h | deps
+$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
@@ -137,21 +141,21 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 CORE_SRCS := $(wildcard core/*.c)
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 
-$(B)/obj/core/%.o: core/%.c $(wildcard core/*.h) | deps
+$(B)/obj/core/%.o: core/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CORE_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(CORE_INC) -c $< -o $@
 
 # ---- record/ ---------------------------------------------------------------
 RECORD_SRCS := $(wildcard record/*.c record/*/*.c)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/record/%.o: record/%.c $(wildcard record/*.h record/*/*.h bpf/*.h \
-		format/include/*.h core/*.h) \
-		$(BPF_SKELS) | deps
+# The skeletons exist before the first compile; after it, the .d files
+# name the objects that include one.
+$(B)/obj/record/%.o: record/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(RECORD_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(RECORD_INC) -c $< -o $@
 
 $(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)
@@ -162,10 +166,10 @@ $(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
 REPORT_SRCS := $(wildcard report/*.c report/*/*.c)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 
-$(B)/obj/report/%.o: report/%.c $(wildcard report/*.h report/*/*.h format/include/*.h core/*.h) | deps
+$(B)/obj/report/%.o: report/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(REPORT_INC) -c $< -o $@
 
 $(B)/bin/sa-report: $(REPORT_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)
@@ -194,10 +198,10 @@ $(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -static $(LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
-$(B)/static/obj/report/symbols/dwload.o: report/symbols/dwload.c $(wildcard report/*.h report/*/*.h core/*.h) | deps
+$(B)/static/obj/report/symbols/dwload.o: report/symbols/dwload.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -DSA_INFLATE_ZLIB $(REPORT_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -DSA_INFLATE_ZLIB $(REPORT_INC) -c $< -o $@
 
 $(STATIC_REPORT): $(STATIC_REPORT_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)
@@ -213,12 +217,14 @@ SAMPLE_BINS := $(SAMPLE_SRCS:samples/%.c=$(B)/samples/%)
 SAMPLE_CFLAGS := -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	-mno-omit-leaf-frame-pointer -pthread
 
-$(B)/samples/%: samples/%.c $(wildcard samples/*.h) | deps
+$(B)/samples/%: samples/%.c $(wildcard samples/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -lm -ldl
 
 BINS := $(B)/bin/sa-record $(B)/bin/sa-report
+
+-include $(shell find $(B)/obj $(B)/static/obj -name '*.d' 2>/dev/null)
 
 .PHONY: all
 all: $(BINS) $(SAMPLE_BINS)
@@ -250,7 +256,7 @@ MODULE_INC_report := $(REPORT_INC)
 
 .SECONDEXPANSION:
 $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))) \
-		$(LIBSAF) $(wildcard tests/unit/*.h tests/unit/*/*.h) | deps-test
+		$(LIBSAF) $(wildcard tests/unit/*.h tests/unit/*/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)m=$(firstword $(subst /, ,$*)); \
@@ -301,7 +307,9 @@ check-cli: all | deps-test
 # Forbidden includes: format/ sees libc and zstd only; report/ never sees
 # libbpf or bpf/; nothing includes record/ or report/ from elsewhere; and
 # per folder, which stage may include which (tests/check-deps.sh).
-check-deps:
+# ... and no circle of files inside a module (tests/check-cycles.sh, over
+# the objects' symbols).
+check-deps: $(FORMAT_OBJS) $(RECORD_OBJS) $(REPORT_OBJS)
 	@echo "== dependency direction"
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
 		format/*.c format/*.h format/include/*.h 2>/dev/null
@@ -311,7 +319,8 @@ check-deps:
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|sa_shared|.*skel|dwarf|libdw|elfutils|saf|zstd)' \
 		core/*.[ch] 2>/dev/null
 	$(Q)bash tests/check-deps.sh
-	@echo "ok: no forbidden includes"
+	$(Q)bash tests/check-cycles.sh $(B)/obj
+	@echo "ok: no forbidden includes, no circle of files"
 
 # Kernel style, as .clang-format says; `clang-format -i` on the same files fixes it.
 check-style: | deps-test
@@ -332,13 +341,13 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_SECONDS ?= 60
 
-$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps-test
+$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FORMAT_INC) \
 		-o $@ tests/fuzz/$*.c tests/fuzz/replay.c $(FORMAT_SRCS) $(FORMAT_LIBS)
 
-$(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h) | deps-test
+$(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
@@ -364,7 +373,11 @@ fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
 
 # ---- demo, install, clean --------------------------------------------------
 .PHONY: demo install clean
-demo: all
+# The one build target that installs: `make deps` first (as root), then a
+# fresh make, which sees the compilers it installed.
+demo:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh tests/demo.sh $(B)
 
 install: all

@@ -13,6 +13,7 @@
 
 #include "elfplt.h"
 #include "grow.h"
+#include "lowerbound.h"
 
 #define R_JUMP_SLOT 7 /* R_X86_64_JUMP_SLOT */
 #define R_GLOB_DAT  6 /* R_X86_64_GLOB_DAT */
@@ -92,18 +93,22 @@ static int cmp_slot(const void *a, const void *b)
 	return x->got < y->got ? -1 : x->got > y->got;
 }
 
+struct got_key {
+	const struct slot *slots;
+	uint64_t got;
+};
+
+static bool got_below(const void *ctx, size_t i)
+{
+	const struct got_key *k = ctx;
+
+	return k->slots[i].got < k->got;
+}
+
 static const char *slot_name(const struct ctx *c, uint64_t got)
 {
-	size_t lo = 0, hi = c->nslots;
+	size_t lo = sac_lower_bound(c->nslots, got_below, &(struct got_key){c->slots, got});
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->slots[mid].got < got)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->nslots && c->slots[lo].got == got ? c->slots[lo].name : NULL;
 }
 

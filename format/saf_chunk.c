@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * saf_chunk.c - load one chunk for the reader: every length is checked
+ * saf_chunk.c - check one chunk for the reader: every length is checked
  * against the file and the limits before anything is allocated, then the
  * checksum, the sequence number, decompression (grown as bytes decode) and
  * every record ("Chunk header", "Reading a damaged or truncated file").
+ * Called by saf_reader.c and by the prefetch thread (saf_prefetch.c); it
+ * calls only saf_rdio.c and saf_stream.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -224,50 +226,6 @@ static int check_records(struct saf_reader *r, const uint8_t *p, const uint8_t *
 	return 0;
 }
 
-/* Past the last chunk: a clean file ended with END, anything else is a warning. */
-static int at_end(struct saf_reader *r)
-{
-	r->done = true;
-	if (!r->info.finished)
-		saf_rd_warn(r, r->off, "no end chunk; the recording did not finish cleanly");
-	return 0;
-}
-
-/* Bytes after END that are no recording: counted (a stream is read to its end). */
-static void after_end(struct saf_reader *r)
-{
-	int64_t size = saf_rd_size(r);
-
-	r->done = true;
-	if (size < 0)
-		saf_rd_warn(r, r->off, "read error after the end chunk");
-	else if (r->off < (uint64_t)size)
-		saf_rd_warn(r, r->off, "%llu bytes after the end chunk ignored",
-			    (unsigned long long)((uint64_t)size - r->off));
-}
-
-static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content,
-		   size_t len)
-{
-	r->chunk_type = c->type;
-	r->chunk_off = r->off;
-	r->cp = content;
-	r->cend = len ? content + len : content; /* content is NULL when empty */
-	r->info.chunks++;
-	r->info.content_bytes += len;
-	r->next_seq++;
-	r->off += (uint64_t)c->hsize + c->psize;
-	r->info.good_bytes = r->off;
-	saf_rd_release(r, r->off);
-	if (c->type != SAF_CHUNK_END)
-		return;
-	r->info.finished = true;
-	if (r->concat && saf_rd_have(r, r->off, 1) != 0) /* a read error is met there */
-		r->after_end = true; /* a second recording, or junk: saf_chunk_load() sees */
-	else
-		after_end(r);
-}
-
 /*
  * Validate the chunk at r->off: header, checksum, sequence, decompression,
  * every record. Touches only @r's buffers and messages, so the prefetch
@@ -322,60 +280,5 @@ int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t
 	if (err)
 		return err;
 	*content = p ? p : (const uint8_t *)""; /* NULL means "skip" */
-	return 1;
-}
-
-/** saf_chunk_commit() - hand out the records of the chunk saf_chunk_check() passed. */
-void saf_chunk_commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content)
-{
-	if (!content)
-		r->info.skipped_chunks++;
-	commit(r, c, content, content ? c->csize : 0);
-}
-
-/**
- * saf_chunk_load() - validate the chunk at r->off and point r->cp at its
- * records. @return 1 when a chunk was consumed (possibly skipped), 0 past
- * the last chunk, SAF_READER_NEW_RECORDING at a second file header
- * (opts.concat), or the negative errno that stops reading.
- */
-int saf_chunk_load(struct saf_reader *r)
-{
-	struct saf_chunk_hdr c = {0};
-	const uint8_t *content;
-	int64_t remain;
-	int ret;
-
-	r->pcur = r->pend = NULL;
-	ret = r->pf ? saf_prefetch_take(r, &c, &content) : 0;
-	if (ret > 0)
-		goto done;
-	/* after the take: the prefetch thread reads a stream only between start and take */
-	remain = saf_rd_have(r, r->off, SAF_CHUNK_HEADER_SIZE);
-	if (remain < 0)
-		return saf_rd_fail(r, (int)remain, r->off, "chunk %u: read error", r->next_seq);
-	if (!remain)
-		return at_end(r);
-	/* "Concatenated recordings": a file header where a chunk would start */
-	if (r->after_end && saf_rd_next_recording(r))
-		return SAF_READER_NEW_RECORDING;
-	if (r->after_end) {
-		after_end(r);
-		return 0;
-	}
-	if (remain < SAF_CHUNK_HEADER_SIZE)
-		return saf_rd_fail(r, -EBADMSG, r->off,
-				   "chunk %u truncated: %llu of %d header bytes", r->next_seq,
-				   (unsigned long long)remain, SAF_CHUNK_HEADER_SIZE);
-	ret = saf_chunk_check(r, &c, &content);
-	/* not a chunk: maybe the next recording's file header (probed only then) */
-	if (ret < 0 && ret != -ENOMEM && ret != -EFBIG && saf_rd_next_recording(r))
-		return SAF_READER_NEW_RECORDING;
-	if (ret < 0)
-		return ret;
-done:
-	saf_chunk_commit(r, &c, content);
-	if (r->pf && !r->done)
-		saf_prefetch_start(r);
 	return 1;
 }

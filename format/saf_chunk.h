@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * saf_chunk.h - the reader's state, shared by saf_reader.c (file header,
- * record iteration) and saf_chunk.c (loading and validating one chunk).
+ * saf_chunk.h - the reader's state, shared by the files of the reader:
+ * saf_reader.c (file header, chunk after chunk, records), saf_chunk.c
+ * (checking one chunk), saf_prefetch.c, saf_resync.c, saf_rdio.c and
+ * saf_stream.c. Not installed; other modules use saf.h only.
  */
 #ifndef SAF_CHUNK_H
 #define SAF_CHUNK_H
@@ -67,9 +69,14 @@ struct saf_reader {
 	const uint8_t *pcur, *pend;
 };
 
-int saf_chunk_load(struct saf_reader *r);
+/*
+ * The reader's files call one way: saf_reader.c (open, header, records)
+ * -> saf_prefetch.c -> saf_chunk.c; saf_reader.c -> saf_resync.c; and all
+ * of them -> saf_rdio.c -> saf_stream.c (`make check-deps` checks it).
+ */
+
+/* saf_chunk.c: check the chunk at r->off; only r's buffers and messages change */
 int saf_chunk_check(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content);
-void saf_chunk_commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content);
 
 /* saf_prefetch.c: the chunk at r->off checked on a second thread */
 int saf_prefetch_new(struct saf_reader *r);
@@ -77,14 +84,18 @@ void saf_prefetch_start(struct saf_reader *r);
 int saf_prefetch_take(struct saf_reader *r, struct saf_chunk_hdr *c, const uint8_t **content);
 void saf_prefetch_free(struct saf_reader *r);
 int saf_prefetch_next(struct saf_reader *r, struct saf_record *rec);
+
+/* saf_resync.c: after a damaged chunk, stop or read on at the next valid one */
 int saf_chunk_damaged(struct saf_reader *r, int err);
+
+/* saf_rdio.c: bytes, messages and the expansion bound, for every stage */
 int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void saf_rd_warn(struct saf_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-bool saf_rd_next_recording(struct saf_reader *r);
 const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, struct saf_buf *b,
 			    int *err);
+void saf_rd_set_budget(struct saf_reader *r, uint32_t ratio, uint64_t floor);
 uint64_t saf_rd_budget(const struct saf_reader *r, uint64_t end);
 
 /* saf_stream.c: a file's or a stream's bytes, asked the same way */

@@ -3,11 +3,12 @@
  * saf_reader.c - the validating reader: file header, then chunk by chunk
  * (lengths before allocation, checksum, sequence, decompression), records
  * handed out only from a chunk that validated whole ("Reading a damaged or
- * truncated file" in docs/format.md).
+ * truncated file" in docs/format.md). The top of format/'s reader: it
+ * calls saf_chunk.c, saf_prefetch.c and saf_resync.c, which call only
+ * down (saf_rdio.c, saf_stream.c), never back here.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,64 +16,6 @@
 
 #include "saf_internal.h"
 #include "saf_chunk.h"
-
-static void set_msg(struct saf_reader *r, uint64_t off, const char *fmt, va_list ap)
-{
-	int n = snprintf(r->errmsg, sizeof(r->errmsg), "offset %llu: ", (unsigned long long)off);
-
-	vsnprintf(r->errmsg + n, sizeof(r->errmsg) - (size_t)n, fmt, ap);
-}
-
-/** saf_rd_fail() - stop reading at the chunk at @off: the error sticks. */
-int saf_rd_fail(struct saf_reader *r, int err, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	set_msg(r, off, fmt, ap);
-	va_end(ap);
-	/* Past the file header, saf_chunk_damaged() says what is lost. */
-	r->err = err;
-	return err;
-}
-
-/** saf_rd_warn() - note a condition that does not stop reading. */
-void saf_rd_warn(struct saf_reader *r, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	set_msg(r, off, fmt, ap);
-	va_end(ap);
-}
-
-/** saf_rd_fetch() - @len bytes at @off, from memory or read into @b. */
-const uint8_t *saf_rd_fetch(struct saf_reader *r, uint64_t off, size_t len, struct saf_buf *b,
-			    int *err)
-{
-	size_t got = 0;
-
-	if (r->mem)
-		return r->mem + off;
-	if (r->st)
-		return saf_rd_stream_fetch(r, off, len, b, err);
-	b->len = 0;
-	*err = saf_buf_reserve(b, len);
-	if (*err)
-		return NULL;
-	while (got < len) {
-		ssize_t n = pread(r->fd, b->p + got, len - got, (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			*err = n < 0 ? -errno : -EBADMSG;
-			return NULL;
-		}
-		got += (size_t)n;
-	}
-	return b->p;
-}
 
 /*
  * "File header" at @base: magic, then checksum, then version (so a flipped
@@ -148,12 +91,12 @@ static int check_header(struct saf_reader *r)
 	return 0;
 }
 
-/**
- * saf_rd_next_recording() - with opts.concat, a valid file header at r->off
+/*
+ * With opts.concat, a valid file header at r->off
  * starts the next recording ("Concatenated recordings"). @return true when
  * it did (r->off past that header, the chunk sequence from 0).
  */
-bool saf_rd_next_recording(struct saf_reader *r)
+static bool next_recording(struct saf_reader *r)
 {
 	uint16_t v[2] = {r->info.version_major, r->info.version_minor}, hsize;
 	const char *why;
@@ -178,35 +121,6 @@ bool saf_rd_next_recording(struct saf_reader *r)
 	return true;
 }
 
-/* "Limits": the content @size bytes may expand to (0: unbounded). */
-static uint64_t budget_for(uint64_t size, uint32_t ratio, uint64_t floor)
-{
-	uint64_t b;
-
-	if (!ratio && !floor)
-		return 0;
-	b = size > UINT64_MAX / (ratio ? ratio : 1) ? UINT64_MAX : size * ratio;
-	return b < floor ? floor : b;
-}
-
-static void set_budget(struct saf_reader *r, uint32_t ratio, uint64_t floor)
-{
-	r->max_expand = ratio;
-	r->expand_floor = floor;
-	if (!r->st)
-		r->content_budget = budget_for(r->info.file_size, ratio, floor);
-}
-
-/**
- * saf_rd_budget() - the content the chunks may expand to, checked at the
- * chunk ending at @end: the whole file's bound, or a stream's for the bytes
- * up to @end ("Reading a stream"). 0: unbounded.
- */
-uint64_t saf_rd_budget(const struct saf_reader *r, uint64_t end)
-{
-	return r->st ? budget_for(end, r->max_expand, r->expand_floor) : r->content_budget;
-}
-
 static struct saf_reader *open_common(struct saf_reader *r, const struct saf_reader_opts *opts)
 {
 	int err = check_header(r);
@@ -215,7 +129,7 @@ static struct saf_reader *open_common(struct saf_reader *r, const struct saf_rea
 		r->resync = opts->resync;
 	if (opts && opts->sz >= offsetof(struct saf_reader_opts, expand_floor) + sizeof(uint64_t)) {
 		r->concat = opts->concat;
-		set_budget(r, opts->max_expand, opts->expand_floor);
+		saf_rd_set_budget(r, opts->max_expand, opts->expand_floor);
 	}
 	if (!err && opts && opts->sz >= offsetof(struct saf_reader_opts, prefetch) + sizeof(bool) &&
 	    opts->prefetch)
@@ -322,6 +236,106 @@ struct saf_reader *saf_reader__open_mem(const void *buf, size_t len,
 	return open_common(r, opts);
 }
 
+/* Past the last chunk: a clean file ended with END, anything else is a warning. */
+static int at_end(struct saf_reader *r)
+{
+	r->done = true;
+	if (!r->info.finished)
+		saf_rd_warn(r, r->off, "no end chunk; the recording did not finish cleanly");
+	return 0;
+}
+
+/* Bytes after END that are no recording: counted (a stream is read to its end). */
+static void after_end(struct saf_reader *r)
+{
+	int64_t size = saf_rd_size(r);
+
+	r->done = true;
+	if (size < 0)
+		saf_rd_warn(r, r->off, "read error after the end chunk");
+	else if (r->off < (uint64_t)size)
+		saf_rd_warn(r, r->off, "%llu bytes after the end chunk ignored",
+			    (unsigned long long)((uint64_t)size - r->off));
+}
+
+static void commit(struct saf_reader *r, const struct saf_chunk_hdr *c, const uint8_t *content,
+		   size_t len)
+{
+	r->chunk_type = c->type;
+	r->chunk_off = r->off;
+	r->cp = content;
+	r->cend = len ? content + len : content; /* content is NULL when empty */
+	r->info.chunks++;
+	r->info.content_bytes += len;
+	r->next_seq++;
+	r->off += (uint64_t)c->hsize + c->psize;
+	r->info.good_bytes = r->off;
+	saf_rd_release(r, r->off);
+	if (c->type != SAF_CHUNK_END)
+		return;
+	r->info.finished = true;
+	if (r->concat && saf_rd_have(r, r->off, 1) != 0) /* a read error is met there */
+		r->after_end = true; /* a second recording, or junk: load_chunk() sees */
+	else
+		after_end(r);
+}
+
+/* Hand out the records of the chunk saf_chunk_check() passed. */
+static void commit_chunk(struct saf_reader *r, const struct saf_chunk_hdr *c,
+			 const uint8_t *content)
+{
+	if (!content)
+		r->info.skipped_chunks++;
+	commit(r, c, content, content ? c->csize : 0);
+}
+
+/*
+ * Validate the chunk at r->off (saf_chunk.c, or the prefetch thread's
+ * result) and point r->cp at its records. @return 1 when a chunk was consumed (possibly skipped), 0
+ * past the last chunk, SAF_READER_NEW_RECORDING at a second file header (opts.concat), or the
+ * negative errno that stops reading.
+ */
+static int load_chunk(struct saf_reader *r)
+{
+	struct saf_chunk_hdr c = {0};
+	const uint8_t *content;
+	int64_t remain;
+	int ret;
+
+	r->pcur = r->pend = NULL;
+	ret = r->pf ? saf_prefetch_take(r, &c, &content) : 0;
+	if (ret > 0)
+		goto done;
+	/* after the take: the prefetch thread reads a stream only between start and take */
+	remain = saf_rd_have(r, r->off, SAF_CHUNK_HEADER_SIZE);
+	if (remain < 0)
+		return saf_rd_fail(r, (int)remain, r->off, "chunk %u: read error", r->next_seq);
+	if (!remain)
+		return at_end(r);
+	/* "Concatenated recordings": a file header where a chunk would start */
+	if (r->after_end && next_recording(r))
+		return SAF_READER_NEW_RECORDING;
+	if (r->after_end) {
+		after_end(r);
+		return 0;
+	}
+	if (remain < SAF_CHUNK_HEADER_SIZE)
+		return saf_rd_fail(r, -EBADMSG, r->off,
+				   "chunk %u truncated: %llu of %d header bytes", r->next_seq,
+				   (unsigned long long)remain, SAF_CHUNK_HEADER_SIZE);
+	ret = saf_chunk_check(r, &c, &content);
+	/* not a chunk: maybe the next recording's file header (probed only then) */
+	if (ret < 0 && ret != -ENOMEM && ret != -EFBIG && next_recording(r))
+		return SAF_READER_NEW_RECORDING;
+	if (ret < 0)
+		return ret;
+done:
+	commit_chunk(r, &c, content);
+	if (r->pf && !r->done)
+		saf_prefetch_start(r);
+	return 1;
+}
+
 /* Hand out the next record of the current chunk; 0 when the chunk is used up. */
 static int next_in_chunk(struct saf_reader *r, struct saf_record *rec)
 {
@@ -329,7 +343,7 @@ static int next_in_chunk(struct saf_reader *r, struct saf_record *rec)
 		uint64_t blen;
 		int ret;
 
-		/* The chunk validated whole (saf_chunk_load()), so this cannot fail. */
+		/* The chunk validated whole (load_chunk()), so this cannot fail. */
 		saf_varint_get(&r->cp, r->cend, &blen);
 		r->arena.arena_len = 0;
 		ret = saf_rec_decode(r->cp, blen, rec, &r->arena);
@@ -354,7 +368,7 @@ int saf_reader__next(struct saf_reader *r, struct saf_record *rec)
 			return 1;
 		if (r->done)
 			return 0;
-		ret = saf_chunk_load(r);
+		ret = load_chunk(r);
 		if (ret == SAF_READER_NEW_RECORDING)
 			return ret;
 		if (ret < 0)

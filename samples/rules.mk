@@ -5,12 +5,12 @@
 
 SAMPLE_EXTRA := $(B)/samples/libsa_plugin.so $(B)/samples/workload-nofp $(B)/samples/workload-leaf
 
-$(B)/samples/libsa_plugin.so: samples/plugin/libsa_plugin.c $(wildcard samples/*.h) | deps
+$(B)/samples/libsa_plugin.so: samples/plugin/libsa_plugin.c $(wildcard samples/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -fPIC -shared -Wl,-soname,libsa_plugin.so -o $@ $<
 
-$(B)/samples/workload-nofp: samples/workload.c $(wildcard samples/*.h) | deps
+$(B)/samples/workload-nofp: samples/workload.c $(wildcard samples/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(filter-out -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer,$(SAMPLE_CFLAGS)) \
@@ -18,7 +18,7 @@ $(B)/samples/workload-nofp: samples/workload.c $(wildcard samples/*.h) | deps
 
 # Frame pointers on, but leaves left without a frame as gcc 12 does by
 # default (issue 10): a frame-pointer walk skips their callers; CFI does not.
-$(B)/samples/workload-leaf: samples/workload.c $(wildcard samples/*.h) | deps
+$(B)/samples/workload-leaf: samples/workload.c $(wildcard samples/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -DSA_FRAMELESS_LEAVES -o $@ $< -lm -ldl

@@ -9,7 +9,7 @@ RPT_WRITER_OBJS := $(addprefix $(B)/obj/report/,common/profile.o common/profile_
 	session/filter.o output/top.o output/flame.o output/svg.o output/svg_script.o output/diff.o \
 	output/noise.o output/units.o) $(B)/obj/core/grow.o $(B)/obj/core/hash.o
 
-$(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS) | deps-test
+$(B)/tests/bench/folded-driver: tests/bench/folded_driver.c $(RPT_WRITER_OBJS)
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(REPORT_INC) -o $@ $^ -lm
@@ -19,7 +19,7 @@ folded-driver: $(B)/tests/bench/folded-driver
 CHECK_EXTRA_DEPS += $(B)/tests/bench/folded-driver
 
 # Other tools' stack text (folded, perf script) for tests/bench/bench-input.sh.
-$(B)/tests/bench/gen-text: tests/bench/gen_text.c | deps
+$(B)/tests/bench/gen-text: tests/bench/gen_text.c
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -o $@ $<

@@ -7,7 +7,7 @@
 TD := $(B)/tests/data
 FIXTURE_CFLAGS := -g -fno-omit-frame-pointer -Wl,--build-id
 
-$(TD)/plain: tests/data/sym_plain.c | deps-test
+$(TD)/plain: tests/data/sym_plain.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 $(FIXTURE_CFLAGS) -o $@ $<
@@ -22,25 +22,25 @@ $(TD)/stripped: $(TD)/plain
 	strip -o $@ $<
 
 # Same code, another build id: a rebuilt binary at the recorded path.
-$(TD)/mismatch: tests/data/sym_plain.c | deps-test
+$(TD)/mismatch: tests/data/sym_plain.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
 		-o $@ $<
 
-$(TD)/inline: tests/data/sym_inline.c | deps-test
+$(TD)/inline: tests/data/sym_inline.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -o $@ $<
 
-$(TD)/cxx: tests/data/sym_cxx.cc | deps-test
+$(TD)/cxx: tests/data/sym_cxx.cc
 	$(call msg,CXX,$@)
 	@mkdir -p $(@D)
 	$(Q)g++ -O1 $(FIXTURE_CFLAGS) -o $@ $<
 
 # GCC's clones (.isra.0, .constprop.0) and .localalias symbols: check them
 # with nm -C; the cloning needs -O2, the aliases -fPIC.
-$(TD)/cxx_clone: tests/data/sym_clone.cc tests/rules.mk | deps-test
+$(TD)/cxx_clone: tests/data/sym_clone.cc tests/rules.mk
 	$(call msg,CXX,$@)
 	@mkdir -p $(@D)
 	$(Q)g++ -O2 -fPIC -fno-semantic-interposition $(FIXTURE_CFLAGS) -o $@ $<
@@ -52,7 +52,7 @@ $(B)/tests/unit/report/test_symbolize: | $(REPORT_FIXTURES)
 
 # Synthetic recordings for scale tests (tests/bench/, tests/cli/).
 $(B)/tests/bench/gen-synthetic: tests/bench/gen-synthetic.c tests/bench/gen-images.c \
-		tests/bench/gen-images.h $(LIBSAF) | deps-test
+		tests/bench/gen-images.h $(LIBSAF)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Iformat/include -o $@ $(filter %.c,$^) $(LIBSAF) $(FORMAT_LIBS) \
@@ -61,7 +61,7 @@ CHECK_EXTRA_DEPS += $(B)/tests/bench/gen-synthetic
 
 # 6090, 6100: the workload built with its own FDEs in .debug_frame
 # (-fno-asynchronous-unwind-tables) while the C runtime's stay in .eh_frame.
-$(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h) | deps-test
+$(TD)/cfi_debug_frame: samples/workload.c $(wildcard samples/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
@@ -83,7 +83,7 @@ PLT_FIXTURES := $(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt $(TD)/plt_debug
 $(TD)/plt_lazy: PLT_LDFLAGS := -Wl,-z,lazy
 $(TD)/plt_now: PLT_LDFLAGS := -Wl,-z,now
 $(TD)/plt_ibt: PLT_LDFLAGS := -fcf-protection -Wl,-z,ibtplt
-$(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt: tests/data/plt_loop.c | deps-test
+$(TD)/plt_lazy $(TD)/plt_now $(TD)/plt_ibt: tests/data/plt_loop.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 -fno-builtin $(FIXTURE_CFLAGS) $(PLT_LDFLAGS) -o $@ $<
@@ -94,7 +94,7 @@ CHECK_EXTRA_DEPS += $(PLT_FIXTURES)
 $(B)/tests/unit/core/test_elfplt: | $(PLT_FIXTURES)
 
 # 6160: a frame whose CFA is rbx-based, as ld.so's resolver's; no frame pointers.
-$(TD)/cfa_rbx: tests/data/cfa_rbx.c | deps-test
+$(TD)/cfa_rbx: tests/data/cfa_rbx.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -fomit-frame-pointer -o $@ $<
@@ -104,7 +104,7 @@ $(B)/tests/unit/core/test_elfplt: UNIT_INC := -DTD='"$(TD)"'
 # Build ids (core/buildid.c): a known one given to the linker, readelf's on
 # the others, and copies without a PT_NOTE segment or without any note.
 BUILDID_FIXTURES := $(TD)/plain $(TD)/stripped $(TD)/mismatch $(TD)/plt_debug $(TD)/mismatch.o
-$(TD)/mismatch.o: tests/data/sym_plain.c | deps-test
+$(TD)/mismatch.o: tests/data/sym_plain.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -c -O1 -o $@ $<
@@ -115,18 +115,18 @@ $(B)/tests/unit/core/test_buildid: UNIT_INC := -DTD='"$(TD)"'
 # 6170: a program whose own functions block through libc wrappers, with and
 # without frame pointers (in-kernel unwinding of off-CPU stacks).
 OFFWRAP_FIXTURES := $(TD)/off_wrappers_fp $(TD)/off_wrappers_nofp
-$(TD)/off_wrappers_fp: tests/data/off_wrappers.c | deps-test
+$(TD)/off_wrappers_fp: tests/data/off_wrappers.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -mno-omit-leaf-frame-pointer -pthread -o $@ $<
-$(TD)/off_wrappers_nofp: tests/data/off_wrappers.c | deps-test
+$(TD)/off_wrappers_nofp: tests/data/off_wrappers.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 $(filter-out -fno-omit-frame-pointer,$(FIXTURE_CFLAGS)) -fomit-frame-pointer \
 		-pthread -o $@ $<
 CHECK_EXTRA_DEPS += $(OFFWRAP_FIXTURES)
 OFFWRAP_FIXTURES += $(TD)/off_wrappers_fpnocfi
-$(TD)/off_wrappers_fpnocfi: tests/data/off_wrappers.c | deps-test
+$(TD)/off_wrappers_fpnocfi: tests/data/off_wrappers.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 $(FIXTURE_CFLAGS) -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
@@ -134,7 +134,7 @@ $(TD)/off_wrappers_fpnocfi: tests/data/off_wrappers.c | deps-test
 CHECK_EXTRA_DEPS += $(TD)/off_wrappers_fpnocfi
 
 # 6180: code the in-kernel unwinder has no mapping for, called with data in rbp.
-$(TD)/uw_late: tests/data/uw_late.c | deps-test
+$(TD)/uw_late: tests/data/uw_late.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 $(filter-out -fno-omit-frame-pointer,$(FIXTURE_CFLAGS)) -fomit-frame-pointer \

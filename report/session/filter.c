@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * filter.c - profile-level filters shared by every output mode: --focus
- * (keep stacks through a matching frame), --ignore (drop them) and
- * --min-percent (drop stacks below a share of what is left); the
- * wall-clock interval filter of --since/--until.
+ * filter.c - the filters. Record-level ones, which load.c applies as it
+ * reads: --pid, --tid and --comm lists, --time and --since/--until on
+ * intervals. Profile-level ones shared by every output mode: --focus (keep
+ * stacks through a matching frame), --ignore (drop them) and --min-percent
+ * (drop stacks below a share of what is left). Calls no other stage.
  */
 #include <errno.h>
 #include <regex.h>
@@ -12,7 +13,7 @@
 #include <time.h>
 
 #include "output.h"
-#include "session.h"
+#include "session_int.h"
 
 /* Per pool offset: whether the name was tried, and whether it matched. */
 #define M_FOCUS_DONE  0x1
@@ -188,6 +189,103 @@ cleanup:
 	free(c.memo);
 	free(keep);
 	return err;
+}
+
+static int parse_ids(const char *list, uint32_t **out, size_t *n)
+{
+	const char *p = list;
+
+	*n = 0;
+	*out = NULL;
+	if (!list)
+		return 0;
+	*out = calloc(strlen(list) / 2 + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	while (*p) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p || (*end && *end != ','))
+			return -EINVAL;
+		(*out)[(*n)++] = v;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int parse_comms(struct rpt_recfilter *s, const char *list)
+{
+	char *copy, *tok, *save = NULL;
+
+	if (!list)
+		return 0;
+	s->comms = calloc(strlen(list) + 2, sizeof(*s->comms));
+	copy = strdup(list);
+	if (!s->comms || !copy) {
+		free(copy);
+		return -ENOMEM;
+	}
+	s->comms[0] = copy; /* owns the buffer the others point into */
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		s->comms[s->ncomms++] = tok;
+	if (!s->ncomms)
+		s->ncomms = 1; /* "" matches nothing useful but keeps the filter on */
+	return 0;
+}
+
+int rpt_recfilter__init(struct rpt_recfilter *rf, const struct rpt_filter *f)
+{
+	int err = parse_ids(f->pid, &rf->pids, &rf->npids);
+
+	if (!err)
+		err = parse_ids(f->tid, &rf->tids, &rf->ntids);
+	if (!err)
+		err = parse_comms(rf, f->comm);
+	return err;
+}
+
+void rpt_recfilter__fini(struct rpt_recfilter *rf)
+{
+	free(rf->pids);
+	free(rf->tids);
+	if (rf->comms)
+		free(rf->comms[0]);
+	free(rf->comms);
+	memset(rf, 0, sizeof(*rf));
+}
+
+static bool in_list(const uint32_t *v, size_t n, uint32_t x)
+{
+	if (!n)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+bool rpt_recfilter__task(const struct rpt_recfilter *rf, uint32_t pid, uint32_t tid)
+{
+	return in_list(rf->pids, rf->npids, pid) && in_list(rf->tids, rf->ntids, tid);
+}
+
+bool rpt_recfilter__comm(const struct rpt_recfilter *rf, const char *comm)
+{
+	if (!rf->ncomms)
+		return true;
+	for (size_t i = 0; i < rf->ncomms; i++)
+		if (!strcmp(rf->comms[i], comm))
+			return true;
+	return false;
+}
+
+bool rpt_filter__time_ok(const struct rpt_filter *f, uint64_t base_ns, uint64_t start_ns,
+			 uint64_t end_ns)
+{
+	double mid = ((double)start_ns + (double)end_ns) / 2 - (double)base_ns;
+
+	return !f->has_time || (mid >= f->time_from * 1e9 && mid < f->time_to * 1e9);
 }
 
 /* Exactly @min to @max decimal digits at *@p (no sign, no space): *@v, *@p past them. */

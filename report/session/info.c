@@ -71,15 +71,16 @@ static void info_losses(FILE *out, const struct rpt_file_stats *f)
 
 static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_stats *f)
 {
-	fprintf(out, "file: %s\n", rpt_session__str(s, f->path));
-	fprintf(out, "  host:       %s\n", rpt_session__str(s, f->host));
-	fprintf(out, "  kernel:     %s %s\n", rpt_session__str(s, f->kernel),
-		rpt_session__str(s, f->arch));
-	fprintf(out, "  recorder:   %s: %s\n", rpt_session__str(s, f->writer),
-		rpt_session__str(s, f->cmdline));
-	fprintf(out, "  target:     %s\n", rpt_session__str(s, f->target));
-	fprintf(out, "  event:      %s at %llu Hz on %llu CPUs\n", rpt_session__str(s, f->event),
-		(unsigned long long)f->freq_hz, (unsigned long long)f->ncpus);
+	fprintf(out, "file: %s\n", rpt_strpool__str(s->env.pool, f->path));
+	fprintf(out, "  host:       %s\n", rpt_strpool__str(s->env.pool, f->host));
+	fprintf(out, "  kernel:     %s %s\n", rpt_strpool__str(s->env.pool, f->kernel),
+		rpt_strpool__str(s->env.pool, f->arch));
+	fprintf(out, "  recorder:   %s: %s\n", rpt_strpool__str(s->env.pool, f->writer),
+		rpt_strpool__str(s->env.pool, f->cmdline));
+	fprintf(out, "  target:     %s\n", rpt_strpool__str(s->env.pool, f->target));
+	fprintf(out, "  event:      %s at %llu Hz on %llu CPUs\n",
+		rpt_strpool__str(s->env.pool, f->event), (unsigned long long)f->freq_hz,
+		(unsigned long long)f->ncpus);
 	info_times(out, f);
 	info_losses(out, f);
 	fprintf(out, "  finished:   %s%s%s\n", f->finished && !f->damaged ? "cleanly" : "no",
@@ -141,14 +142,14 @@ static int dso_cmp(const void *a, const void *b)
 static void info_dso(struct rpt_session *s, FILE *out, const struct rpt_dso *d, bool verbose)
 {
 	fprintf(out, "  %10llu  %s\n", (unsigned long long)d->samples,
-		rpt_session__str(s, d->path));
+		rpt_strpool__str(s->env.pool, d->path));
 	fprintf(out, "              %s %s; %s", d->id_kind ? "content hash" : "build id",
-		d->build_id ? rpt_session__str(s, d->build_id) : "none recorded",
+		d->build_id ? rpt_strpool__str(s->env.pool, d->build_id) : "none recorded",
 		src_name(d->source));
 	if (d->used_path && d->source != RPT_SRC_EMBEDDED)
-		fprintf(out, " %s", rpt_session__str(s, d->used_path));
+		fprintf(out, " %s", rpt_strpool__str(s->env.pool, d->used_path));
 	if (d->reason)
-		fprintf(out, " (%s)", rpt_session__str(s, d->reason));
+		fprintf(out, " (%s)", rpt_strpool__str(s->env.pool, d->reason));
 	fprintf(out, "; %.1f%% frames unresolved", pct(d->unresolved, d->frames));
 	if (d->outermost && (verbose || d->truncated))
 		fprintf(out, "; %.1f%% of its stacks look truncated",
@@ -169,7 +170,7 @@ int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose)
 		info_file(s, out, &s->files[i]);
 	for (size_t i = 0; i < s->nskipped; i++)
 		fprintf(out, "file: %s\n  skipped:    holds no samples: %s\n",
-			rpt_session__str(s, s->skipped[i].path), s->skipped[i].why);
+			rpt_strpool__str(s->env.pool, s->skipped[i].path), s->skipped[i].why);
 	for (size_t i = 0; i < n; i++)
 		if (rpt_symbolizer__get(sym, i)->samples)
 			v[nshown++] = rpt_symbolizer__get(sym, i);
@@ -186,7 +187,7 @@ int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose)
 				     "--call-graph auto, or rebuild them with "
 				     "-fno-omit-frame-pointer):\n");
 		header = true;
-		fprintf(out, "  %s\n", rpt_session__str(s, v[i]->path));
+		fprintf(out, "  %s\n", rpt_strpool__str(s->env.pool, v[i]->path));
 	}
 	free(v);
 	return ferror(out) ? -EIO : 0;
@@ -223,7 +224,7 @@ void rpt_session__warn_walks(struct rpt_session *s, FILE *err)
 	d = fp * 2 >= broken ? most_truncated(s) : NULL;
 	if (d)
 		fprintf(err, "; %s seems built without frame pointers",
-			rpt_session__str(s, d->path));
+			rpt_strpool__str(s->env.pool, d->path));
 	if (fp * 2 >= broken)
 		fputs("; re-record with --call-graph auto (or dwarf) for whole stacks", err);
 	else

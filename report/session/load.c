@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * load.c - the records of one recording (session.c reads them): metadata,
+ * load.c - the records of one recording (read.c hands them over): metadata,
  * mapping timelines, stacks, carried symbols (KSYM, USYM, JITSYM), losses,
  * and COUNT records aggregated by (pid, tid, gen, stacks, comm) with the
- * record-level filters applied, so memory follows distinct keys, not samples.
+ * record-level filters (filter.c) applied, so memory follows distinct keys,
+ * not samples; USTACK records unwound as they come (ustack.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,21 +15,21 @@
 #include "hash.h"
 #include "session_int.h"
 
-static int64_t intern(struct rpt_session *s, const struct saf_str *str)
+static int64_t intern(const struct rpt_stage_env *e, const struct saf_str *str)
 {
-	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), str->str ? str->str : "",
-				   str->str ? str->len : 0);
+	return rpt_strpool__intern(e->pool, str->str ? str->str : "", str->str ? str->len : 0);
 }
 
 /* A COUNT or OFFCPU record's comm: most are the one before. */
-static int64_t intern_comm(struct rpt_session *s, struct rpt_loaded *l, const struct saf_str *str)
+static int64_t intern_comm(const struct rpt_stage_env *e, struct rpt_loaded *l,
+			   const struct saf_str *str)
 {
 	size_t len = str->str ? str->len : 0;
 
 	if (l->last_comm > 0 && len == l->last_comm_len &&
-	    !memcmp(str->str, rpt_session__str(s, (uint32_t)l->last_comm), len))
+	    !memcmp(str->str, rpt_strpool__str(e->pool, (uint32_t)l->last_comm), len))
 		return l->last_comm;
-	l->last_comm = intern(s, str);
+	l->last_comm = intern(e, str);
 	l->last_comm_len = len;
 	return l->last_comm;
 }
@@ -45,7 +46,7 @@ static int keep(struct rpt_loaded *l, uint64_t bytes)
 	return l->kept > l->keep_max ? -EFBIG : 0;
 }
 
-static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf_meta *m)
+static int on_meta(const struct rpt_stage_env *e, struct rpt_loaded *l, const struct saf_meta *m)
 {
 	struct rpt_file_stats *st = l->st;
 	const struct saf_str *strs[] = {&m->hostname, &m->kernel_release, &m->target, &m->cmdline,
@@ -54,7 +55,7 @@ static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf
 			   &st->event, &st->writer, &st->arch};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		int64_t off = intern(s, strs[i]);
+		int64_t off = intern(e, strs[i]);
 
 		if (off < 0)
 			return -ENOMEM;
@@ -69,10 +70,10 @@ static int on_meta(struct rpt_session *s, struct rpt_loaded *l, const struct saf
 	return 0;
 }
 
-static int on_proc(struct rpt_session *s, struct rpt_loaded *l, const struct saf_proc *p)
+static int on_proc(const struct rpt_stage_env *e, struct rpt_loaded *l, const struct saf_proc *p)
 {
 	struct rpt_proc *pr = rpt_maps__proc(&l->maps, p->pid, p->gen);
-	int64_t comm = intern(s, &p->comm), exe = intern(s, &p->exe);
+	int64_t comm = intern(e, &p->comm), exe = intern(e, &p->exe);
 
 	if (!pr || comm < 0 || exe < 0)
 		return -ENOMEM;
@@ -86,7 +87,7 @@ static int on_proc(struct rpt_session *s, struct rpt_loaded *l, const struct saf
 }
 
 /* "[libfoo.so]" for a mapping's path; anonymous code gets "[anon]". */
-static int64_t map_label(struct rpt_session *s, const struct saf_map *m)
+static int64_t map_label(const struct rpt_stage_env *e, const struct saf_map *m)
 {
 	const char *path = m->path.len ? m->path.str : "anon";
 	const char *base = strrchr(path, '/');
@@ -94,34 +95,34 @@ static int64_t map_label(struct rpt_session *s, const struct saf_map *m)
 	size_t len;
 
 	if (path[0] == '[')
-		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), path, strlen(path));
+		return rpt_strpool__intern(e->pool, path, strlen(path));
 	path = base && base[1] ? base + 1 : path;
 	len = strlen(path);
 	if (len > SAF_MAX_STRING) { /* not from a record: cut as printf cuts */
 		snprintf(buf, sizeof(buf), "[%s]", path);
-		return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
+		return rpt_strpool__intern(e->pool, buf, strlen(buf));
 	}
 	buf[0] = '[';
 	memcpy(buf + 1, path, len);
 	buf[len + 1] = ']';
-	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, len + 2);
+	return rpt_strpool__intern(e->pool, buf, len + 2);
 }
 
-static int on_map(struct rpt_session *s, struct rpt_loaded *l, const struct saf_map *m)
+static int on_map(const struct rpt_stage_env *e, struct rpt_loaded *l, const struct saf_map *m)
 {
 	struct rpt_map map = {m->start, m->end, m->pgoff, m->time_ns, m->flags, RPT_NO_DSO, 0};
-	int64_t label = map_label(s, m);
+	int64_t label = map_label(e, m);
 
 	if (label < 0)
 		return -ENOMEM;
 	map.label = label;
 	if (!(m->flags & SAF_MAP_ANON) && m->path.len) {
-		int d = rpt_symbolizer__dso(s->sym, m->build_id.data, m->build_id.len, m->path.str,
+		int d = rpt_symbolizer__dso(e->sym, m->build_id.data, m->build_id.len, m->path.str,
 					    l->file_idx);
 
 		if (d < 0)
 			return d;
-		rpt_symbolizer__set_id_kind(s->sym, (uint32_t)d, m->id_kind);
+		rpt_symbolizer__set_id_kind(e->sym, (uint32_t)d, m->id_kind);
 		map.dso = d;
 	}
 	return rpt_maps__add(&l->maps, m->pid, m->gen, &map);
@@ -184,12 +185,12 @@ static void lost_run(struct rpt_file_stats *st, uint64_t first, uint64_t last, u
 }
 
 /* --time: an interval counts when its midpoint lies in [from, to). */
-static void on_interval(struct rpt_session *s, struct rpt_loaded *l, const struct saf_interval *iv)
+static void on_interval(const struct rpt_stage_env *e, struct rpt_loaded *l,
+			const struct saf_interval *iv)
 {
 	struct rpt_file_stats *st = l->st;
 	uint64_t base = st->has_meta ? st->start_mono_ns : st->first_ns;
 	uint64_t next = l->have_iv ? l->iv_seq + 1 : 0;
-	double mid;
 
 	/* the writer repeats an open INTERVAL at the head of a continuation chunk */
 	if (l->have_iv && iv->seq == l->iv_seq)
@@ -208,10 +209,8 @@ static void on_interval(struct rpt_session *s, struct rpt_loaded *l, const struc
 	st->intervals++;
 	st->iv_ns += iv->end_ns > iv->start_ns ? iv->end_ns - iv->start_ns : 0;
 	l->iv_end = iv->end_ns;
-	mid = ((double)iv->start_ns + (double)iv->end_ns) / 2 - (double)base;
-	l->in_interval_ok = (!s->o.filter.has_time || (mid >= s->o.filter.time_from * 1e9 &&
-						       mid < s->o.filter.time_to * 1e9)) &&
-			    rpt_filter__wall_ok(&s->o.filter, st->start_realtime_ns,
+	l->in_interval_ok = rpt_filter__time_ok(&e->o->filter, base, iv->start_ns, iv->end_ns) &&
+			    rpt_filter__wall_ok(&e->o->filter, st->start_realtime_ns,
 						st->start_mono_ns, iv->start_ns, iv->end_ns);
 	st->iv_in_time += l->in_interval_ok;
 }
@@ -240,26 +239,6 @@ static void on_end(struct rpt_loaded *l, const struct saf_end *e)
 		lost_run(st, next, e->intervals - 1,
 			 l->have_iv ? l->iv_end : (st->has_meta ? st->start_mono_ns : 0),
 			 e->end_mono_ns);
-}
-
-static bool in_list(const uint32_t *v, size_t n, uint32_t x)
-{
-	if (!n)
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-static bool comm_ok(struct rpt_session *s, const char *comm)
-{
-	if (!s->ncomms)
-		return true;
-	for (size_t i = 0; i < s->ncomms; i++)
-		if (!strcmp(s->comms[i], comm))
-			return true;
-	return false;
 }
 
 static int counts_grow(struct rpt_loaded *l)
@@ -313,11 +292,6 @@ static int count_add(struct rpt_loaded *l, const struct rpt_count_key *k, uint64
 }
 
 /*
- * Does count @c pass the record-level filters? @k gets its key. Every
- * sample is counted in the file's total first.
- * @return 1 when it does, 0 when not, or -ENOMEM.
- */
-/*
  * Count the process image and the process of a sample once each: the
  * target's processes, apart from every process the side band saw (--info).
  * @return 0 or -ENOMEM.
@@ -337,11 +311,16 @@ static int note_sampled(struct rpt_loaded *l, uint32_t pid, uint32_t gen)
 	return rpt_hmap__put(&l->sampled, 1ULL << 63 | pid, 1);
 }
 
-static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c,
-			struct rpt_count_key *k)
+/*
+ * Does count @c pass the record-level filters? @k gets its key. Every
+ * sample is counted in the file's total first.
+ * @return 1 when it does, 0 when not, or -ENOMEM.
+ */
+static int count_filter(const struct rpt_stage_env *e, struct rpt_loaded *l,
+			const struct saf_count *c, struct rpt_count_key *k)
 {
-	const struct rpt_filter *f = &s->o.filter;
-	int64_t comm = intern_comm(s, l, &c->comm);
+	const struct rpt_filter *f = &e->o->filter;
+	int64_t comm = intern_comm(e, l, &c->comm);
 
 	if (comm < 0)
 		return -ENOMEM;
@@ -349,8 +328,7 @@ static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struc
 	l->st->samples += c->count;
 	if (note_sampled(l, c->pid, c->gen))
 		return -ENOMEM;
-	if (!l->in_interval_ok || !in_list(s->pids, s->npids, c->pid) ||
-	    !in_list(s->tids, s->ntids, c->tid))
+	if (!l->in_interval_ok || !rpt_recfilter__task(e->flt, c->pid, c->tid))
 		return 0;
 	if (!comm) { /* no thread name: the process's */
 		struct rpt_proc *p = rpt_maps__proc(&l->maps, c->pid, c->gen);
@@ -360,7 +338,7 @@ static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struc
 		comm = p->comm;
 	}
 	k->comm = comm;
-	if (!comm_ok(s, rpt_session__str(s, comm)))
+	if (!rpt_recfilter__comm(e->flt, rpt_strpool__str(e->pool, comm)))
 		return 0;
 	if (f->user_only)
 		k->kstack = 0;
@@ -369,10 +347,10 @@ static int count_filter(struct rpt_session *s, struct rpt_loaded *l, const struc
 	return !(f->user_only && !k->ustack) && !(f->kernel_only && !k->kstack);
 }
 
-static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
+static int on_count(const struct rpt_stage_env *e, struct rpt_loaded *l, const struct saf_count *c)
 {
 	struct rpt_count_key k;
-	int ret = count_filter(s, l, c, &k);
+	int ret = count_filter(e, l, c, &k);
 
 	if (ret <= 0)
 		return ret;
@@ -386,35 +364,37 @@ static int on_count(struct rpt_session *s, struct rpt_loaded *l, const struct sa
  * dithers the periods around it).
  * @return false when samples do not count in this profile.
  */
-static bool sample_value(const struct rpt_session *s, const struct rpt_loaded *l, uint64_t *n)
+static bool sample_value(const struct rpt_stage_env *e, const struct rpt_loaded *l, uint64_t *n)
 {
-	if (s->o.value == RPT_VALUE_SAMPLES)
+	if (e->o->value == RPT_VALUE_SAMPLES)
 		return true;
-	if (s->o.value == RPT_VALUE_OFF_CPU || !l->st->freq_hz)
+	if (e->o->value == RPT_VALUE_OFF_CPU || !l->st->freq_hz)
 		return false;
 	*n = (uint64_t)(*n * 1e6 / l->st->freq_hz + 0.5);
 	return true;
 }
 
 /* COUNT samples, valued by sample_value(). */
-static int on_samples(struct rpt_session *s, struct rpt_loaded *l, const struct saf_count *c)
+static int on_samples(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		      const struct saf_count *c)
 {
 	struct saf_count t = *c;
 
-	return sample_value(s, l, &t.count) ? on_count(s, l, &t) : 0;
+	return sample_value(e, l, &t.count) ? on_count(e, l, &t) : 0;
 }
 
 /* "OFFCPU record" (1.4): microseconds off the CPU, with --off-cpu and --wall. */
-static int on_offcpu(struct rpt_session *s, struct rpt_loaded *l, const struct saf_offcpu *o)
+static int on_offcpu(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		     const struct saf_offcpu *o)
 {
 	struct saf_count c = {o->pid, o->tid, o->gen, o->ustack, o->kstack, 0, o->comm};
 	bool runnable = o->flags & SAF_OFFCPU_PREEMPTED;
 
-	if (s->o.value == RPT_VALUE_SAMPLES || (s->o.off_state == RPT_OFF_BLOCKED && runnable) ||
-	    (s->o.off_state == RPT_OFF_RUNNABLE && !runnable))
+	if (e->o->value == RPT_VALUE_SAMPLES || (e->o->off_state == RPT_OFF_BLOCKED && runnable) ||
+	    (e->o->off_state == RPT_OFF_RUNNABLE && !runnable))
 		return 0;
 	c.count = (o->time_ns + 500) / 1000;
-	return on_count(s, l, &c);
+	return on_count(e, l, &c);
 }
 
 /*
@@ -422,7 +402,8 @@ static int on_offcpu(struct rpt_session *s, struct rpt_loaded *l, const struct s
  * once the filters kept it: --pid, --comm and --time spare the unwinding
  * (and the binaries it opens) of what they leave out.
  */
-static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u)
+static int on_ustack(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		     const struct saf_ustack *u)
 {
 	uint64_t ips[RPT_USTACK_MAX_FRAMES];
 	struct saf_stack st;
@@ -432,14 +413,14 @@ static int on_ustack(struct rpt_session *s, struct rpt_loaded *l, const struct s
 	uint64_t n = u->count;
 	int ret;
 
-	if (!sample_value(s, l, &n))
+	if (!sample_value(e, l, &n))
 		return 0;
 	c.count = n;
-	ret = count_filter(s, l, &c, &k);
+	ret = count_filter(e, l, &c, &k);
 	if (ret <= 0)
 		return ret;
 	if (k.ustack) {
-		ret = rpt_loaded__ustack(s, l, u, ips, &st, &c);
+		ret = rpt_loaded__ustack(e, l, u, ips, &st, &c);
 		if (ret > 0)
 			ret = keep(l, 32 + 8ull * st.nframes) ?: on_stack(l, &st);
 		if (ret < 0)
@@ -472,9 +453,10 @@ static uint64_t record_cost(const struct saf_record *r)
 	}
 }
 
-int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r)
+int rpt_loaded__record(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		       const struct saf_record *r)
 {
-	struct rpt_strpool *pool = rpt_symbolizer__pool(s->sym);
+	struct rpt_strpool *pool = e->pool;
 	int64_t name;
 	int d;
 
@@ -482,20 +464,20 @@ int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct
 		return -EFBIG;
 	switch (r->kind) {
 	case SAF_REC_META:
-		return on_meta(s, l, &r->meta);
+		return on_meta(e, l, &r->meta);
 	case SAF_REC_PROC:
-		return on_proc(s, l, &r->proc);
+		return on_proc(e, l, &r->proc);
 	case SAF_REC_MAP:
-		return on_map(s, l, &r->map);
+		return on_map(e, l, &r->map);
 	case SAF_REC_STACK:
 		return on_stack(l, &r->stack);
 	case SAF_REC_INTERVAL:
-		on_interval(s, l, &r->interval);
+		on_interval(e, l, &r->interval);
 		return 0;
 	case SAF_REC_COUNT:
-		return on_samples(s, l, &r->count);
+		return on_samples(e, l, &r->count);
 	case SAF_REC_OFFCPU:
-		return on_offcpu(s, l, &r->offcpu);
+		return on_offcpu(e, l, &r->offcpu);
 	case SAF_REC_LOSS:
 		l->iv_open = false;
 		for (uint32_t i = 0; i < r->loss.ncounters && i < SAF_MAX_COUNTERS; i++)
@@ -503,22 +485,22 @@ int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct
 				l->st->lost[r->loss.ids[i]] += r->loss.values[i];
 		return 0;
 	case SAF_REC_KSYM:
-		name = intern(s, &r->ksym.name);
+		name = intern(e, &r->ksym.name);
 		l->st->ksyms++;
 		l->st->has_ksyms = true;
 		return name < 0 ? -ENOMEM : rpt_symtab__add(&l->ksyms, 0, r->ksym.addr, 0, name);
 	case SAF_REC_SYMTAB:
-		d = rpt_symbolizer__dso(s->sym, r->symtab.build_id.data, r->symtab.build_id.len,
+		d = rpt_symbolizer__dso(e->sym, r->symtab.build_id.data, r->symtab.build_id.len,
 					r->symtab.path.str, l->file_idx);
 		l->cur_symtab = d < 0 ? RPT_NO_DSO : (uint32_t)d;
 		if (d >= 0)
-			rpt_symbolizer__set_id_kind(s->sym, (uint32_t)d, r->symtab.id_kind);
+			rpt_symbolizer__set_id_kind(e->sym, (uint32_t)d, r->symtab.id_kind);
 		return d < 0 ? d : 0;
 	case SAF_REC_USYM:
 		l->st->usyms++;
 		if (l->cur_symtab == RPT_NO_DSO)
 			return 0;
-		return rpt_symbolizer__add_usym(s->sym, l->cur_symtab, r->usym.offset, r->usym.size,
+		return rpt_symbolizer__add_usym(e->sym, l->cur_symtab, r->usym.offset, r->usym.size,
 						r->usym.name.str ? r->usym.name.str : "");
 	case SAF_REC_JITSYM:
 		name = rpt_strpool__intern(pool, r->jitsym.name.str ? r->jitsym.name.str : "",
@@ -528,10 +510,10 @@ int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct
 				: rpt_symtab__add(&l->jit, r->jitsym.pid, r->jitsym.start,
 						  r->jitsym.size, name);
 	case SAF_REC_PYCODE:
-		return rpt_loaded__pycode(s, l, &r->pycode);
+		return rpt_loaded__pycode(e, l, &r->pycode);
 	case SAF_REC_USTACK:
 	case SAF_REC_USTACK_SPARSE:
-		return on_ustack(s, l, &r->ustack);
+		return on_ustack(e, l, &r->ustack);
 	case SAF_REC_END:
 		on_end(l, &r->end);
 		return 0;

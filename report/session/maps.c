@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "grow.h"
+#include "lowerbound.h"
 #include "maps.h"
 
 struct rpt_proc *rpt_maps__proc(struct rpt_maps *m, uint32_t pid, uint32_t gen)
@@ -113,12 +114,24 @@ static void sort_maps(struct rpt_proc *p)
 	}
 }
 
+struct addr_key {
+	const struct rpt_map *maps;
+	uint64_t addr;
+};
+
+static bool starts_at_or_below(const void *ctx, size_t i)
+{
+	const struct addr_key *k = ctx;
+
+	return k->maps[i].start <= k->addr;
+}
+
 const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen, uint64_t addr,
 				     uint64_t time_ns)
 {
 	struct rpt_proc *p = proc_get(m, pid, gen);
 	const struct rpt_map *before = NULL, *after = NULL;
-	ssize_t lo = 0, hi, i = -1;
+	ssize_t i;
 
 	if (!p)
 		return NULL;
@@ -128,17 +141,10 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 	if (p->disjoint &&
 	    addr - p->maps[p->hit].start < p->maps[p->hit].end - p->maps[p->hit].start)
 		return &p->maps[p->hit];
-	hi = (ssize_t)p->nmaps - 1;
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr) {
-			i = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
+	/* the last mapping starting at or below @addr, and those before it */
+	i = (ssize_t)sac_lower_bound(p->nmaps, starts_at_or_below,
+				     &(struct addr_key){p->maps, addr}) -
+	    1;
 	for (; i >= 0 && addr - p->maps[i].start < p->max_len && (!p->reach || addr < p->reach[i]);
 	     i--) {
 		const struct rpt_map *c = &p->maps[i];

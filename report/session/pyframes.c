@@ -17,9 +17,10 @@
 /* Native frames of one stack the merge handles; a deeper one is left as it is. */
 #define MERGE_MAX 1024
 
-int rpt_loaded__pycode(struct rpt_session *s, struct rpt_loaded *l, const struct saf_pycode *p)
+int rpt_loaded__pycode(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		       const struct saf_pycode *p)
 {
-	struct rpt_strpool *pool = rpt_symbolizer__pool(s->sym);
+	struct rpt_strpool *pool = e->pool;
 	char buf[2 * SAF_MAX_STRING + 64];
 	int64_t name;
 
@@ -59,7 +60,7 @@ static int push_py(struct res_ctx *x, uint64_t w)
 	if (e && e->start == code)
 		return rpt_res__push(x, e->name, RPT_FRAME_PYTHON);
 	/* a frame the recorder could not read or name: marked, never guessed */
-	name = rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), "[python:unknown]", 16);
+	name = rpt_strpool__intern(x->e->pool, "[python:unknown]", 16);
 	return name < 0 ? -ENOMEM : rpt_res__push(x, name, RPT_FRAME_PYTHON);
 }
 

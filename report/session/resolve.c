@@ -19,22 +19,22 @@
  * "[label+0x..]": a mapping's label with @v, the file offset of an address
  * in a binary, or the address itself in anonymous memory.
  */
-static int64_t label_plus(struct rpt_session *s, const struct rpt_map *m, uint64_t v)
+static int64_t label_plus(struct rpt_strpool *pool, const struct rpt_map *m, uint64_t v)
 {
 	char lbl[SAF_MAX_STRING + 3];
 	size_t len;
 
-	snprintf(lbl, sizeof(lbl), "%s", rpt_session__str(s, m->label));
+	snprintf(lbl, sizeof(lbl), "%s", rpt_strpool__str(pool, m->label));
 	len = strlen(lbl);
 	if (len && lbl[len - 1] == ']')
 		lbl[len - 1] = '\0';
-	return rpt_res__pool_fmt(s, "%s+0x%llx]", lbl, (unsigned long long)v);
+	return rpt_res__pool_fmt(pool, "%s+0x%llx]", lbl, (unsigned long long)v);
 }
 
 /* An address inside a binary's mapping: its frames, or "[libfoo.so]". */
 static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr, uint64_t la)
 {
-	struct rpt_session *s = x->s;
+	const struct rpt_stage_env *e = x->e;
 	const struct rpt_sym *f;
 	struct rpt_dso *d;
 	uint32_t first;
@@ -43,7 +43,7 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 	if (n < 0)
 		return n;
 	f = n ? x->cache.frames + first : NULL; /* no frames: maybe no array yet */
-	d = rpt_symbolizer__get(s->sym, m->dso);
+	d = rpt_symbolizer__get(e->sym, m->dso);
 	if (d->stamp != x->serial) { /* once per stack */
 		d->stamp = x->serial;
 		d->samples += x->c->count;
@@ -58,8 +58,8 @@ static int user_in_map(struct res_ctx *x, const struct rpt_map *m, uint64_t addr
 		return 0;
 	d->unresolved += x->c->count;
 	x->l->st->unresolved += x->c->count;
-	if (s->o.addrs)
-		return rpt_res__push(x, label_plus(s, m, addr - m->start + m->pgoff),
+	if (e->o->addrs)
+		return rpt_res__push(x, label_plus(e->pool, m, addr - m->start + m->pgoff),
 				     RPT_FRAME_UNKNOWN);
 	return rpt_res__push(x, m->label, RPT_FRAME_UNKNOWN);
 }
@@ -100,14 +100,13 @@ static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 	if (m && m->dso != RPT_NO_DSO)
 		return user_in_map(x, m, addr, la);
 	if (m &&
-	    x->s->o.addrs) /* [anon], [vdso]: no file offset, so the address, as [kernel+0x..] */
-		return rpt_res__push(x, label_plus(x->s, m, addr), RPT_FRAME_UNKNOWN);
+	    x->e->o->addrs) /* [anon], [vdso]: no file offset, so the address, as [kernel+0x..] */
+		return rpt_res__push(x, label_plus(x->e->pool, m, addr), RPT_FRAME_UNKNOWN);
 	if (m)
 		return rpt_res__push(x, m->label, RPT_FRAME_UNKNOWN);
 	if (leaf)
-		return rpt_res__push(
-			x, rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), "[unknown]", 9),
-			RPT_FRAME_UNKNOWN);
+		return rpt_res__push(x, rpt_strpool__intern(x->e->pool, "[unknown]", 9),
+				     RPT_FRAME_UNKNOWN);
 	x->dropped++; /* below the leaf, in no mapping: a broken walk */
 	return 0;
 }
@@ -167,7 +166,7 @@ static void walk_stats(struct res_ctx *x, uint32_t nkernel)
 	/* a CFI unwind's end says nothing about frame pointers */
 	if (x->n == nkernel || x->outer_dso == RPT_NO_DSO || unwound)
 		return;
-	d = rpt_symbolizer__get(x->s->sym, x->outer_dso);
+	d = rpt_symbolizer__get(x->e->sym, x->outer_dso);
 	outer = rpt_profile__name(x->prof, x->fr[x->n - 1].name);
 	d->outermost += x->c->count;
 	if (x->dropped || x->outer_unnamed || !root_like(outer))
@@ -177,20 +176,20 @@ static void walk_stats(struct res_ctx *x, uint32_t nkernel)
 static int64_t root_name(struct res_ctx *x)
 {
 	const struct rpt_count *c = x->c;
-	const char *comm = rpt_session__str(x->s, c->k.comm);
+	const char *comm = rpt_strpool__str(x->e->pool, c->k.comm);
 	char buf[SAF_MAX_STRING + 32];
 
 	if (!*comm)
 		comm = "[unknown]";
-	else if (!x->s->o.show_tid && !x->s->o.show_pid)
+	else if (!x->e->o->show_tid && !x->e->o->show_pid)
 		return c->k.comm; /* interned already */
-	if (x->s->o.show_tid)
+	if (x->e->o->show_tid)
 		snprintf(buf, sizeof(buf), "%s-%u/%u", comm, c->k.pid, c->k.tid);
-	else if (x->s->o.show_pid)
+	else if (x->e->o->show_pid)
 		snprintf(buf, sizeof(buf), "%s-%u", comm, c->k.pid);
 	else
 		snprintf(buf, sizeof(buf), "%s", comm);
-	return rpt_strpool__intern(rpt_symbolizer__pool(x->s->sym), buf, strlen(buf));
+	return rpt_strpool__intern(x->e->pool, buf, strlen(buf));
 }
 
 /* The profile's module of binary @dso, looked up once per file. */
@@ -207,7 +206,7 @@ static int64_t module_of(struct res_ctx *x, uint32_t dso)
 			x->mods[i] = -1;
 	}
 	if (x->mods[dso] < 0)
-		x->mods[dso] = rpt_res__prof_module(x->s, x->prof, dso);
+		x->mods[dso] = rpt_res__prof_module(x, dso);
 	return x->mods[dso];
 }
 
@@ -295,7 +294,7 @@ static int warm(struct res_ctx *x, const struct key_job *jobs, size_t njobs)
 		}
 	}
 	if (!err)
-		err = rpt_symbolizer__warm(x->s->sym, v, n);
+		err = rpt_symbolizer__warm(x->e->sym, v, n);
 	rpt_hmap__fini(&seen);
 	free(v);
 	return err;
@@ -311,7 +310,7 @@ static int resolve_key(struct res_ctx *x, const struct key_job *job)
 
 	x->n = 0;
 	x->dropped = 0;
-	x->serial = ++x->s->serial;
+	x->serial = ++*x->e->serial;
 	x->jit_pid = rpt_hmap__get(&x->jit_pids, (uint64_t)x->c->k.pid + 1, &v);
 	x->outer_dso = RPT_NO_DSO;
 	x->cur_dso = RPT_NO_DSO;
@@ -347,18 +346,16 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof)
+int rpt_loaded__resolve(const struct rpt_stage_env *e, struct rpt_loaded *l,
+			struct rpt_profile *prof)
 {
-	struct res_ctx x = {.s = s, .l = l, .prof = prof};
+	struct res_ctx x = {.e = e, .l = l, .prof = prof};
 	size_t njobs = 0, nframes;
 	struct key_job *jobs = NULL;
 	double t0 = now_s();
 	bool shown = false;
 	int err = -ENOMEM;
 
-	/* a profile may reuse a freed one's address: start afresh */
-	rpt_hmap__fini(&s->name_map);
-	s->name_prof = prof;
 	if (l->nustacks && rpt_loaded__stitch_index(l))
 		goto cleanup;
 	jobs = plan_keys(l, &njobs, &nframes);
@@ -371,7 +368,7 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 			goto cleanup;
 	if (!jobs || !x.kents || rpt_profile__reserve(prof, njobs, nframes))
 		goto cleanup;
-	err = rpt_symbolizer__async(s->sym) ? warm(&x, jobs, njobs) : 0;
+	err = rpt_symbolizer__async(e->sym) ? warm(&x, jobs, njobs) : 0;
 	for (size_t i = 0; i < njobs && !err; i++) {
 		if (i + 8 < njobs &&
 		    jobs[i + 8].ustack.n) { /* fetch ahead: the stacks are spread */
@@ -380,7 +377,7 @@ int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_
 		}
 		x.c = &l->counts[jobs[i].slot];
 		err = resolve_key(&x, &jobs[i]);
-		if (s->o.progress && !((i + 1) & 255) && now_s() - t0 > 1.0) {
+		if (e->o->progress && !((i + 1) & 255) && now_s() - t0 > 1.0) {
 			fprintf(stderr, "\rsa-report: symbolizing %zu/%zu stacks", i + 1,
 				l->ncounts);
 			shown = true;
@@ -396,6 +393,7 @@ cleanup:
 	free(x.ksyms);
 	free(x.names);
 	rpt_hmap__fini(&x.jit_pids);
+	rpt_hmap__fini(&x.name_map);
 	free(x.kframes);
 	return err;
 }

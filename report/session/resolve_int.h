@@ -33,7 +33,7 @@ struct addr_cache {
 };
 
 struct res_ctx {
-	struct rpt_session *s;
+	const struct rpt_stage_env *e; /* the symbolizer, its pool, the options */
 	struct rpt_loaded *l;
 	struct rpt_profile *prof;
 	const struct rpt_count *c;
@@ -55,6 +55,8 @@ struct res_ctx {
 	struct name_memo *names;  /* NAME_MEMO slots, or NULL (no memo) */
 	struct rpt_sym *kframes;
 	size_t nkframes, kframes_cap;
+	/* symbolizer pool offset -> profile pool offset (rpt_res__name()) */
+	struct rpt_hmap name_map;
 };
 
 /*
@@ -97,15 +99,13 @@ static inline void rpt_res__push_prof(struct res_ctx *x, uint32_t name, uint32_t
 	}
 }
 
-/** rpt_res__pool_fmt() - intern printf(@fmt, @a, @x) in the symbolizer's pool. */
-int64_t rpt_res__pool_fmt(struct rpt_session *s, const char *fmt, const char *a, uint64_t x);
-/** rpt_res__prof_name() - symbolizer pool offset -> the profile's, cached. */
-int64_t rpt_res__prof_name(struct rpt_session *s, struct rpt_profile *prof, uint32_t off);
+/** rpt_res__pool_fmt() - intern printf(@fmt, @a, @x) in the symbolizer's @pool. */
+int64_t rpt_res__pool_fmt(struct rpt_strpool *pool, const char *fmt, const char *a, uint64_t x);
 
-/** rpt_res__name() - rpt_res__prof_name() for @x's profile, the recent ones memoized. */
+/** rpt_res__name() - symbolizer pool offset -> @x's profile's, cached, the recent ones memoized. */
 int64_t rpt_res__name(struct res_ctx *x, uint32_t off);
 /** rpt_res__prof_module() - the profile's module of binary @dso, added once. */
-int64_t rpt_res__prof_module(struct rpt_session *s, struct rpt_profile *prof, uint32_t dso);
+int64_t rpt_res__prof_module(struct res_ctx *x, uint32_t dso);
 /** rpt_res__push() - push a frame named in the symbolizer's pool. @return 0 or -ENOMEM. */
 int rpt_res__push(struct res_ctx *x, int64_t name, uint32_t kind);
 /**

@@ -12,28 +12,28 @@
 
 #include "resolve_int.h"
 
-int64_t rpt_res__pool_fmt(struct rpt_session *s, const char *fmt, const char *a, uint64_t x)
+int64_t rpt_res__pool_fmt(struct rpt_strpool *pool, const char *fmt, const char *a, uint64_t x)
 {
 	char buf[SAF_MAX_STRING + 64];
 	int len = snprintf(buf, sizeof(buf), fmt, a, (unsigned long long)x);
 
 	if (len >= (int)sizeof(buf))
 		len = sizeof(buf) - 1;
-	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, len);
+	return rpt_strpool__intern(pool, buf, len);
 }
 
 /* Symbolizer pool offset -> the profile's pool offset, cached. */
-int64_t rpt_res__prof_name(struct rpt_session *s, struct rpt_profile *prof, uint32_t off)
+static int64_t prof_name(struct res_ctx *x, uint32_t off)
 {
 	const char *str;
 	uint64_t v;
 	int64_t r;
 
-	if (rpt_hmap__get(&s->name_map, off, &v))
+	if (rpt_hmap__get(&x->name_map, off, &v))
 		return v;
-	str = rpt_session__str(s, off);
-	r = rpt_profile__intern(prof, str, strlen(str));
-	if (r >= 0 && rpt_hmap__put(&s->name_map, off, r))
+	str = rpt_strpool__str(x->e->pool, off);
+	r = rpt_profile__intern(x->prof, str, strlen(str));
+	if (r >= 0 && rpt_hmap__put(&x->name_map, off, r))
 		return -ENOMEM;
 	return r;
 }
@@ -44,11 +44,11 @@ int64_t rpt_res__name(struct res_ctx *x, uint32_t off)
 	int64_t r;
 
 	if (!x->names)
-		return rpt_res__prof_name(x->s, x->prof, off);
+		return prof_name(x, off);
 	m = &x->names[(off * 0x9e3779b97f4a7c15ULL) >> (64 - NAME_MEMO_BITS)];
 	if (m->used && m->off == off)
 		return m->name;
-	r = rpt_res__prof_name(x->s, x->prof, off);
+	r = prof_name(x, off);
 	if (r >= 0)
 		*m = (struct name_memo){off, (uint32_t)r, true};
 	return r;
@@ -58,7 +58,7 @@ int64_t rpt_res__name(struct res_ctx *x, uint32_t off)
  * The profile's module (pprof mapping) for a binary: its path and build id,
  * added once per profile; cached in name_map under a key no pool offset has.
  */
-int64_t rpt_res__prof_module(struct rpt_session *s, struct rpt_profile *prof, uint32_t dso)
+int64_t rpt_res__prof_module(struct res_ctx *x, uint32_t dso)
 {
 	uint64_t key = 1ull << 63 | dso, v;
 	const struct rpt_dso *d;
@@ -66,14 +66,14 @@ int64_t rpt_res__prof_module(struct rpt_session *s, struct rpt_profile *prof, ui
 
 	if (dso == RPT_NO_DSO)
 		return 0;
-	if (rpt_hmap__get(&s->name_map, key, &v))
+	if (rpt_hmap__get(&x->name_map, key, &v))
 		return (int64_t)v;
-	d = rpt_symbolizer__get(s->sym, dso);
-	r = rpt_profile__add_module(prof, rpt_session__str(s, d->path),
-				    d->build_id ? rpt_session__str(s, d->build_id) : NULL);
+	d = rpt_symbolizer__get(x->e->sym, dso);
+	r = rpt_profile__add_module(x->prof, rpt_strpool__str(x->e->pool, d->path),
+				    d->build_id ? rpt_strpool__str(x->e->pool, d->build_id) : NULL);
 	if (r == -EINVAL)
 		r = 0; /* a binary without a path has no mapping to show */
-	if (r >= 0 && rpt_hmap__put(&s->name_map, key, (uint64_t)r))
+	if (r >= 0 && rpt_hmap__put(&x->name_map, key, (uint64_t)r))
 		return -ENOMEM;
 	return r;
 }
@@ -159,7 +159,7 @@ int rpt_res__addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t
 		}
 		j = (j + 1) & (c->cap - 1);
 	}
-	n = rpt_symbolizer__lookup(x->s->sym, dso, off, pgoff, &f);
+	n = rpt_symbolizer__lookup(x->e->sym, dso, off, pgoff, &f);
 	if (n < 0)
 		return n;
 	if (SAC_GROW(c->frames, c->frames_cap, c->nframes + n, 1024))
@@ -193,8 +193,7 @@ static const struct rpt_symtab_ent *ksym_of(struct res_ctx *x, uint64_t addr)
 
 static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref, bool *unnamed_out)
 {
-	struct rpt_session *s = x->s;
-	struct rpt_strpool *pool = rpt_symbolizer__pool(s->sym);
+	struct rpt_strpool *pool = x->e->pool;
 	bool unnamed = false;
 
 	for (uint32_t i = 0; i < ref->n; i++) {
@@ -204,8 +203,8 @@ static int kernel_frames(struct res_ctx *x, const struct rpt_stackref *ref, bool
 
 		if (e) {
 			name = e->name;
-		} else if (s->o.addrs) {
-			name = rpt_res__pool_fmt(s, "[kernel%s+0x%llx]", "", addr);
+		} else if (x->e->o->addrs) {
+			name = rpt_res__pool_fmt(pool, "[kernel%s+0x%llx]", "", addr);
 		} else {
 			/* one [kernel] for a run of unnamed frames */
 			if (x->n && x->fr[x->n - 1].kind == RPT_FRAME_KERNEL &&

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * session.c - the pipeline object: options, parsed filter lists, the shared
- * symbolizer, per-file stats, reading a file's recordings (every one of a
- * concatenation; one without samples skipped and said), and the loss
- * summary shown on stderr and in top/SVG headers.
+ * symbolizer, per-file stats, each recording of a file read (read.c) then
+ * resolved (resolve.c), every one of a concatenation, one without samples
+ * skipped and said; and the loss summary shown on stderr and in top/SVG
+ * headers. The top of report/session/: the stages it calls never call it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,49 +14,6 @@
 
 #include "grow.h"
 #include "session_int.h"
-
-static int parse_ids(const char *list, uint32_t **out, size_t *n)
-{
-	const char *p = list;
-
-	*n = 0;
-	*out = NULL;
-	if (!list)
-		return 0;
-	*out = calloc(strlen(list) / 2 + 1, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	while (*p) {
-		char *end;
-		unsigned long v = strtoul(p, &end, 10);
-
-		if (end == p || (*end && *end != ','))
-			return -EINVAL;
-		(*out)[(*n)++] = v;
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
-static int parse_comms(struct rpt_session *s, const char *list)
-{
-	char *copy, *tok, *save = NULL;
-
-	if (!list)
-		return 0;
-	s->comms = calloc(strlen(list) + 2, sizeof(*s->comms));
-	copy = strdup(list);
-	if (!s->comms || !copy) {
-		free(copy);
-		return -ENOMEM;
-	}
-	s->comms[0] = copy; /* owns the buffer the others point into */
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		s->comms[s->ncomms++] = tok;
-	if (!s->ncomms)
-		s->ncomms = 1; /* "" matches nothing useful but keeps the filter on */
-	return 0;
-}
 
 struct rpt_session *rpt_session__new(const struct rpt_session_opts *o)
 {
@@ -68,11 +26,14 @@ struct rpt_session *rpt_session__new(const struct rpt_session_opts *o)
 	s->sym = rpt_symbolizer__new(&o->sym);
 	err = s->sym ? 0 : -ENOMEM;
 	if (!err)
-		err = parse_ids(o->filter.pid, &s->pids, &s->npids);
-	if (!err)
-		err = parse_ids(o->filter.tid, &s->tids, &s->ntids);
-	if (!err)
-		err = parse_comms(s, o->filter.comm);
+		err = rpt_recfilter__init(&s->flt, &s->o.filter);
+	s->env = (struct rpt_stage_env){
+		.sym = s->sym,
+		.pool = s->sym ? rpt_symbolizer__pool(s->sym) : NULL,
+		.o = &s->o,
+		.flt = &s->flt,
+		.serial = &s->serial,
+	};
 	if (err) {
 		rpt_session__free(s);
 		errno = -err;
@@ -88,126 +49,8 @@ void rpt_session__free(struct rpt_session *s)
 	rpt_symbolizer__free(s->sym);
 	free(s->files);
 	free(s->skipped);
-	rpt_hmap__fini(&s->name_map);
-	free(s->pids);
-	free(s->tids);
-	if (s->comms)
-		free(s->comms[0]);
-	free(s->comms);
+	rpt_recfilter__fini(&s->flt);
 	free(s);
-}
-
-/* The reader's facts about damage, and its first message about it. */
-static void note_reader(struct rpt_loaded *l, struct saf_reader *r, int ret)
-{
-	const struct saf_file_info *fi = saf_reader__info(r);
-	struct rpt_file_stats *st = l->st;
-
-	if (ret < 0 && !st->errmsg[0])
-		snprintf(st->errmsg, sizeof(st->errmsg), "%s", saf_reader__errmsg(r));
-	if (ret < 0)
-		rpt_loaded__damage(l);
-	/* a concatenation's later recordings count from where theirs began */
-	st->damaged = fi->damage_count > l->base.damage_count;
-	st->damage_count = fi->damage_count - l->base.damage_count;
-	st->dropped_bytes = fi->dropped_bytes - l->base.dropped_bytes;
-	st->dropped_chunks = fi->dropped_chunks - l->base.dropped_chunks;
-}
-
-/* keep() said no: the file is cut at the record's chunk, and that is said as damage. */
-static void too_much(struct rpt_loaded *l, struct saf_reader *r)
-{
-	const struct saf_file_info *fi = saf_reader__info(r);
-	struct rpt_file_stats *st = l->st;
-	uint64_t off;
-
-	saf_reader__chunk(r, NULL, &off);
-	note_reader(l, r, 0);
-	rpt_loaded__damage(l);
-	st->damaged = true;
-	st->damage_count++;
-	st->dropped_chunks++;
-	if (fi->stream) { /* its length is not read to say it */
-		snprintf(st->errmsg, sizeof(st->errmsg),
-			 "offset %llu: the records keep more than %llu MiB, the bound for the "
-			 "first %llu bytes of a stream; the rest not read",
-			 (unsigned long long)off, (unsigned long long)(l->keep_max >> 20),
-			 (unsigned long long)fi->good_bytes);
-		return;
-	}
-	st->dropped_bytes += fi->file_size - off;
-	snprintf(st->errmsg, sizeof(st->errmsg),
-		 "offset %llu: the records keep more than %llu MiB, the bound for a %llu-byte "
-		 "file; %llu bytes not read",
-		 (unsigned long long)off, (unsigned long long)(l->keep_max >> 20),
-		 (unsigned long long)fi->file_size, (unsigned long long)(fi->file_size - off));
-}
-
-/* What records may keep: RPT_KEEP_PER_BYTE per byte of the file, or of a
- * stream up to the end of the chunk read ("Reading a stream" in docs/format.md). */
-static uint64_t keep_bound(const struct saf_file_info *fi)
-{
-	return (fi->stream ? fi->good_bytes : fi->file_size) * RPT_KEEP_PER_BYTE + RPT_KEEP_FLOOR;
-}
-
-/*
- * Every chunk of one recording that validates is read from @r, past damage
- * (opts.resync), up to the end of the file or the next recording of a
- * concatenation. A recording that is damaged or unfinished and gave no
- * interval has nothing to show: l->empty is set, and why is in s->errmsg.
- * @return 0 at the end of the file, 1 when another recording follows, or
- * -errno (s->errmsg says which).
- */
-int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, struct saf_reader *r,
-		     const char *name)
-{
-	struct saf_record rec;
-	char was[256];
-	int ret, err = 0;
-
-	l->cur_symtab = RPT_NO_DSO;
-	l->in_interval_ok = !s->o.filter.has_time && !s->o.filter.has_wall;
-	l->keep_max = keep_bound(saf_reader__info(r));
-	snprintf(was, sizeof(was), "%s", saf_reader__errmsg(r));
-	while ((ret = saf_reader__next(r, &rec)) != 0 && ret != SAF_READER_NEW_RECORDING) {
-		if (saf_reader__info(r)->stream)
-			l->keep_max = keep_bound(saf_reader__info(r));
-		if (ret < 0) {
-			note_reader(l, r, ret);
-			if (ret == -EBADMSG || ret == -EOVERFLOW)
-				continue;
-			if (ret == -EFBIG) /* "Limits": what was read stays, the rest is said */
-				break;
-			snprintf(s->errmsg, sizeof(s->errmsg), "%s: %s", name,
-				 saf_reader__errmsg(r));
-			return ret;
-		}
-		err = rpt_loaded__record(s, l, &rec);
-		if (err == -EFBIG) {
-			too_much(l, r);
-			err = 0;
-			ret = 0; /* the rest of the file, later recordings included, is not read */
-			break;
-		}
-		if (err)
-			goto cleanup;
-	}
-	note_reader(l, r, 0);
-	/* unfinished, or bytes after END that are no recording: said either way
-	 * (not the message of an earlier recording of a concatenation) */
-	if (!l->st->errmsg[0] && strcmp(was, saf_reader__errmsg(r)))
-		snprintf(l->st->errmsg, sizeof(l->st->errmsg), "%s", saf_reader__errmsg(r));
-	if ((l->st->damaged || !l->st->finished) && !l->st->intervals) {
-		int n = snprintf(s->errmsg, sizeof(s->errmsg), "%s: ", name);
-
-		l->empty = true;
-		if (n > 0 && (size_t)n < sizeof(s->errmsg))
-			rpt_file__damage(l->st, s->errmsg + n, sizeof(s->errmsg) - n);
-	}
-cleanup:
-	if (err == -ENOMEM)
-		snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", name);
-	return err ? err : ret == SAF_READER_NEW_RECORDING;
 }
 
 /* "NAME" for a file's first recording, "NAME (recording K at offset N)" after. */
@@ -223,6 +66,74 @@ static int64_t recording_name(struct rpt_session *s, const char *name,
 	return rpt_strpool__intern(rpt_symbolizer__pool(s->sym), buf, strlen(buf));
 }
 
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* "; intervals 5-6 lost (4.00-6.00 s), interval 9 partly lost" */
+static size_t put_lost_ivs(const struct rpt_file_stats *f, char *buf, size_t cap)
+{
+	uint64_t base = f->has_meta ? f->start_mono_ns : f->first_ns;
+	size_t len = 0;
+
+	for (size_t i = 0; i < f->nlost_runs; i++) {
+		const struct rpt_lost_ivs *v = &f->lost_runs[i];
+		double a = v->from_ns > base ? (v->from_ns - base) / 1e9 : 0;
+		double b = v->to_ns > base ? (v->to_ns - base) / 1e9 : 0;
+
+		if (v->first == v->last)
+			len += snprintf(buf + len, len < cap ? cap - len : 0,
+					"; interval %llu lost (%.2f-%.2f s)",
+					(unsigned long long)v->first, a, b);
+		else
+			len += snprintf(buf + len, len < cap ? cap - len : 0,
+					"; intervals %llu-%llu lost (%.2f-%.2f s)",
+					(unsigned long long)v->first, (unsigned long long)v->last,
+					a, b);
+	}
+	if (f->lost_ivs && f->nlost_runs == sizeof(f->lost_runs) / sizeof(f->lost_runs[0]))
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"; %llu intervals lost in all", (unsigned long long)f->lost_ivs);
+	if (f->partial_ivs)
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"; %llu interval%s partly lost", (unsigned long long)f->partial_ivs,
+				plural(f->partial_ivs));
+	return len;
+}
+
+/* The text of a damage line for @f, without "sa-report: PATH: ", in @buf of @cap bytes. */
+static void file_damage(const struct rpt_file_stats *f, char *buf, size_t cap)
+{
+	uint64_t base = f->has_meta ? f->start_mono_ns : f->first_ns;
+	double shown = f->iv_ns / 1e9;
+	size_t len;
+
+	len = snprintf(buf, cap, "%s: ",
+		       f->finished ? "recording damaged" : "recording did not finish cleanly");
+	if (!f->intervals)
+		len += snprintf(buf + len, len < cap ? cap - len : 0, "no interval could be read");
+	else if (f->finished && f->end_ns > base)
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"shows %.2f of %.2f s (%llu of %llu intervals)", shown,
+				(f->end_ns - base) / 1e9, (unsigned long long)f->intervals,
+				(unsigned long long)f->end_intervals);
+	else
+		len += snprintf(
+			buf + len, len < cap ? cap - len : 0, "shows %s%.2f s (%llu intervals)",
+			f->nlost_runs || f->partial_ivs || f->damage_count > 1 ? "" : "the first ",
+			shown, (unsigned long long)f->intervals);
+	len += put_lost_ivs(f, buf + (len < cap ? len : cap), len < cap ? cap - len : 0);
+	if (f->damage_count)
+		len += snprintf(buf + len, len < cap ? cap - len : 0,
+				"; %llu chunk%s and %llu byte%s dropped at %llu place%s",
+				(unsigned long long)f->dropped_chunks, plural(f->dropped_chunks),
+				(unsigned long long)f->dropped_bytes, plural(f->dropped_bytes),
+				(unsigned long long)f->damage_count, plural(f->damage_count));
+	if (f->errmsg[0])
+		snprintf(buf + len, len < cap ? cap - len : 0, " (%s)", f->errmsg);
+}
+
 /* A recording with no interval: said (rpt_session__warn_skipped()), not read. */
 static int skip_recording(struct rpt_session *s, int64_t name, const struct rpt_file_stats *st)
 {
@@ -232,8 +143,17 @@ static int skip_recording(struct rpt_session *s, int64_t name, const struct rpt_
 		return -ENOMEM;
 	k = &s->skipped[s->nskipped++];
 	k->path = (uint32_t)name;
-	rpt_file__damage(st, k->why, sizeof(k->why));
+	file_damage(st, k->why, sizeof(k->why));
 	return 0;
+}
+
+/* Why a recording that holds no interval is not shown: "NAME: damage". */
+static void empty_msg(struct rpt_session *s, uint32_t name, const struct rpt_file_stats *st)
+{
+	int n = snprintf(s->errmsg, sizeof(s->errmsg), "%s: ", rpt_session__str(s, name));
+
+	if (n > 0 && (size_t)n < sizeof(s->errmsg))
+		file_damage(st, s->errmsg + n, sizeof(s->errmsg) - n);
 }
 
 /*
@@ -259,18 +179,19 @@ static int add_recording(struct rpt_session *s, struct saf_reader **rp, const ch
 	if (p < 0)
 		return -ENOMEM;
 	l.st->path = p;
-	more = rpt_loaded__read(s, &l, r, rpt_session__str(s, (uint32_t)p));
+	more = rpt_loaded__read(&s->env, &l, r, (uint32_t)p, s->errmsg, sizeof(s->errmsg));
 	if (more <= 0) {
 		saf_reader__free(r);
 		*rp = NULL;
 	}
 	if (more >= 0 && l.empty) {
+		empty_msg(s, (uint32_t)p, l.st);
 		err = skip_recording(s, p, l.st);
 		more = err ? err : more;
 	} else if (more >= 0) {
 		s->nfiles++;
 		(*nread)++;
-		err = rpt_loaded__resolve(s, &l, prof);
+		err = rpt_loaded__resolve(&s->env, &l, prof);
 		if (err == -ENOMEM)
 			snprintf(s->errmsg, sizeof(s->errmsg), "%s: out of memory", name);
 		more = err ? err : more;
@@ -352,11 +273,6 @@ int rpt_session__warn_skipped(struct rpt_session *s, FILE *err)
 	return n;
 }
 
-size_t rpt_session__nskipped(const struct rpt_session *s)
-{
-	return s->nskipped;
-}
-
 const char *rpt_session__errmsg(const struct rpt_session *s)
 {
 	return s->errmsg;
@@ -428,73 +344,6 @@ void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *
 	}
 }
 
-static const char *plural(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
-/* "; intervals 5-6 lost (4.00-6.00 s), interval 9 partly lost" */
-static size_t put_lost_ivs(const struct rpt_file_stats *f, char *buf, size_t cap)
-{
-	uint64_t base = f->has_meta ? f->start_mono_ns : f->first_ns;
-	size_t len = 0;
-
-	for (size_t i = 0; i < f->nlost_runs; i++) {
-		const struct rpt_lost_ivs *v = &f->lost_runs[i];
-		double a = v->from_ns > base ? (v->from_ns - base) / 1e9 : 0;
-		double b = v->to_ns > base ? (v->to_ns - base) / 1e9 : 0;
-
-		if (v->first == v->last)
-			len += snprintf(buf + len, len < cap ? cap - len : 0,
-					"; interval %llu lost (%.2f-%.2f s)",
-					(unsigned long long)v->first, a, b);
-		else
-			len += snprintf(buf + len, len < cap ? cap - len : 0,
-					"; intervals %llu-%llu lost (%.2f-%.2f s)",
-					(unsigned long long)v->first, (unsigned long long)v->last,
-					a, b);
-	}
-	if (f->lost_ivs && f->nlost_runs == sizeof(f->lost_runs) / sizeof(f->lost_runs[0]))
-		len += snprintf(buf + len, len < cap ? cap - len : 0,
-				"; %llu intervals lost in all", (unsigned long long)f->lost_ivs);
-	if (f->partial_ivs)
-		len += snprintf(buf + len, len < cap ? cap - len : 0,
-				"; %llu interval%s partly lost", (unsigned long long)f->partial_ivs,
-				plural(f->partial_ivs));
-	return len;
-}
-
-void rpt_file__damage(const struct rpt_file_stats *f, char *buf, size_t cap)
-{
-	uint64_t base = f->has_meta ? f->start_mono_ns : f->first_ns;
-	double shown = f->iv_ns / 1e9;
-	size_t len;
-
-	len = snprintf(buf, cap, "%s: ",
-		       f->finished ? "recording damaged" : "recording did not finish cleanly");
-	if (!f->intervals)
-		len += snprintf(buf + len, len < cap ? cap - len : 0, "no interval could be read");
-	else if (f->finished && f->end_ns > base)
-		len += snprintf(buf + len, len < cap ? cap - len : 0,
-				"shows %.2f of %.2f s (%llu of %llu intervals)", shown,
-				(f->end_ns - base) / 1e9, (unsigned long long)f->intervals,
-				(unsigned long long)f->end_intervals);
-	else
-		len += snprintf(
-			buf + len, len < cap ? cap - len : 0, "shows %s%.2f s (%llu intervals)",
-			f->nlost_runs || f->partial_ivs || f->damage_count > 1 ? "" : "the first ",
-			shown, (unsigned long long)f->intervals);
-	len += put_lost_ivs(f, buf + (len < cap ? len : cap), len < cap ? cap - len : 0);
-	if (f->damage_count)
-		len += snprintf(buf + len, len < cap ? cap - len : 0,
-				"; %llu chunk%s and %llu byte%s dropped at %llu place%s",
-				(unsigned long long)f->dropped_chunks, plural(f->dropped_chunks),
-				(unsigned long long)f->dropped_bytes, plural(f->dropped_bytes),
-				(unsigned long long)f->damage_count, plural(f->damage_count));
-	if (f->errmsg[0])
-		snprintf(buf + len, len < cap ? cap - len : 0, " (%s)", f->errmsg);
-}
-
 int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 {
 	char line[1024];
@@ -508,7 +357,7 @@ int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 				f->errmsg);
 		if (!f->damaged && f->finished)
 			continue;
-		rpt_file__damage(f, line, sizeof(line));
+		file_damage(f, line, sizeof(line));
 		fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path), line);
 		n++;
 	}

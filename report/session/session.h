@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session.h - the symbolizing pipeline of sa-report: read each recording
- * (load.c), aggregate its counts by (process, thread, stacks) with the
+ * (read.c, load.c), aggregate its counts by (process, thread, stacks) with the
  * record-level filters applied, then resolve each distinct key once into
  * named frames and add it to a struct rpt_profile (resolve.c). Several
  * files share one symbolizer; each file's addresses use its own metadata.
@@ -140,9 +140,6 @@ int rpt_session__add_stream(struct rpt_session *s, saf_read_fn read, void *cooki
  */
 int rpt_session__warn_skipped(struct rpt_session *s, FILE *err);
 
-/** rpt_session__nskipped() - recordings skipped for holding no interval. */
-size_t rpt_session__nskipped(const struct rpt_session *s);
-
 /** rpt_session__errmsg() - the last error message. Borrowed. */
 const char *rpt_session__errmsg(const struct rpt_session *s);
 
@@ -187,11 +184,5 @@ void rpt_session__warn_walks(struct rpt_session *s, FILE *err);
  * @return the number of lines written.
  */
 int rpt_session__warn_damage(struct rpt_session *s, FILE *err);
-
-/**
- * rpt_file__damage() - that line's text for @f, without "sa-report: PATH: ",
- * in @buf of @cap bytes.
- */
-void rpt_file__damage(const struct rpt_file_stats *f, char *buf, size_t cap);
 
 #endif /* SA_REPORT_SESSION_H */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session_int.h - the session's state and one recording as read: shared by
- * session.c, load.c, resolve.c, ustack.c, stitch.c and info.c of
- * report/session/ and nothing else (session.h is the public side).
+ * the files of report/session/ and nothing else (session.h is the public
+ * side). The files call one way (docs/design.md): session.c -> read.c ->
+ * load.c -> ustack.c; session.c -> resolve.c -> resolve_names.c, stitch.c
+ * -> ustack.c; load.c and session.c -> filter.c; all -> maps.c.
  */
 #ifndef SA_REPORT_SESSION_INT_H
 #define SA_REPORT_SESSION_INT_H
@@ -34,22 +36,58 @@ struct rpt_skipped {
 	char why[480];
 };
 
+/*
+ * The record-level filters of struct rpt_filter with their lists parsed
+ * (filter.c): --pid, --tid, --comm. A list is NULL/0 when not given.
+ */
+struct rpt_recfilter {
+	uint32_t *pids, *tids;
+	size_t npids, ntids;
+	char **comms;
+	size_t ncomms;
+};
+
+/**
+ * rpt_recfilter__init() - parse @f's lists into @rf (zeroed by the caller).
+ * @return 0, -EINVAL for a bad id list, or -ENOMEM; release with
+ * rpt_recfilter__fini() either way.
+ */
+int rpt_recfilter__init(struct rpt_recfilter *rf, const struct rpt_filter *f);
+void rpt_recfilter__fini(struct rpt_recfilter *rf);
+/** rpt_recfilter__task() - do --pid and --tid keep thread @tid of process @pid? */
+bool rpt_recfilter__task(const struct rpt_recfilter *rf, uint32_t pid, uint32_t tid);
+/** rpt_recfilter__comm() - does --comm keep @comm? */
+bool rpt_recfilter__comm(const struct rpt_recfilter *rf, const char *comm);
+/**
+ * rpt_filter__time_ok() - does --time keep the interval [@start_ns, @end_ns)
+ * of a recording that began at @base_ns? Its midpoint must be in the range.
+ */
+bool rpt_filter__time_ok(const struct rpt_filter *f, uint64_t base_ns, uint64_t start_ns,
+			 uint64_t end_ns);
+
+/*
+ * What the stages below the session are given (docs/design.md, "The
+ * stages of sa-report"): the symbolizer and its string pool, the options and
+ * the parsed filters, borrowed from the session, never the session itself.
+ */
+struct rpt_stage_env {
+	struct rpt_symbolizer *sym;
+	struct rpt_strpool *pool; /* the symbolizer's */
+	const struct rpt_session_opts *o;
+	const struct rpt_recfilter *flt;
+	uint64_t *serial; /* resolved keys, all files: stamps per-stack counting */
+};
+
 struct rpt_session {
 	struct rpt_session_opts o;
 	struct rpt_symbolizer *sym;
 	struct rpt_file_stats *files;
 	size_t nfiles, files_cap;
 	char errmsg[512];
-	/* symbolizer pool offset -> profile pool offset, for name_prof */
-	struct rpt_hmap name_map;
-	const struct rpt_profile *name_prof;
-	/* parsed filter lists */
-	uint32_t *pids, *tids;
-	size_t npids, ntids;
-	char **comms;
-	size_t ncomms;
+	struct rpt_recfilter flt;
+	struct rpt_stage_env env; /* what load, ustack and resolve are given */
 	char lost_detail[512];
-	uint64_t serial; /* resolved keys, all files: stamps per-stack counting */
+	uint64_t serial;
 	/* recordings read (shown or skipped); skipped ones and why */
 	uint32_t nrecordings;
 	struct rpt_skipped *skipped;
@@ -130,7 +168,8 @@ struct rpt_loaded {
 #define RPT_USTACK_MAX_FRAMES 512
 
 /** rpt_loaded__pycode() - keep a PYCODE record's names (pyframes.c). @return 0 or -ENOMEM. */
-int rpt_loaded__pycode(struct rpt_session *s, struct rpt_loaded *l, const struct saf_pycode *p);
+int rpt_loaded__pycode(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		       const struct saf_pycode *p);
 
 /*
  * rpt_loaded__ustack() - unwind USTACK record @u (ustack.c): @c gets the
@@ -138,8 +177,9 @@ int rpt_loaded__pycode(struct rpt_session *s, struct rpt_loaded *l, const struct
  * entries) are new, @st gets a STACK to add under c->ustack.
  * @return 1 when @st is to be added, 0 when not, or -ENOMEM.
  */
-int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
-		       uint64_t *ips, struct saf_stack *st, struct saf_count *c);
+int rpt_loaded__ustack(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		       const struct saf_ustack *u, uint64_t *ips, struct saf_stack *st,
+		       struct saf_count *c);
 void rpt_loaded__ustack_fini(struct rpt_loaded *l);
 
 /* rpt_loaded__unwound() - is user stack id @id one unwound from a USTACK (ustack.c)? */
@@ -172,11 +212,24 @@ static inline bool rpt_loaded__stack(const struct rpt_loaded *l, uint64_t id, ui
 }
 
 /* load.c: one record into @l (-EFBIG past l->keep_max), and damage met */
-int rpt_loaded__record(struct rpt_session *s, struct rpt_loaded *l, const struct saf_record *r);
+int rpt_loaded__record(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		       const struct saf_record *r);
 void rpt_loaded__damage(struct rpt_loaded *l);
-int rpt_loaded__read(struct rpt_session *s, struct rpt_loaded *l, struct saf_reader *r,
-		     const char *name);
-int rpt_loaded__resolve(struct rpt_session *s, struct rpt_loaded *l, struct rpt_profile *prof);
 void rpt_loaded__fini(struct rpt_loaded *l);
+
+/*
+ * rpt_loaded__read() - every chunk of one recording that validates, read
+ * from @r into @l (read.c). @name: the pool offset of what messages call
+ * it; @errmsg, @cap: where a message goes on failure.
+ * @return 0 at the end of the file, 1 when another recording follows, or
+ * -errno. A recording damaged or unfinished that gave no interval has
+ * nothing to show: l->empty is set.
+ */
+int rpt_loaded__read(const struct rpt_stage_env *e, struct rpt_loaded *l, struct saf_reader *r,
+		     uint32_t name, char *errmsg, size_t cap);
+
+/* rpt_loaded__resolve() - every key of @l into named frames added to @prof (resolve.c). */
+int rpt_loaded__resolve(const struct rpt_stage_env *e, struct rpt_loaded *l,
+			struct rpt_profile *prof);
 
 #endif /* SA_REPORT_SESSION_INT_H */

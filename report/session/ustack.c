@@ -44,9 +44,9 @@ static struct rpt_proc *image_of(struct rpt_loaded *l, uint32_t pid, uint32_t ge
 }
 
 /* The binaries of @p, at the paths where the report can read them. */
-static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct rpt_proc *p)
+static int image_mods(const struct rpt_stage_env *e, struct rpt_loaded *l, const struct rpt_proc *p)
 {
-	const char *symfs = s->o.sym.symfs;
+	const char *symfs = e->o->sym.symfs;
 
 	/*
 	 * Built for the previous capture: reuse it, unless the string pool its
@@ -54,7 +54,7 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 	 * new path).
 	 */
 	if (l->umods_ok && p->pid == l->umods_pid && p->gen == l->umods_gen &&
-	    p->nmaps == l->umods_n && rpt_session__str(s, 0) == l->umods_pool)
+	    p->nmaps == l->umods_n && rpt_strpool__str(e->pool, 0) == l->umods_pool)
 		return (int)p->nmaps;
 	l->umods_ok = false;
 	if (p->nmaps > l->umods_cap) {
@@ -77,13 +77,14 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 		*m = (struct rpt_unwind_module){NULL, NULL, map->start, map->end, map->pgoff};
 		if (map->dso == RPT_NO_DSO)
 			continue;
-		d = rpt_symbolizer__get(s->sym, map->dso);
+		d = rpt_symbolizer__get(e->sym, map->dso);
 		/* [vdso]: symbols by build id, but no file of CFI: unwound as anonymous code */
-		if (rpt_session__str(s, d->path)[0] == '[')
+		if (rpt_strpool__str(e->pool, d->path)[0] == '[')
 			continue;
-		m->path = rpt_session__str(s, d->path);
+		m->path = rpt_strpool__str(e->pool, d->path);
 		/* a content hash is no GNU build id: the binary at the path, as before 1.7 */
-		m->build_id = d->build_id && !d->id_kind ? rpt_session__str(s, d->build_id) : NULL;
+		m->build_id =
+			d->build_id && !d->id_kind ? rpt_strpool__str(e->pool, d->build_id) : NULL;
 		if (symfs) {
 			snprintf(l->upaths[i], RPT_USTACK_PATH_MAX, "%s%s", symfs, m->path);
 			if (!access(l->upaths[i], R_OK))
@@ -91,7 +92,7 @@ static int image_mods(struct rpt_session *s, struct rpt_loaded *l, const struct 
 		}
 	}
 	l->umods_ok = true;
-	l->umods_pool = rpt_session__str(s, 0);
+	l->umods_pool = rpt_strpool__str(e->pool, 0);
 	l->umods_pid = p->pid;
 	l->umods_gen = p->gen;
 	l->umods_n = p->nmaps;
@@ -119,8 +120,9 @@ static int intern_frames(struct rpt_loaded *l, const uint64_t *ips, uint32_t n, 
 	return 0;
 }
 
-int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct saf_ustack *u,
-		       uint64_t *ips, struct saf_stack *st, struct saf_count *c)
+int rpt_loaded__ustack(const struct rpt_stage_env *e, struct rpt_loaded *l,
+		       const struct saf_ustack *u, uint64_t *ips, struct saf_stack *st,
+		       struct saf_count *c)
 {
 	struct rpt_unwind_regs regs = {u->nregs > SAF_UREG_IP ? u->regs[SAF_UREG_IP] : 0,
 				       u->nregs > SAF_UREG_SP ? u->regs[SAF_UREG_SP] : 0,
@@ -139,13 +141,13 @@ int rpt_loaded__ustack(struct rpt_session *s, struct rpt_loaded *l, const struct
 		l->unw = rpt_unwinder__new();
 		if (!l->unw)
 			return -ENOMEM;
-		l->unw_quiet = s->o.quiet;
+		l->unw_quiet = e->o->quiet;
 		rpt_unwinder__dwfl_only(l->unw, how && !strcmp(how, "libdwfl"));
 	}
 	p = image_of(l, u->pid, u->gen);
 	if (!p)
 		return -ENOMEM;
-	n = image_mods(s, l, p);
+	n = image_mods(e, l, p);
 	if (n >= 0)
 		n = rpt_unwinder__unwind(l->unw, (uint64_t)u->pid << 32 | p->gen, l->umods, n,
 					 &regs, u, ips, RPT_USTACK_MAX_FRAMES);

@@ -240,18 +240,6 @@ static bool find_debug_file(struct rpt_symbolizer *s, const struct rpt_dso *d, c
 	return false;
 }
 
-void rpt_symbolizer__set_reason(struct rpt_symbolizer *s, struct rpt_dso *d, const char *why,
-				const char *path)
-{
-	char buf[PATH_MAX + 64];
-	int64_t r;
-
-	snprintf(buf, sizeof(buf), path ? "%s: %s" : "%s", why, path);
-	r = intern(s, buf);
-	if (r >= 0)
-		d->reason = r;
-}
-
 static bool find_binary(struct rpt_symbolizer *s, struct rpt_dso *d, char *out, size_t cap)
 {
 	const char *path = rpt_strpool__str(&s->pool, d->path);

@@ -7,6 +7,8 @@
 #ifndef SA_REPORT_SYMBOLIZE_INT_H
 #define SA_REPORT_SYMBOLIZE_INT_H
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "symbolize.h"
@@ -50,9 +52,22 @@ static inline int64_t intern(struct rpt_symbolizer *s, const char *str)
 	return rpt_strpool__intern(&s->pool, str, strlen(str));
 }
 
-/** rpt_symbolizer__set_reason() - @d's reason: "@why: @path" (@path may be NULL). */
-void rpt_symbolizer__set_reason(struct rpt_symbolizer *s, struct rpt_dso *d, const char *why,
-				const char *path);
+/*
+ * rpt_symbolizer__set_reason() - @d's reason: "@why: @path" (@path may be
+ * NULL). Inline beside intern(): symdisk.c sets reasons too, and calls
+ * nothing of symbolize.c, which calls it.
+ */
+static inline void rpt_symbolizer__set_reason(struct rpt_symbolizer *s, struct rpt_dso *d,
+					      const char *why, const char *path)
+{
+	char buf[PATH_MAX + 64];
+	int64_t r;
+
+	snprintf(buf, sizeof(buf), path ? "%s: %s" : "%s", why, path);
+	r = intern(s, buf);
+	if (r >= 0)
+		d->reason = r;
+}
 
 /**
  * rpt_symdisk__has() - build id @hex has a cache file for these options:

@@ -12,7 +12,7 @@ FUZZ_REPORT_DEPS := tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRCS) \
 FUZZ_REPORT_INC := -Iformat/include -Iformat $(REPORT_DIRS:%=-I%) $(CORE_INC)
 
 $(B)/fuzz/replay_fuzz_report $(B)/fuzz/replay_fuzz_inputs: $(B)/fuzz/replay_%: tests/fuzz/%.c \
-		$(FUZZ_REPORT_DEPS) tests/fuzz/fuzz_outputs.h tests/fuzz/replay.c | deps-test
+		$(FUZZ_REPORT_DEPS) tests/fuzz/fuzz_outputs.h tests/fuzz/replay.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' $(SAN_FLAGS) \
@@ -20,7 +20,7 @@ $(B)/fuzz/replay_fuzz_report $(B)/fuzz/replay_fuzz_inputs: $(B)/fuzz/replay_%: t
 		$(FUZZ_REPORT_SRCS) $(REPORT_LIBS)
 
 $(B)/fuzz/libfuzzer_fuzz_report $(B)/fuzz/libfuzzer_fuzz_inputs: $(B)/fuzz/libfuzzer_%: \
-		tests/fuzz/%.c $(FUZZ_REPORT_DEPS) tests/fuzz/fuzz_outputs.h | deps-test
+		tests/fuzz/%.c $(FUZZ_REPORT_DEPS) tests/fuzz/fuzz_outputs.h
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -DSA_VERSION='"fuzz"' \
@@ -38,14 +38,14 @@ FUZZ_REC_SRCS_fuzz_elfcfi := record/meta/elfread.c record/meta/gopclntab.c recor
 FUZZ_REC_HDRS := $(wildcard record/*.h record/*/*.h format/include/*.h core/*.h)
 
 $(B)/fuzz/replay_fuzz_jitmap $(B)/fuzz/replay_fuzz_elfcfi: $(B)/fuzz/replay_%: tests/fuzz/%.c \
-		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) $(FUZZ_REC_SRCS_fuzz_jitmap) $(FUZZ_REC_HDRS) | deps-test
+		tests/fuzz/replay.c $(FUZZ_REC_SRCS_fuzz_elfcfi) $(FUZZ_REC_SRCS_fuzz_jitmap) $(FUZZ_REC_HDRS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FUZZ_REC_INC) -o $@ \
 		tests/fuzz/$*.c tests/fuzz/replay.c $(FUZZ_REC_SRCS_$*) -lelf
 
 $(B)/fuzz/libfuzzer_fuzz_jitmap $(B)/fuzz/libfuzzer_fuzz_elfcfi: $(B)/fuzz/libfuzzer_%: \
-		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) $(FUZZ_REC_SRCS_fuzz_jitmap) $(FUZZ_REC_HDRS) | deps-test
+		tests/fuzz/%.c $(FUZZ_REC_SRCS_fuzz_elfcfi) $(FUZZ_REC_SRCS_fuzz_jitmap) $(FUZZ_REC_HDRS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_lowerbound.c - sac_lower_bound() against a linear scan on every
+ * sorted array of up to 7 values from {0..3} (duplicates, runs, empty),
+ * for every key from below the first to past the last: the first index
+ * not below the key, n when there is none; and a count of calls that
+ * stays logarithmic on a large array.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "sa_cmocka.h"
+#include "lowerbound.h"
+
+struct key {
+	const int *v;
+	int x;
+	unsigned int *calls;
+};
+
+static bool below(const void *ctx, size_t i)
+{
+	const struct key *k = ctx;
+
+	(*k->calls)++;
+	return k->v[i] < k->x;
+}
+
+static size_t linear(const int *v, size_t n, int x)
+{
+	size_t i = 0;
+
+	while (i < n && v[i] < x)
+		i++;
+	return i;
+}
+
+static void test_every_small_array(void **state)
+{
+	int v[7];
+	unsigned int calls, checked = 0;
+
+	(void)state;
+	for (size_t n = 0; n <= 7; n++) {
+		/* each sorted array of n values in 0..3: a code of n base-4 digits */
+		for (unsigned int code = 0; code < 1u << (2 * n); code++) {
+			unsigned int c = code;
+			bool sorted = true;
+
+			for (size_t i = 0; i < n; i++, c >>= 2) {
+				v[i] = (int)(c & 3);
+				sorted &= !i || v[i - 1] <= v[i];
+			}
+			if (!sorted)
+				continue;
+			for (int x = -1; x <= 4; x++) {
+				struct key k = {v, x, &calls};
+
+				assert_int_equal(sac_lower_bound(n, below, &k), linear(v, n, x));
+				checked++;
+			}
+		}
+	}
+	assert_int_equal(checked, 6 * (1 + 4 + 10 + 20 + 35 + 56 + 84 + 120));
+}
+
+static void test_logarithmic(void **state)
+{
+	static int v[100000];
+	unsigned int calls = 0;
+	struct key k = {v, 0, &calls};
+
+	(void)state;
+	for (int i = 0; i < 100000; i++)
+		v[i] = 2 * i;
+	k.x = 2 * 31337 + 1;
+	assert_int_equal(sac_lower_bound(100000, below, &k), 31338);
+	assert_true(calls <= 18); /* ceil(log2(100000 + 1)) = 17 */
+	k.x = 2 * 31337;
+	assert_int_equal(sac_lower_bound(100000, below, &k), 31337);
+	k.x = 1 << 30;
+	assert_int_equal(sac_lower_bound(100000, below, &k), 100000);
+}
+
+SA_TEST_MAIN(test_every_small_array, test_logarithmic)
