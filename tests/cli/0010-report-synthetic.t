@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-report on synthetic recordings (tests/bench/gen-synthetic, symbols
 # embedded, no binaries needed): usage errors exit 2, folded totals, merging
 # two files gives exactly the sum, record-level filters, --time by interval

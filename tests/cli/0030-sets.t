@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 0030-sets.t - sets of recordings (docs/format.md, "Concatenated
 # recordings"): a file that holds no interval (a recorder killed during a
 # rotation leaves header and META, ~260 bytes; a live --rotate set's

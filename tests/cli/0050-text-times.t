@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 0050-text-times.t - text inputs and times taken as written: folded text
 # whose first line is 79 KB (past the 64 KiB first read) is read, from a
 # file and from a pipe; counts whose sum passes 2^64-1 are refused with the

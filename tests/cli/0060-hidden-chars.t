@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 0060-hidden-chars.t - names that hide or disguise themselves: a bidi
 # override (U+202E), a zero-width space (U+200B), a C1 control (U+0085) and
 # a BOM (U+FEFF) in function names are shown as \uXXXX in the tables and

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 0070-stdin-stream.t - a recording on standard input is read as a stream
 # (docs/format.md, "Reading a stream"; docs/input.md): with writes to any
 # file limited to 1 MiB (ulimit -f: the old copy of the pipe to a

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 0071-symcache-home.t - where sa-report keeps its symbol cache, said by -v
 # (docs/symcache.md, "Where, and who may write it"): as root with a HOME or
 # an XDG_CACHE_HOME of another user (a sudo that keeps HOME), no cache and

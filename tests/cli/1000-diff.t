@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-report --diff on two folded text files (60/30/10 then 30/60/10, the
 # second with twice the samples): the folded diff (normalized: BEFORE scaled
 # to AFTER's total, and raw), --diff --top changes in self % and total %,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-report --svg: a synthetic recording (tests/bench/gen-synthetic) gives a
 # well-formed SVG honouring --width, --inverted, --title (escaped) and
 # --min-width. Recordings written from folded text (gen-synthetic -f: each

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # The SVG flame graph in a real browser: headless Chromium driven by
 # playwright-core (tests/browser/run.sh, which installs what it needs):
 # search shares within 0.1 point of the folded counts, click-to-zoom to the

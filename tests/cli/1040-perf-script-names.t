@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-report's names for perf script text, frame by frame, against
 # stackcollapse-perf.pl's on hand-written samples that hold every rule of the
 # script: "+0x" offsets, C++ parameter lists cut at '(' but "(anonymous

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-report --diff colours, and --diff --top marks, only changes beyond
 # sampling noise, on folded inputs with known counts (10,000 samples each
 # side): Fisher's exact test, two-sided, Bonferroni over the 7 frames drawn

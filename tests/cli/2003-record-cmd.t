@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-record -- CMD: CMD forks and execs a child that forks and execs a
 # grandchild; each burns CPU under its own name and every one of them has
 # samples; sa-record exits with CMD's status; 127 when CMD is not found,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # Merging: sa-report on two recordings aggregates them into exactly the sum of
 # their counts, per stack and in total, in folded output and in --top.
 . "$(dirname "$0")/lib.sh"

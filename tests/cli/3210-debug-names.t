@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # glibc's names off the box (issue 31): a program calling libc wrappers from
 # main and from a thread (samples/libcalls) is recorded with a private copy
 # of libc.so.6 (same build id as the system's, whose debug file libc6-dbg

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # Small gaps of sa-report (issue 31): a 0-byte file and a filter that
 # matches nothing say so and exit 1 (they exited 0 with no output); --top
 # marks kernel functions "[k]" as perf report does; --info counts the

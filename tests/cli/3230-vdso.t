@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-test: statistical
 # The vDSO named (issue 31): a program's own function calling
 # clock_gettime(CLOCK_MONOTONIC) in a loop (samples/libcalls -o vdso) runs

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # The identity of a file without a GNU build id (issue 31; format 1.7,
 # docs/format.md "MAP record" id_kind). Go's default build has none:
 # sa-record names samples/gosplit by a content hash (MAP and SYMTAB

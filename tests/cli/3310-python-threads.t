@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # CPython frames per thread (issue 33): two threads of one Python program
 # run different functions, one of them mostly without the GIL (zlib
 # compresses with the GIL released); each thread's samples (--show-tid)

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-report --speedscope output validated against the JSON schema that the
 # speedscope npm package ships (tests/speedscope: ajv; npm ci installs both
 # from the committed lockfile when missing): on samples/demo.sa without

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # docs/sa-record.1 and docs/sa-report.1: groff -man -ww renders each without
 # a warning, and the set of options defined in each page's OPTIONS section
 # (its tag lines) equals the set `--help` lists, so the two cannot drift;

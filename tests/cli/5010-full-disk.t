@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 5010-full-disk.t - recording into a 48 KiB tmpfs until it is full
 # (docs/reliability.md, "Full disk"): a clear error naming the file and the
 # cause, a non-zero exit within seconds, no crash, no recorder left running,

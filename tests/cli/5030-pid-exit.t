@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 5030-pid-exit.t - -p on processes that exit mid-recording
 # (docs/reliability.md, "Targets exit"): sa-record finishes the file and
 # exits 0 within one interval (plus scheduling slack) of the last target's

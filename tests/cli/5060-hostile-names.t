@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 5060-hostile-names.t - names that try to break the outputs
 # (docs/reliability.md, "Hostile names"). A fixture whose comm (set with
 # prctl(PR_SET_NAME)), function names and path hold markup, ';', newlines,

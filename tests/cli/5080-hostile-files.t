@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 5080-hostile-files.t - files that other users control (docs/security.md):
 # perf maps planted for processes of user nobody (a FIFO, links to /dev/zero
 # and to a root-only file, another user's file, a huge file) are refused and

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # 5190-lost-stacks.t - a stack the drain cannot read is counted lost at
 # every use, never kept empty. SA_RECORD_TEST_LOSE_STACKS=N makes every Nth
 # stack read fail, as a stack gone from its map would. A stack id is used

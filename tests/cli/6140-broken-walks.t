@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-test: statistical
 # Broken frame-pointer walks are not silent (issue 16): Debian's python3,
 # built without frame pointers, runs a CPU loop. Recorded with --call-graph

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-test: statistical
 # dwarf and auto recordings analyzed off the box (issue 18): sa-record writes
 # the frames its own walk found (format 1.3) and embeds every frame's name,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-test: statistical
 # Code the in-kernel unwinder has no mapping for: a library mapped since the
 # recorder last read the side band (zstd's memset at its start, up to 100

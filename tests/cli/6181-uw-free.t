@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # The in-kernel unwinder's tables of binaries no process maps any more are
 # freed when their rows are needed (or after 10 s idle), and the gone
 # processes' ranges with them: 20 distinct copies of zstd (distinct inodes:

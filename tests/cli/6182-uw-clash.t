@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-test: statistical
 # A stack walked in the kernel whose 4 slots in the uwstacks map all hold
 # other stacks goes whole through the recovery ring buffer, counted as a

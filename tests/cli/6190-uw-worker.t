@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: san
 # sa-test: statistical
 # The in-kernel unwinder's tables are built on a worker thread, so the
 # drain keeps reading the ring buffer meanwhile (docs/unwinding.md, "Built
