@@ -10,7 +10,7 @@ _sa_record()
 		--off-cpu --off-cpu-min
 		-o --output --duration --interval
 		--max-size --rotate --keep --keep-size -q --quiet --stack-map-size --counts-map-size --ringbuf-size
-		--no-embed-symbols
+		--no-embed-symbols --no-python
 		-h --help -V --version"
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
