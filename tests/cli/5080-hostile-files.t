@@ -43,11 +43,13 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 # Bounds: the stop (SIGINT to exit) within 20 s, the recorder's CPU time
-# under 10 s (0.2-0.5 s here; wall time to start sampling is the host's
-# load, not checked: 38 s at a load average of 60); under ASan (make
-# check-san), which reads tables and maps 3-5x slower, 45 s and 30 s. The
-# failures they catch never end (a FIFO blocks open(), /dev/zero is read
-# forever, 2 GiB sections parsed) and are killed at 120 s.
+# under 10 s (0.7-0.8 s on an idle host, 1.2-1.4 s at a load average of
+# 195; a recorder that first burns 12 s of CPU fails it). Wall time to
+# start sampling is the host's load, not checked (38 s at a load average
+# of 60). Under ASan (make check-san), which reads tables and maps 3-5x
+# slower: 45 s and 30 s. The failures they catch never end (a FIFO blocks
+# open(), /dev/zero is read forever, 2 GiB sections parsed) and are killed
+# at 120 s.
 lim=20
 cpulim=10
 [ "${SA_SANITIZED:-0}" = 1 ] && { lim=45; cpulim=30; }
