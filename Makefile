@@ -273,9 +273,11 @@ check:
 # The unit and end-to-end tests of every module again, built with ASan and
 # UBSan in a separate build directory; any sanitizer report fails the test.
 SAN_B := $(B)/san
+# Jobs for the sanitizer builds: one per CPU (the tests after them run alone).
+SA_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check-san:
 	@echo "== unit and end-to-end tests under ASan + UBSan ($(SAN_B))"
-	$(Q)$(MAKE) --no-print-directory B=$(SAN_B) \
+	$(Q)$(MAKE) --no-print-directory -j$(SA_JOBS) B=$(SAN_B) \
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -O1" \
 		EXTRA_LDFLAGS="-fsanitize=address,undefined" CFLAGS="-g" \
 		SA_SANITIZED=1 all unit-bins check-extra
@@ -289,7 +291,7 @@ TSAN_B := $(B)/tsan
 .PHONY: check-tsan
 check-tsan: all | deps-test
 	@echo "== sa-report's worker thread under ThreadSanitizer ($(TSAN_B))"
-	$(Q)$(MAKE) --no-print-directory B=$(TSAN_B) EXTRA_CFLAGS="-fsanitize=thread -O1" \
+	$(Q)$(MAKE) --no-print-directory -j$(SA_JOBS) B=$(TSAN_B) EXTRA_CFLAGS="-fsanitize=thread -O1" \
 		EXTRA_LDFLAGS="-fsanitize=thread" CFLAGS="-g" $(TSAN_B)/bin/sa-report
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_TSAN_REPORT=$(CURDIR)/$(TSAN_B)/bin/sa-report \
 		prove tests/tsan/run-tsan.t

@@ -4,9 +4,12 @@
 # the first failing stage ends the run. A closing summary gives each stage's
 # wall time and result (tests/README.md). usage: check-stages.sh MAKE
 make=${1:-make}
+# The build stages compile with one job per CPU; the test stages run their
+# scripts one at a time, as each script's timing and load assume.
+jobs=$(nproc 2>/dev/null || echo 2)
 stages=(
 	"packages|deps-test"
-	"build|all unit-bins check-extra fuzz-bins"
+	"build|-j$jobs all unit-bins check-extra fuzz-bins"
 	"style|check-style"
 	"deps|check-deps"
 	"unit|check-unit"

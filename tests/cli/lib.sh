@@ -71,6 +71,8 @@ ok()
 	else
 		tap_failed=$((tap_failed + 1))
 		echo "not ok $tap_n - $2"
+		# prove shows stderr without -v: a CI log names the failed point
+		echo "# $(basename "$0") failed point $tap_n: $2" >&2
 	fi
 }
 

@@ -18,7 +18,7 @@ for t in tests/cli/*.t; do
 		scripts+=("$t")
 	fi
 done
-prove --state=save "${scripts[@]}" && exit 0
+prove --timer --state=save "${scripts[@]}" && exit 0
 mapfile -t failed < <(prove --state=failed --dry 2>/dev/null)
 rerun=()
 hard=()
