@@ -226,6 +226,15 @@ BINS := $(B)/bin/sa-record $(B)/bin/sa-report
 
 -include $(shell find $(B)/obj $(B)/static/obj -name '*.d' 2>/dev/null)
 
+# The version the binaries print and write into each recording: a stamp
+# rewritten only when `git describe` changes, so the objects that use
+# SA_VERSION rebuild then (-MMD does not see a -D value change).
+VERSION_STAMP := $(B)/version.stamp
+$(shell mkdir -p $(B) && [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(VERSION)' ] || \
+	echo '$(VERSION)' >$(VERSION_STAMP))
+$(addprefix $(B)/obj/,report/cli.o report/output/speedscope.o record/output/output.o \
+	record/main.o): $(VERSION_STAMP)
+
 .PHONY: all
 all: $(BINS) $(SAMPLE_BINS)
 
