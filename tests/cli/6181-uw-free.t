@@ -10,6 +10,11 @@
 # copies instead of walks). SA_RECORD_TEST_UW_ROWS lowers the budget;
 # SA_RECORD_TEST_UW_SYNC builds the tables on the main thread, so that the
 # counts at the end do not depend on when the worker ran (6190 tests it).
+# A table is built for a live process whose mappings the recorder has
+# read: a copy that exits before that (a loaded host delays the recorder,
+# 100 ms apart at best) gets none. So the test does not assume the
+# recorder keeps up with a 5 ms zstd: each copy waits 0.5 s for its input
+# on a pipe, mapped and alive, before it compresses.
 . "$(dirname "$0")/lib.sh"
 
 require_root_bpf
@@ -29,7 +34,9 @@ run()
 	local from=$1 to=$2
 	shift 2
 	env SA_RECORD_TEST_UW_SYNC=1 "$@" "$SA_RECORD" -F 499 --call-graph auto -o "$T/r.sa" -- sh -c \
-		'i=$1; while [ $i -le $2 ]; do "$3/zstd$i" -q -3 -c "$3/in.txt" >/dev/null; i=$((i + 1)); done' \
+		'i=$1; while [ $i -le $2 ]; do
+			(sleep 0.5; cat "$3/in.txt") | "$3/zstd$i" -q -3 -c >/dev/null; i=$((i + 1))
+		done' \
 		sh "$from" "$to" "$T" >/dev/null 2>"$T/r.err"
 }
 
