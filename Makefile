@@ -406,7 +406,8 @@ install: all
 # Benchmarks against perf (tests/bench/run-all.sh, ~20 min; BENCH_QUICK=1 for
 # a few minutes): prints ratios, writes docs/performance.md. Not part of check.
 .PHONY: bench
-bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/tests/bench/gen-synthetic \
+bench: $(B)/bin/sa-record $(B)/bin/sa-report $(B)/samples/workload $(B)/samples/workload-nofp \
+		$(B)/tests/bench/gen-synthetic \
 		$(B)/tests/bench/gen-text | deps-test
 	$(Q)bash tests/bench/run-all.sh $(B) docs/performance.md
 

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
 #include <time.h>
 #include "cfirows.h"
 #include "clock.h"
@@ -86,6 +88,9 @@ static int on_row(void *arg, uint64_t lo, uint64_t hi, const struct sac_cfi_row 
 		if (a->stop && __atomic_load_n(a->stop, __ATOMIC_RELAXED))
 			return -ECANCELED;
 	}
+	/* a row starting where the last one ended: that end is no gap (key_of(): a row wins) */
+	if (a->n && a->v[a->n - 1].gap && a->v[a->n - 1].pc == lo)
+		a->n--;
 	err = add(a, lo, rec_uw_row(row, ret, plt), 0);
 	if (!err)
 		err = add(a, hi, (struct sa_uw_row){.kind = SA_UW_NONE}, 1);
@@ -93,15 +98,40 @@ static int on_row(void *arg, uint64_t lo, uint64_t hi, const struct sac_cfi_row 
 }
 
 /* By address; at one address an FDE's first row before the end of another. */
-static int by_pc(const void *x, const void *y)
+static uint64_t key_of(const struct raw *r)
 {
-	const struct raw *a = x, *b = y;
+	return r->pc << 1 | r->gap;
+}
 
-	if (a->pc != b->pc)
-		return a->pc < b->pc ? -1 : 1;
-	if (a->gap != b->gap)
-		return a->gap - b->gap;
-	return 0;
+/*
+ * Sort @v by key_of(), stably (at one address the row emitted first wins,
+ * whatever the host's qsort() does): three passes of 11 bits over the
+ * 33-bit keys, through @tmp, as large.
+ */
+static void sort_raw(struct raw *v, struct raw *tmp, size_t n)
+{
+	static const unsigned bits = 11, passes = 3;
+	struct raw *from = v, *to = tmp, *t;
+	size_t cnt[1u << 11], i, sum, c;
+	unsigned p;
+
+	for (p = 0; p < passes; p++) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(key_of(&from[i]) >> (p * bits)) & ((1u << bits) - 1)]++;
+		for (sum = 0, i = 0; i < (1u << bits); i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[cnt[(key_of(&from[i]) >> (p * bits)) & ((1u << bits) - 1)]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v) /* an odd number of passes ends in tmp */
+		memcpy(v, from, n * sizeof(*v));
 }
 
 static bool same(const struct sa_uw_row *a, const struct sa_uw_row *b)
@@ -109,18 +139,28 @@ static bool same(const struct sa_uw_row *a, const struct sa_uw_row *b)
 	return a->kind == b->kind && a->rbp8 == b->rbp8 && a->cfa8 == b->cfa8;
 }
 
-/* Sort, drop ends where another FDE starts, merge equal neighbours. */
-static size_t compact(struct raw *v, size_t n, struct sa_uw_row *out)
+/*
+ * Sort, drop ends where another FDE starts, merge equal neighbours. @return
+ * the rows in @out, or -ENOMEM.
+ */
+static ssize_t compact(struct raw *v, size_t n, struct sa_uw_row *out)
 {
+	struct raw *tmp;
 	size_t i, k = 0;
 
-	for (i = 1; i < n && by_pc(&v[i - 1], &v[i]) <= 0; i++)
+	for (i = 1; i < n && key_of(&v[i - 1]) <= key_of(&v[i]); i++)
 		;
-	if (i < n) /* linkers keep .eh_frame in address order: most files are sorted already */
-		qsort(v, n, sizeof(*v), by_pc);
+	/* .text.unlikely and .text.startup come first in .text, not in .eh_frame */
+	if (i < n) {
+		tmp = malloc(n * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		sort_raw(v, tmp, n);
+		free(tmp);
+	}
 	for (i = 0; i < n; i++) {
 		if (i && v[i].pc == v[i - 1].pc)
-			continue; /* the first at an address wins (by_pc) */
+			continue; /* the first at an address wins (sort_raw()) */
 		if (k && same(&out[k - 1], &v[i].r))
 			continue;
 		out[k] = v[i].r;
@@ -133,6 +173,7 @@ int rec_uw_build(int fd, uint64_t max_ns, const int *stop, struct rec_uwfile *ou
 {
 	struct acc a = {.deadline = sac_now_ns(CLOCK_THREAD_CPUTIME_ID) + max_ns, .stop = stop};
 	struct rec_cfirows *t = NULL;
+	ssize_t n;
 	int err;
 
 	*out = (struct rec_uwfile){0};
@@ -149,8 +190,16 @@ int rec_uw_build(int fd, uint64_t max_ns, const int *stop, struct rec_uwfile *ou
 		if (!out->rows)
 			err = -ENOMEM;
 	}
-	if (!err)
-		out->nrows = compact(a.v, a.n, out->rows);
+	if (!err) {
+		n = compact(a.v, a.n, out->rows);
+		if (n < 0) {
+			err = (int)n;
+			free(out->rows);
+			out->rows = NULL;
+		} else {
+			out->nrows = (size_t)n;
+		}
+	}
 	free(a.v);
 	return err;
 }

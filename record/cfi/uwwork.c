@@ -8,6 +8,7 @@
  * worker lets go of it last.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -108,6 +109,17 @@ static void *worker(void *arg)
 		j->next = NULL;
 		*w->done_tail = j;
 		w->done_tail = &j->next;
+		if (!w->todo) {
+			/*
+			 * Nothing left to build: hand back the pages a build's
+			 * scratch took (16 bytes per row before merging)
+			 * rather than keep them for the next file, which may
+			 * come minutes later or never.
+			 */
+			pthread_mutex_unlock(&w->lock);
+			malloc_trim(0);
+			pthread_mutex_lock(&w->lock);
+		}
 	}
 	w->exited = true;
 	orphaned = w->orphaned;

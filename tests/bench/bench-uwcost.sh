@@ -8,7 +8,7 @@
 # Hz, attached with -p for SECONDS; then the per-switch cost of --off-cpu
 # (frame-pointer walks before, CFI walks now: the same program) on the same
 # pair. Prints each mode's recorder CPU, BPF ns per run, runs, total and the
-# ratio auto/fp. Alternating rounds; medians are left to the reader.
+# ratio auto/fp, each round, then their medians and spread. Alternating rounds.
 # Needs root. docs/unwinding.md "Cost" has the numbers.
 # usage: tests/bench/bench-uwcost.sh [BUILD_DIR]   env: FREQ (999), SECONDS_REC (10), ROUNDS (3),
 #        OFFCPU (1; 0 leaves the --off-cpu pair out)
@@ -63,13 +63,39 @@ one() {
 	echo "$cpu $(awk -v n="$ns" 'BEGIN { print n / 1e6 }')" >"$tmp/$name.cost"
 }
 
+# median (min..max) of the numbers on stdin
+med() {
+	sort -g | awk '{ a[NR] = $1 } END { if (!NR) exit
+		m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+		printf "%.2f (%.2f..%.2f)", m, a[1], a[NR] }'
+}
+
 # BPF run time is read 1 s before the end (D - 1 s of D): the ratio is unaffected.
+# The order of the two alternates from round to round, so that neither always
+# runs after the other (a build of the other's files in the page cache, a
+# neighbour's load that comes and goes).
+: >"$tmp/ratios"
+: >"$tmp/sizes"
 for r in $(seq "$ROUNDS"); do
 	echo "== round $r: samples/workload{,-nofp} -t 2, $D s at $FREQ Hz"
-	one fp workload --call-graph fp
-	one auto workload-nofp --call-graph auto
-	paste "$tmp/fp.cost" "$tmp/auto.cost" | awk '{ printf "auto/fp: recorder %.2fx, bpf %.2fx, total %.2fx\n", $3 / $1, $4 / $2, ($3 + $4) / ($1 + $2) }'
+	if [ $((r % 2)) = 1 ]; then
+		one fp workload --call-graph fp
+		one auto workload-nofp --call-graph auto
+	else
+		one auto workload-nofp --call-graph auto
+		one fp workload --call-graph fp
+	fi
+	paste "$tmp/fp.cost" "$tmp/auto.cost" | awk '$2 > 0 && $4 > 0 {
+		printf "auto/fp: recorder %.2fx, bpf %.2fx, total %.2fx\n", $3 / $1, $4 / $2, ($3 + $4) / ($1 + $2)
+		print $3 / $1, ($3 + $4) / ($1 + $2) >> "'"$tmp/ratios"'" }'
+	echo "$(stat -c %s "$tmp/auto.sa") $(stat -c %s "$tmp/fp.sa")" |
+		awk '{ print $1 / $2 }' >>"$tmp/sizes"
 	[ "${OFFCPU:-1}" = 0 ] && continue
 	one fp-off workload --call-graph fp --off-cpu
 	one auto-off workload-nofp --off-cpu
 done
+# a round whose BPF time could not be read (a recorder that ended early)
+# gives no ratio rather than a recorder-only one
+echo "summary: $(wc -l <"$tmp/ratios") rounds; auto/fp whole cost $(cut -d' ' -f2 "$tmp/ratios" | med)," \
+	"recorder alone $(cut -d' ' -f1 "$tmp/ratios" | med); file size auto/fp $(med <"$tmp/sizes")" \
+	"(median (min..max); targets: whole cost <= 1.25, file <= 2)"

@@ -282,6 +282,26 @@ part_offcpu() {
 	md ""
 }
 
+# part_uwcost: the in-kernel unwinder's whole cost, auto against fp (issue 35)
+part_uwcost() {
+	say "## 8. Stacks without frame pointers walked in the kernel: auto against fp"
+	md ""
+	md "Command: \`ROUNDS=$RROUNDS SECONDS_REC=$RSECS tests/bench/bench-uwcost.sh $B\` (docs/unwinding.md"
+	md "\"Cost\"): the recorder's CPU plus its BPF programs' run time (bpf_stats) of"
+	md "\`--call-graph auto\` on samples/workload-nofp against \`--call-graph fp\` on samples/workload"
+	md "(the same code with frame pointers), -t 2 attached with -p at 999 Hz, alternating;"
+	md "then \`--off-cpu\` on the same pair (per-switch cost). Targets: whole cost <= 1.25x, file <= 2x."
+	md ""
+	if [ ! -x "$B/samples/workload-nofp" ]; then
+		say "Skipped: $B/samples/workload-nofp not built."
+		return
+	fi
+	md '```'
+	ROUNDS=$RROUNDS SECONDS_REC=$RSECS bash "$D/bench-uwcost.sh" "$B" 2>&1 | tee -a "$T/md"
+	md '```'
+	md ""
+}
+
 part_input() {
 	local fn=1000000 pn=10000000
 	[ -n "${BENCH_QUICK:-}" ] && fn=100000 pn=1000000
@@ -296,7 +316,8 @@ part_input() {
 }
 
 # PARTS picks what to measure (default all): record compile file warm scale images offcpu input
-PARTS=" ${PARTS:-record compile file warm scale images offcpu input} "
+# uwcost
+PARTS=" ${PARTS:-record compile file warm scale images offcpu input uwcost} "
 machine
 if can_perf; then
 	case $PARTS in *" record "*) part_record ;; esac
@@ -308,6 +329,7 @@ fi
 case $PARTS in *" scale "*) part_scale ;; esac
 case $PARTS in *" images "*) part_images ;; esac
 can_perf && case $PARTS in *" offcpu "*) part_offcpu ;; esac
+can_perf && case $PARTS in *" uwcost "*) part_uwcost ;; esac
 case $PARTS in *" input "*) part_input ;; esac
 if can_perf; then
 	case $PARTS in *" compile "*) command -v gcc >/dev/null && part_compile ;; esac

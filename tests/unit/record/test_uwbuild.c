@@ -6,7 +6,9 @@
  * python3's), the row found in the
  * table by the BPF program's search (last row at or below) is
  * rec_uw_row() of rec_cfirows__at() at that byte, or SA_UW_NONE where no
- * FDE covers it; rows are sorted, and no two neighbours are equal.
+ * FDE covers it, and its CFA and saved rbp are the reader's rules (so a
+ * wrong offset in rec_uw_row() itself fails too); rows are sorted, and no
+ * two neighbours are equal.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +36,27 @@ static const struct sa_uw_row *find(const struct rec_uwfile *f, uint64_t x)
 			lo = mid + 1;
 	}
 	return lo ? &f->rows[lo - 1] : NULL;
+}
+
+/*
+ * The table's row against the reader's rules themselves, not through
+ * rec_uw_row() (which both sides of check_file()'s comparison use): the
+ * CFA's register and offset, and where rbp was saved.
+ */
+static void check_rules(const char *path, uint64_t a, const struct sa_uw_row *got,
+			const struct sac_cfi_row *row)
+{
+	int reg = got->kind == SA_UW_RSP ? SAC_DWARF_RSP : SAC_DWARF_RBP;
+
+	if (got->kind != SA_UW_RSP && got->kind != SA_UW_RBP)
+		return;
+	if (row->cfa_reg != reg || (int64_t)got->cfa8 * 8 != row->cfa_off)
+		fail_msg("%s at 0x%llx: table CFA reg %d + %d, reader reg %d + %lld", path,
+			 (unsigned long long)a, reg, got->cfa8 * 8, row->cfa_reg,
+			 (long long)row->cfa_off);
+	if (row->rbp == SAC_CFI_AT ? (int64_t)got->rbp8 * 8 != row->rbp_off : got->rbp8 != 0)
+		fail_msg("%s at 0x%llx: table rbp at CFA %d, reader rule %d at %lld", path,
+			 (unsigned long long)a, got->rbp8 * 8, row->rbp, (long long)row->rbp_off);
 }
 
 static void check_file(const char *path, uint64_t step)
@@ -80,6 +103,8 @@ static void check_file(const char *path, uint64_t step)
 					 "cfa8 %u rbp8 %d",
 					 path, (unsigned long long)a, got->kind, got->cfa8,
 					 got->rbp8, want.kind, want.cfa8, want.rbp8);
+			if (ret == REC_CFIROW_OK)
+				check_rules(path, a, got, &row);
 			kinds[got->kind < 6 ? got->kind : 5]++;
 			checked++;
 		}
