@@ -41,7 +41,8 @@ struct rec_golines *rec_golines__new(struct rec_gopcln *pcln, const struct rec_g
  * it, and the one holding @off - 1 (where sa-report looks a caller's
  * return address up), become wanted unless known already.
  * @return 1 when a range became wanted, 0 when none did (known, no line,
- * or past REC_GOLINES_MAX_RANGES: counted in dropped), -ENOMEM.
+ * or past REC_GOLINES_MAX_RANGES or REC_GOLINES_MAX_SEEN: counted in
+ * dropped), -ENOMEM.
  */
 int rec_golines__note(struct rec_golines *gl, uint64_t off);
 
