@@ -156,14 +156,14 @@ static void test_refused(void **state)
 enum { L_NAMES = 72, L_CU = 88, L_FILES = 92, L_PCTAB = 104, L_PCLN = 160, L_SIZE = 280 };
 
 /*
- * main.f at [TEXT, TEXT + 0x40), its lines 10, 20 (main.g inlined, called
- * from pc 0x08), 11, in a table of Go 1.18 (@magic 0xfffffff0) or 1.20
+ * main.f at [TEXT, TEXT + 0x40), its lines 9, 10, 20 (main.g inlined,
+ * called from pc 0x08, on line 10), 11, in a table of Go 1.18 (@magic 0xfffffff0) or 1.20
  * (0xfffffff1) into @p; its inline tree into @ro, moduledata into @nd.
  */
 static void lines_table(uint8_t *p, uint8_t *ro, uint8_t *nd, uint32_t magic)
 {
 	static const uint8_t pcfile[] = {2, 0x40, 0};
-	static const uint8_t pcln[] = {22, 0x10, 20, 0x10, 17, 0x20, 0};
+	static const uint8_t pcln[] = {20, 0x08, 2, 0x08, 20, 0x10, 17, 0x20, 0};
 	static const uint8_t inl[] = {0, 0x10, 2, 0x10, 1, 0x20, 0};
 	bool v120 = magic == 0xfffffff1u;
 	size_t fn = L_PCLN + 12, fnsize = v120 ? 44 : 40, gofunc_word = v120 ? 40 : 38;
@@ -186,14 +186,14 @@ static void lines_table(uint8_t *p, uint8_t *ro, uint8_t *nd, uint32_t magic)
 	memcpy(p + L_FILES, "/src/a.go", 10);		 /* cutab[0] = 0 */
 	memcpy(p + L_PCTAB + 1, pcfile, sizeof(pcfile)); /* a table at 0 is none */
 	memcpy(p + L_PCTAB + 8, pcln, sizeof(pcln));
-	memcpy(p + L_PCTAB + 16, inl, sizeof(inl));
+	memcpy(p + L_PCTAB + 24, inl, sizeof(inl));
 	put(p, L_PCLN + 4, 12, 4); /* functab: (0, _func at 12), end 0x40 */
 	put(p, L_PCLN + 8, 0x40, 4);
 	put(p, fn + 20, 1, 4);		/* pcfile */
 	put(p, fn + 24, 8, 4);		/* pcln */
 	put(p, fn + 28, 3, 4);		/* npcdata */
 	p[fn + fnsize - 1] = 4;		/* nfuncdata */
-	put(p, fn + fnsize + 8, 16, 4); /* pcdata[InlTreeIndex] */
+	put(p, fn + fnsize + 8, 24, 4); /* pcdata[InlTreeIndex] */
 	for (unsigned k = 0; k < 3; k++)
 		put(p, fn + fnsize + 12 + 4 * k, 0xffffffffu, 4);
 	put(p, fn + fnsize + 24, 8, 4); /* funcdata[InlTree]: gofunc + 8 */
@@ -238,9 +238,12 @@ static void check_lines(uint32_t magic)
 	g = lines_open(p, L_SIZE, ro, nd);
 	assert_non_null(g);
 	assert_int_equal(rec_gopcln__frames(g, TEXT + 0x04, fr, 4, &lo, &hi), 1);
-	check_frame(&fr[0], "main.f", 10);
+	check_frame(&fr[0], "main.f", 9);
 	assert_int_equal(lo, TEXT);
-	assert_int_equal(hi, TEXT + 0x10);
+	assert_int_equal(hi, TEXT + 0x08);
+	assert_int_equal(rec_gopcln__frames(g, TEXT + 0x0f, fr, 4, &lo, &hi), 1);
+	check_frame(&fr[0], "main.f", 10);
+	assert_int_equal(lo, TEXT + 0x08);
 	assert_int_equal(rec_gopcln__frames(g, TEXT + 0x1f, fr, 4, &lo, &hi), 2);
 	check_frame(&fr[0], "main.f", 10); /* the call site, at pc 0x08 */
 	check_frame(&fr[1], "main.g", 20);
