@@ -336,6 +336,14 @@ static void get_sym(struct dec *d, struct saf_record *r)
 		r->pycode.name = get_str(d);
 		r->pycode.file = get_str(d);
 		break;
+	case SAF_REC_ULINE:
+		r->uline.offset = get_u64(d);
+		r->uline.size = get_u64(d);
+		r->uline.depth = get_u32(d);
+		r->uline.line = get_u32(d);
+		r->uline.file = get_str(d);
+		r->uline.name = get_str(d);
+		break;
 	default:
 		break;
 	}
@@ -359,7 +367,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 	kind = get_u64(&d);
 	if (d.err)
 		return d.err;
-	if (kind < SAF_REC_META || kind > SAF_REC_PYCODE)
+	if (kind < SAF_REC_META || kind > SAF_REC_ULINE)
 		return 0;
 	/* the member read, not the whole union (LOSS's is 800 bytes) */
 	memset(rec, 0, saf_rec_bytes((enum saf_rec_kind)kind));
@@ -392,6 +400,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 	case SAF_REC_USYM:
 	case SAF_REC_JITSYM:
 	case SAF_REC_PYCODE:
+	case SAF_REC_ULINE:
 		get_sym(&d, rec);
 		break;
 	default:

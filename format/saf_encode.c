@@ -83,6 +83,9 @@ int saf_rec_check(const struct saf_record *rec)
 	case SAF_REC_PYCODE:
 		ok = str_ok(rec->pycode.name) && str_ok(rec->pycode.file);
 		break;
+	case SAF_REC_ULINE:
+		ok = str_ok(rec->uline.file) && str_ok(rec->uline.name);
+		break;
 	case SAF_REC_USTACK:
 	case SAF_REC_USTACK_SPARSE:
 		ok = check_ustack(&rec->ustack, rec->kind == SAF_REC_USTACK_SPARSE);
@@ -122,6 +125,7 @@ uint32_t saf_rec_chunk_type(enum saf_rec_kind kind)
 		return SAF_CHUNK_KSYMS;
 	case SAF_REC_SYMTAB:
 	case SAF_REC_USYM:
+	case SAF_REC_ULINE:
 		return SAF_CHUNK_USYMS;
 	case SAF_REC_JITSYM:
 	case SAF_REC_PYCODE:
@@ -358,6 +362,14 @@ static void put_body(struct enc *e, const struct saf_record *r)
 		put_u(e, r->pycode.line);
 		put_str(e, r->pycode.name);
 		put_str(e, r->pycode.file);
+		break;
+	case SAF_REC_ULINE:
+		put_u(e, r->uline.offset);
+		put_u(e, r->uline.size);
+		put_u(e, r->uline.depth);
+		put_u(e, r->uline.line);
+		put_str(e, r->uline.file);
+		put_str(e, r->uline.name);
 		break;
 	case SAF_REC_END:
 		put_u(e, r->end.end_mono_ns);

@@ -135,6 +135,8 @@ static inline size_t saf_rec_bytes(enum saf_rec_kind k)
 		return REC_BYTES(offcpu);
 	case SAF_REC_PYCODE:
 		return REC_BYTES(pycode);
+	case SAF_REC_ULINE:
+		return REC_BYTES(uline);
 	}
 	return sizeof(enum saf_rec_kind); /* kind 0: a record of unknown kind, skipped */
 }

@@ -225,7 +225,8 @@ static int append(struct saf_writer *w, const struct saf_record *rec)
 		if (err || !b->len)
 			return err;
 	}
-	if ((size_t)idx == USYMS_BUF && !b->len && rec->kind == SAF_REC_USYM && w->symtab.len) {
+	if ((size_t)idx == USYMS_BUF && !b->len &&
+	    (rec->kind == SAF_REC_USYM || rec->kind == SAF_REC_ULINE) && w->symtab.len) {
 		err = saf_buf_reserve(b, w->symtab.len);
 		if (err)
 			return err;

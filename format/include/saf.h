@@ -21,7 +21,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     9
+#define SAF_VERSION_MINOR     10
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -41,7 +41,7 @@ enum saf_chunk_type {
 	SAF_CHUNK_STACKS = 3,  /* STACK records */
 	SAF_CHUNK_SAMPLES = 4, /* INTERVAL, then COUNT records, then LOSS */
 	SAF_CHUNK_KSYMS = 5,   /* KSYM records */
-	SAF_CHUNK_USYMS = 6,   /* SYMTAB, then USYM records */
+	SAF_CHUNK_USYMS = 6,   /* SYMTAB, then USYM and ULINE records */
 	SAF_CHUNK_JIT = 7,     /* JITSYM and PYCODE records */
 	SAF_CHUNK_END = 15,    /* one SAF_REC_END; marks a clean finish */
 };
@@ -66,6 +66,7 @@ enum saf_rec_kind {
 	SAF_REC_USTACK_SPARSE = 16, /* 1.2: the words of the copy an unwind reads */
 	SAF_REC_OFFCPU = 17,	    /* 1.4: time off the CPU by stacks (--off-cpu) */
 	SAF_REC_PYCODE = 18,	    /* 1.8: a CPython code object's names, or an interpreter */
+	SAF_REC_ULINE = 19,	    /* 1.10: a source position of an embedded binary's range */
 };
 
 /* "Stack kinds" */
@@ -380,6 +381,20 @@ struct saf_usym {
 	struct saf_str name;
 };
 
+/*
+ * "ULINE record" (1.10): the source position of a range of file offsets
+ * of the SYMTAB's binary, one record per frame: @depth 0 the function the
+ * range is in, k a function inlined k calls deep into it.
+ */
+struct saf_uline {
+	uint64_t offset; /* file offset of the range's first byte */
+	uint64_t size;
+	uint32_t depth;
+	uint32_t line;
+	struct saf_str file;
+	struct saf_str name;
+};
+
 /* "JITSYM record": one line of /tmp/perf-PID.map. */
 struct saf_jitsym {
 	uint32_t pid;
@@ -443,6 +458,7 @@ struct saf_record {
 		struct saf_ustack ustack;
 		struct saf_offcpu offcpu;
 		struct saf_pycode pycode;
+		struct saf_uline uline;
 	};
 };
 

@@ -15,6 +15,7 @@
 #include "contentid.h"
 #include "elfplt.h"
 #include "elfread.h"
+#include "golines.h"
 #include "gopclntab.h"
 #include "safeopen.h"
 #include "saf.h"
@@ -376,6 +377,46 @@ static int collect_go(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_
 	return err;
 }
 
+/*
+ * A Go binary's line tables and inline trees, for the ULINE records of
+ * the addresses sampled (golines.h); NULL when it has none this reader
+ * knows, or no memory: its frames then have names only.
+ */
+static struct rec_golines *read_golines(Elf *e, const GElf_Phdr *loads, size_t nloads)
+{
+	struct rec_golines_load ld[REC_GOLINES_MAX_LOADS];
+	GElf_Shdr sh, text = {0}, nd = {0}, ro = {0};
+	Elf_Data *d, *ndd, *rod;
+	struct rec_gopcln *p;
+	size_t n = 0;
+
+	d = section(e, ".gopclntab", &sh);
+	if (!d)
+		d = section(e, ".data.rel.ro.gopclntab", &sh);
+	if (!d || !d->d_buf)
+		return NULL;
+	section(e, ".text", &text);
+	ndd = section(e, ".noptrdata", &nd);
+	rod = section(e, ".rodata", &ro);
+	p = rec_gopcln__new(&(struct rec_gopcln_src){
+		.pcln = d->d_buf,
+		.pcln_size = d->d_size,
+		.pcln_va = sh.sh_addr,
+		.text_addr = text.sh_addr,
+		.noptrdata = ndd ? ndd->d_buf : NULL,
+		.noptrdata_size = ndd && ndd->d_buf ? ndd->d_size : 0,
+		.rodata = rod ? rod->d_buf : NULL,
+		.rodata_size = rod && rod->d_buf ? rod->d_size : 0,
+		.rodata_va = ro.sh_addr,
+	});
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < nloads && n < REC_GOLINES_MAX_LOADS; i++)
+		ld[n++] = (struct rec_golines_load){loads[i].p_vaddr, loads[i].p_offset,
+						    loads[i].p_filesz};
+	return rec_golines__new(p, ld, n);
+}
+
 /* The binary's own symbols: .symtab, else (or when it has only labels) .dynsym, else Go's. */
 static int collect_own(Elf *e, const GElf_Phdr *loads, size_t nloads, struct rec_elftab *t)
 {
@@ -423,8 +464,10 @@ int rec_elftab__read_debug(int fd, int dbg_fd, const uint8_t *build_id, size_t b
 
 		err = perr ? perr : t->nsyms ? 0 : -ENOENT;
 	}
-	if (!err)
+	if (!err) {
 		sort_and_dedup(t);
+		t->golines = read_golines(e, loads, nloads);
+	}
 cleanup:
 	if (err)
 		rec_elftab__release(t);
@@ -465,8 +508,10 @@ void rec_elftab__release(struct rec_elftab *t)
 {
 	free(t->syms);
 	free(t->names);
+	rec_golines__free(t->golines);
 	t->syms = NULL;
 	t->names = NULL;
+	t->golines = NULL;
 	t->nsyms = 0;
 	t->names_len = 0;
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rec_golines;
+
 struct rec_elfsym {
 	uint64_t off;  /* file offset of the first byte */
 	uint64_t size; /* bytes; a zero st_size becomes the gap to the next symbol */
@@ -21,9 +23,10 @@ struct rec_elftab {
 	size_t nsyms;
 	char *names; /* the string table, copied */
 	size_t names_len;
-	int from_dynsym;    /* 1 when .symtab was absent */
-	int from_debug;	    /* 1 when the symbols came from a debug file's .symtab */
-	int from_gopclntab; /* 1 when they came from Go's .gopclntab (no .symtab) */
+	int from_dynsym;	     /* 1 when .symtab was absent */
+	int from_debug;		     /* 1 when the symbols came from a debug file's .symtab */
+	int from_gopclntab;	     /* 1 when they came from Go's .gopclntab (no .symtab) */
+	struct rec_golines *golines; /* a Go binary's line tables (golines.h), or NULL */
 };
 
 /**
@@ -53,7 +56,7 @@ int rec_elftab__read_debug(int fd, int dbg_fd, const uint8_t *build_id, size_t b
  */
 long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off);
 
-/** rec_elftab__release() - free what rec_elftab__read() filled. Accepts zeroes. */
+/** rec_elftab__release() - free what rec_elftab__read() filled (golines too). Accepts zeroes. */
 void rec_elftab__release(struct rec_elftab *t);
 
 /**

@@ -17,6 +17,7 @@
 #include "contentid.h"
 #include "elfread.h"
 #include "elfsyms.h"
+#include "golines.h"
 #include "grow.h"
 #include "hash.h"
 #include "safeopen.h"
@@ -196,10 +197,11 @@ void rec_elfsyms__set_kind(struct rec_elfsyms *es, int file, uint32_t kind)
 		es->files[file].kind = kind;
 }
 
-/* Heap bytes of @f's table: symbols and names. */
+/* Heap bytes of @f's table: symbols, names and a Go binary's line tables. */
 static uint64_t tab_bytes(const struct efile *f)
 {
-	return f->tab.nsyms * sizeof(*f->tab.syms) + f->tab.names_len + 1;
+	return f->tab.nsyms * sizeof(*f->tab.syms) + f->tab.names_len + 1 +
+	       rec_golines__bytes(f->tab.golines);
 }
 
 /*
@@ -361,6 +363,7 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off)
 {
 	struct efile *f;
 	uint32_t idx;
+	int lines;
 	long i;
 
 	if (file < 0 || (size_t)file >= es->nfiles)
@@ -372,19 +375,22 @@ int rec_elfsyms__note(struct rec_elfsyms *es, int file, uint64_t off)
 		load(es, f);
 	if (f->state < 0)
 		return 0;
+	lines = rec_golines__note(f->tab.golines, off); /* Go: its file:line, for ULINE */
+	if (lines < 0)
+		return lines;
 	i = rec_elftab__lookup(&f->tab, off);
+	if ((i < 0 || f->flags[i]) && !lines)
+		return 0;
+	if (!f->dirty) {
+		if (push((void **)&es->dirty, &es->ndirty, &es->dirty_cap, sizeof(file), &file))
+			return -ENOMEM;
+		f->dirty = 1;
+	}
 	if (i < 0 || f->flags[i])
 		return 0;
 	idx = (uint32_t)i;
 	if (push((void **)&f->pending, &f->npending, &f->pending_cap, sizeof(idx), &idx))
 		return -ENOMEM;
-	if (!f->dirty) {
-		if (push((void **)&es->dirty, &es->ndirty, &es->dirty_cap, sizeof(file), &file)) {
-			f->npending--;
-			return -ENOMEM;
-		}
-		f->dirty = 1;
-	}
 	f->flags[i] = SYM_WANTED;
 	return 1;
 }
@@ -423,6 +429,10 @@ static int flush_file(struct rec_elfsyms *es, struct efile *f, const struct rec_
 		es->st.name_bytes += rec.usym.name.len;
 		n++;
 	}
+	err = rec_golines__flush(f->tab.golines, sink);
+	if (err < 0)
+		return err;
+	es->st.ulines += (uint64_t)err;
 	return n;
 }
 
@@ -465,6 +475,8 @@ void rec_elfsyms__new_file(struct rec_elfsyms *es)
 		} else if (f->state > 0 && !f->npending) {
 			memset(f->flags, 0, f->nflags);
 		}
+		if (f->state > 0)
+			rec_golines__new_file(f->tab.golines);
 	}
 }
 

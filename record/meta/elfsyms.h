@@ -31,6 +31,7 @@ struct rec_elfsyms_stats {
 	uint64_t forgotten;  /* files no process image named any more, dropped */
 	uint64_t clipped;    /* names over SAF_MAX_STRING bytes, clipped (strclip.h) */
 	uint64_t dbgsyms;    /* tables read from a debug file's .symtab (locals too) */
+	uint64_t ulines;     /* ULINE records emitted (Go's file:line, golines.h) */
 };
 
 /*

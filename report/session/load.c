@@ -448,6 +448,8 @@ static uint64_t record_cost(const struct saf_record *r)
 		return 48 + r->jitsym.name.len;
 	case SAF_REC_PYCODE:
 		return 48 + r->pycode.name.len + r->pycode.file.len;
+	case SAF_REC_ULINE:
+		return 48 + r->uline.name.len + r->uline.file.len;
 	default:
 		return 0; /* COUNT keys: count_add(); unwound stacks: on_stack() */
 	}
@@ -502,6 +504,13 @@ int rpt_loaded__record(const struct rpt_stage_env *e, struct rpt_loaded *l,
 			return 0;
 		return rpt_symbolizer__add_usym(e->sym, l->cur_symtab, r->usym.offset, r->usym.size,
 						r->usym.name.str ? r->usym.name.str : "");
+	case SAF_REC_ULINE:
+		if (l->cur_symtab == RPT_NO_DSO)
+			return 0;
+		return rpt_symbolizer__add_uline(e->sym, l->cur_symtab, r->uline.offset,
+						 r->uline.size, r->uline.depth, r->uline.line,
+						 r->uline.file.str ? r->uline.file.str : "",
+						 r->uline.name.str ? r->uline.name.str : "");
 	case SAF_REC_JITSYM:
 		name = rpt_strpool__intern(pool, r->jitsym.name.str ? r->jitsym.name.str : "",
 					   r->jitsym.name.len);

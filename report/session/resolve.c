@@ -136,18 +136,34 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 	return err;
 }
 
-/* Where a complete frame-pointer walk ends. */
+/*
+ * Where a complete frame-pointer walk ends: C's entry points and thread
+ * starts, and Go's (docs/unwinding.md, "Go"): a goroutine's stack begins
+ * at runtime.goexit, a thread's own (g0) stack at runtime.mstart, the
+ * first thread's at runtime.rt0_go. Go's assembly functions carry their
+ * ABI in .symtab (runtime.goexit.abi0), and --lines appends " file:line".
+ */
 static bool root_like(const char *name)
 {
-	static const char *const roots[] = {"_start",	"main",		"start_thread",
-					    "clone",	"clone3",	"__clone",
-					    "__clone3", "thread_start", "_dl_start_user"};
+	static const char *const roots[] = {
+		"_start",	  "main",	    "start_thread",   "clone",
+		"clone3",	  "__clone",	    "__clone3",	      "thread_start",
+		"_dl_start_user", "runtime.goexit", "runtime.mstart", "runtime.rt0_go",
+	};
 
 	if (!strncmp(name, "__libc_start", 12))
 		return true;
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
-		if (!strcmp(name, roots[i]))
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		size_t n = strlen(roots[i]);
+		const char *end = name + n;
+
+		if (strncmp(name, roots[i], n))
+			continue;
+		if (!strncmp(end, ".abi0", 5))
+			end += 5;
+		if (!*end || *end == ' ')
 			return true;
+	}
 	return false;
 }
 

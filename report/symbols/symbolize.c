@@ -59,6 +59,7 @@ void rpt_symbolizer__free(struct rpt_symbolizer *s)
 	rpt_hmap__fini(&s->names);
 	rpt_hmap__fini(&s->disk_names);
 	rpt_symtab__fini(&s->usyms);
+	rpt_symlines__fini(&s->ulines);
 	rpt_strpool__fini(&s->pool);
 	free(s);
 }
@@ -196,6 +197,19 @@ int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t of
 		return n < 0 ? -ENOMEM : -EINVAL;
 	s->dsos[dso].has_usyms = true;
 	return rpt_symtab__add(&s->usyms, dso, offset, size, n);
+}
+
+int rpt_symbolizer__add_uline(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset,
+			      uint64_t size, uint32_t depth, uint32_t line, const char *file,
+			      const char *name)
+{
+	int64_t f = intern(s, file), n = intern(s, name);
+
+	if (f < 0 || n < 0 || dso >= s->ndsos)
+		return f < 0 || n < 0 ? -ENOMEM : -EINVAL;
+	s->dsos[dso].has_usyms = true;
+	return rpt_symlines__add(&s->ulines, &(struct rpt_symline){dso, offset, size, depth, line,
+								   (uint32_t)f, (uint32_t)n});
 }
 
 void rpt_symbolizer__set_id_kind(struct rpt_symbolizer *s, uint32_t idx, uint32_t kind)
@@ -496,18 +510,46 @@ static int elf_resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint64_t off
 	return n;
 }
 
+/*
+ * The @n frames of carried source positions @v (ULINE, depth 0 first) into
+ * s->tmp, innermost first; the function itself named by its USYM @u when
+ * there is one, as without positions. @return @n or -ENOMEM.
+ */
+static int carried_lines(struct rpt_symbolizer *s, const struct rpt_symtab_ent *u,
+			 const struct rpt_symline *v, size_t n)
+{
+	if (n > SYM_MAX_FRAMES)
+		n = SYM_MAX_FRAMES;
+	for (size_t k = 0; k < n; k++) {
+		const struct rpt_symline *e = &v[n - 1 - k];
+		uint32_t nm = k == n - 1 && u ? u->name : e->name;
+		int64_t name = frame_name(s, rpt_strpool__str(&s->pool, nm),
+					  rpt_strpool__str(&s->pool, e->file), (int)e->line);
+
+		if (name < 0)
+			return -ENOMEM;
+		s->tmp[k] = (struct rpt_sym){name, k == n - 1 ? RPT_FRAME_USER : RPT_FRAME_INLINE};
+	}
+	return (int)n;
+}
+
 /* Resolve uncached: fill s->tmp. @return number of frames or -ENOMEM. */
 static int resolve(struct rpt_symbolizer *s, struct rpt_dso *d, uint32_t dso, uint64_t off,
 		   uint64_t map_pgoff)
 {
 	const struct rpt_symtab_ent *u;
+	const struct rpt_symline *v;
 	int n = elf_resolve(s, d, off, map_pgoff);
+	size_t nl;
 
 	if (n < 0)
 		return n;
 	if (n || !d->has_usyms)
 		return n;
 	u = rpt_symtab__lookup(&s->usyms, dso, off);
+	nl = rpt_symlines__lookup(&s->ulines, dso, off, &v);
+	if (nl)
+		return carried_lines(s, u, v, nl);
 	if (!u)
 		return 0;
 	{

@@ -123,6 +123,17 @@ int rpt_symbolizer__add_usym(struct rpt_symbolizer *s, uint32_t dso, uint64_t of
 			     const char *name);
 
 /**
+ * rpt_symbolizer__add_uline() - a source position carried for binary
+ * @dso (ULINE record): the frame at @depth of file offsets [@offset,
+ * @offset + @size), at @file:@line, named @name (both copied). Used, with
+ * the USYM's name for depth 0, where the binary's own files name nothing.
+ * @return 0 or -ENOMEM.
+ */
+int rpt_symbolizer__add_uline(struct rpt_symbolizer *s, uint32_t dso, uint64_t offset,
+			      uint64_t size, uint32_t depth, uint32_t line, const char *file,
+			      const char *name);
+
+/**
  * rpt_symbolizer__lookup() - frames of file offset @off of binary @dso,
  * innermost (inlined) first, outermost function last. Opens the binary on
  * first use. @map_pgoff: file offset of the mapping that held the address.

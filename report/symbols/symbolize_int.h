@@ -13,6 +13,7 @@
 
 #include "symbolize.h"
 #include "symcache.h"
+#include "symlines.h"
 #include "symtab.h"
 
 #define SYM_MAX_FRAMES 64
@@ -29,10 +30,11 @@ struct rpt_symbolizer {
 	struct rpt_strpool pool;
 	struct rpt_dso *dsos;
 	size_t ndsos, dsos_cap;
-	struct rpt_hmap dso_index; /* pool offset of the key string -> index */
-	struct rpt_symtab usyms;   /* key: dso index */
-	struct rpt_hmap cache;	   /* dso << 44 | offset -> first << 8 | n */
-	struct rpt_hmap names;	   /* ELF name pointer -> pool offset (no --lines) */
+	struct rpt_hmap dso_index;  /* pool offset of the key string -> index */
+	struct rpt_symtab usyms;    /* key: dso index */
+	struct rpt_symlines ulines; /* key: dso index */
+	struct rpt_hmap cache;	    /* dso << 44 | offset -> first << 8 | n */
+	struct rpt_hmap names;	    /* ELF name pointer -> pool offset (no --lines) */
 	struct rpt_sym *syms;
 	size_t nsyms, syms_cap;
 	struct rpt_sym tmp[SYM_MAX_FRAMES];

@@ -7,16 +7,17 @@
 # once more after the work; perf record and sa-record record it at once.
 # perf names JIT samples from the last map, at report time; sa-record must
 # have read every version. Prints each tool's JIT samples and the share it
-# leaves unnamed, and TAP: ok when sa's [anon] share of the JIT samples is
-# at most 1% (and perf's shows the map named them).
+# leaves unnamed (perf's read from perf.data by jvm-perfdata.py), and TAP:
+# ok when sa's [anon] share of the JIT samples is at most 1% (and perf's
+# shows the map named them).
 # Usage: tests/accuracy/jvm-perfmap.sh [BUILD_DIR]
 #   SA_RECORD=PATH: another sa-record (e.g. an older build) to compare.
 #   JVM_CPU_SECONDS=S: the workload's CPU seconds (default 6).
 #   JVM_NO_PERF=1: sa-record alone (when BPF programs of others never let
 #   perf start); the TAP line then judges sa's share only.
-# Needs root, openjdk-17-jdk-headless, linux-perf, and a moment with no BPF
-# program loaded to start perf and run perf script (perf 6.1 aborts beside
-# them; docs/accuracy.md).
+# Needs root, openjdk-17-jdk-headless, linux-perf, python3, and a moment
+# with no BPF program loaded to start perf (perf 6.1 aborts beside them;
+# docs/accuracy.md).
 set -u
 B=$(cd "${1:-${SA_BUILD:-build}}" && pwd) || exit 2
 D=$(cd "$(dirname "$0")" && pwd)
@@ -107,20 +108,12 @@ read -r sa_named sa_anon <<<"$(awk -v names="$T/names" '
 		if (f[k] == "[anon]") anon += n
 		else if (f[k] in jit) named += n
 	} END { print named + 0, anon + 0 }' "$T/sa.folded")"
-# perf script aborts when a BPF program loads while it runs: try again
-for try in $(seq 20); do
-	[ -n "$NOPERF" ] && : >"$T/perf.script" && break
-	no_bpf || { echo "Bail out! BPF programs stay loaded (perf script aborts beside them)"; exit 1; }
-	perf script -i "$T/perf.data" --pid "$JPID" -F comm,ip,sym,dso >"$T/perf.script" \
-		2>"$T/script.err" && break
-	[ "$try" = 20 ] && { tail -3 "$T/script.err"; exit 1; }
-done
-# perf: samples of comm java in JIT code: the map's dso, or anonymous memory
-read -r pf_named pf_anon <<<"$(awk -v map="/tmp/perf-$JPID.map" '
-	$1 != "java" { next }
-	index($0, "(" map ")") { if ($0 ~ /\[unknown\]/) anon++; else named++; next }
-	/\(\/\/anon\)|\(\[anon\]\)|\(\[unknown\]\)/ { anon++ }
-	END { print named + 0, anon + 0 }' "$T/perf.script")"
+# perf: its samples of java's threads in JIT code, named from the last map as
+# perf report names them, read from perf.data by jvm-perfdata.py (perf 6.1's
+# perf script and perf report abort on these files on a host where other
+# sessions load BPF programs: "assertion failed at util/build-id.c:1010")
+read -r pf_named pf_anon <<<"$( [ -n "$NOPERF" ] && echo 0 0 ||
+	python3 "$D/jvm-perfdata.py" "$T/perf.data" "$JPID" "$T/map.last")"
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
 echo "# jcmd Compiler.perfmap calls: $((k + 1)); names in the maps: $(wc -l <"$T/names")"
 echo "# perf: $pf_anon of $((pf_named + pf_anon)) JIT samples unnamed ($(pct "$pf_anon" $((pf_named + pf_anon)))%)"

@@ -15,6 +15,7 @@
 
 #include "cfirows.h"
 #include "elfread.h"
+#include "golines.h"
 #include "uwtab.h"
 
 static volatile uint64_t sink;
@@ -33,6 +34,10 @@ static void symbols(int fd)
 			/* the last symbol may keep a zero size: it covers nothing */
 			assert(!t.syms[i].size || rec_elftab__lookup(&t, t.syms[i].off) == (long)i);
 		}
+		/* a Go binary's line tables, read for the symbols' first bytes */
+		for (i = 0; i < t.nsyms && i < 64; i++)
+			sink += (uint64_t)rec_golines__note(t.golines, t.syms[i].off + 1);
+		sink += (uint64_t)rec_golines__flush(t.golines, NULL);
 		rec_elftab__release(&t);
 	}
 	sink += (uint64_t)rec_elf__build_id_fd(fd, bid, sizeof(bid));

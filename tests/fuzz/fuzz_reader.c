@@ -93,6 +93,10 @@ static void touch(const struct saf_record *r)
 		touch_str(r->usym.name);
 		sink += r->usym.offset + r->usym.size;
 		break;
+	case SAF_REC_ULINE:
+		touch_str(r->uline.file), touch_str(r->uline.name);
+		sink += r->uline.offset + r->uline.size + r->uline.depth + r->uline.line;
+		break;
 	case SAF_REC_JITSYM:
 		touch_str(r->jitsym.name);
 		sink += r->jitsym.pid + r->jitsym.start + r->jitsym.size;

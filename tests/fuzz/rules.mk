@@ -33,7 +33,8 @@ $(B)/fuzz/libfuzzer_fuzz_report $(B)/fuzz/libfuzzer_fuzz_inputs: $(B)/fuzz/libfu
 FUZZ_REC_INC := -Iformat/include -Ibpf $(RECORD_DIRS:%=-I%) $(CORE_INC)
 FUZZ_REC_SRCS_fuzz_jitmap := record/meta/jitmap.c record/meta/jitbudget.c record/common/safeopen.c \
 	record/common/fguard.c $(CORE_SRCS)
-FUZZ_REC_SRCS_fuzz_elfcfi := record/meta/elfread.c record/meta/gopclntab.c record/cfi/cfirows.c record/cfi/cfiread.c \
+FUZZ_REC_SRCS_fuzz_elfcfi := record/meta/elfread.c record/meta/gopclntab.c record/meta/golines.c \
+	record/common/htab.c record/cfi/cfirows.c record/cfi/cfiread.c \
 	record/cfi/uwbuild.c record/common/safeopen.c record/common/fguard.c $(CORE_SRCS)
 FUZZ_REC_HDRS := $(wildcard record/*.h record/*/*.h format/include/*.h core/*.h)
 

@@ -117,6 +117,12 @@ static void print_rec(const struct saf_record *r)
 		       r->pycode.code, r->pycode.line, (int)r->pycode.name.len, r->pycode.name.str,
 		       (int)r->pycode.file.len, r->pycode.file.str);
 		break;
+	case SAF_REC_ULINE:
+		printf("ULINE offset=%" PRIx64 " size=%" PRIx64 " depth=%u line=%u file=%.*s name=%.*s\n",
+		       r->uline.offset, r->uline.size, r->uline.depth, r->uline.line,
+		       (int)r->uline.file.len, r->uline.file.str, (int)r->uline.name.len,
+		       r->uline.name.str);
+		break;
 	case SAF_REC_END:
 		printf("END samples=%" PRIu64 " lost=%" PRIu64 " intervals=%" PRIu64
 		       " chunks=%" PRIu64 "\n", r->end.samples, r->end.lost, r->end.intervals,

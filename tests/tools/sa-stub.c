@@ -177,6 +177,7 @@ static int on_record(struct stub *s, const struct saf_record *rec, uint64_t off)
 		return on_ustack(s, rec, off);
 	case SAF_REC_SYMTAB:
 	case SAF_REC_USYM:
+	case SAF_REC_ULINE:
 		return 0;
 	default:
 		return tst_rewrite_one(&s->rw, rec, off);

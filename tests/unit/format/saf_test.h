@@ -143,6 +143,8 @@ static __attribute__((unused)) size_t tst_records(struct saf_record *out, size_t
 		{ .kind = SAF_REC_SYMTAB, .symtab = { { tst_build_id, sizeof(tst_build_id) },
 						      saf_str__from("/usr/bin/bash") } },
 		{ .kind = SAF_REC_USYM, .usym = { 0x1000, 0x40, saf_str__from("main") } },
+		{ .kind = SAF_REC_ULINE, .uline = { 0x1010, 0x8, 1, 42, saf_str__from("/src/inl.go"),
+						    saf_str__from("main.inl") } },
 		{ .kind = SAF_REC_JITSYM, .jitsym = { 42, 0x7f0000001000, 0x300,
 						      saf_str__from("LazyCompile:*f") } },
 		{ .kind = SAF_REC_STACK, .stack = { 1, SAF_STACK_USER, 5, tst_uips } },
@@ -349,6 +351,11 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 		return a->pycode.pid == b->pycode.pid && a->pycode.code == b->pycode.code &&
 		       a->pycode.line == b->pycode.line && tst_str_eq(a->pycode.name, b->pycode.name) &&
 		       tst_str_eq(a->pycode.file, b->pycode.file);
+	case SAF_REC_ULINE:
+		return a->uline.offset == b->uline.offset && a->uline.size == b->uline.size &&
+		       a->uline.depth == b->uline.depth && a->uline.line == b->uline.line &&
+		       tst_str_eq(a->uline.file, b->uline.file) &&
+		       tst_str_eq(a->uline.name, b->uline.name);
 	case SAF_REC_END:
 		return !memcmp(&a->end, &b->end, sizeof(a->end));
 	case SAF_REC_USTACK:

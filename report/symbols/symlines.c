@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symlines.c - the ULINE records of a recording, by binary and range. A
+ * range written twice (sa-record writes a range again after a table of
+ * its was dropped) keeps one frame per depth.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+#include "grow.h"
+#include "symlines.h"
+
+int rpt_symlines__add(struct rpt_symlines *t, const struct rpt_symline *e)
+{
+	if (SAC_GROW(t->ents, t->cap, t->n + 1, 256))
+		return -ENOMEM;
+	t->ents[t->n++] = *e;
+	t->sorted = false;
+	return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct rpt_symline *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x < y ? -1 : x > y; /* the first written of a depth first */
+}
+
+static bool same_range(const struct rpt_symline *x, const struct rpt_symline *y)
+{
+	return x->key == y->key && x->lo == y->lo;
+}
+
+/* Sorted by (binary, range, depth), one frame per depth of a range. */
+static void sort(struct rpt_symlines *t)
+{
+	size_t k = 0;
+
+	if (t->n)
+		qsort(t->ents, t->n, sizeof(*t->ents), ent_cmp);
+	for (size_t i = 0; i < t->n; i++)
+		if (!k || !same_range(&t->ents[k - 1], &t->ents[i]) ||
+		    t->ents[k - 1].depth != t->ents[i].depth)
+			t->ents[k++] = t->ents[i];
+	t->n = k;
+	t->sorted = true;
+}
+
+size_t rpt_symlines__lookup(struct rpt_symlines *t, uint64_t key, uint64_t off,
+			    const struct rpt_symline **v)
+{
+	ssize_t lo = 0, hi = (ssize_t)t->n - 1, best = -1;
+	size_t first, n = 0;
+
+	if (!t->sorted)
+		sort(t);
+	while (lo <= hi) {
+		ssize_t mid = lo + (hi - lo) / 2;
+		const struct rpt_symline *e = &t->ents[mid];
+
+		if (e->key < key || (e->key == key && e->lo <= off)) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (best < 0 || t->ents[best].key != key)
+		return 0;
+	first = (size_t)best;
+	while (first && same_range(&t->ents[first - 1], &t->ents[best]))
+		first--;
+	if (off - t->ents[first].lo >= t->ents[first].size)
+		return 0;
+	while (first + n < t->n && same_range(&t->ents[first + n], &t->ents[first]) &&
+	       t->ents[first + n].depth == n)
+		n++;
+	*v = &t->ents[first];
+	return n;
+}
+
+void rpt_symlines__fini(struct rpt_symlines *t)
+{
+	free(t->ents);
+	t->ents = NULL;
+	t->n = t->cap = 0;
+}
