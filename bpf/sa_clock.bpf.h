@@ -60,6 +60,7 @@ static __always_inline __u64 cpu_now(struct bpf_perf_event_data *ctx, struct tas
 	struct bpf_perf_event_data_kern *kc = (void *)ctx;
 	struct perf_event *ev = NULL;
 	__u64 rclk, rtask, start, rt;
+	struct rq *rq;
 
 	bpf_probe_read_kernel(&ev, sizeof(ev), &kc->event);
 	*evp = ev;
@@ -67,8 +68,9 @@ static __always_inline __u64 cpu_now(struct bpf_perf_event_data *ctx, struct tas
 		return 0;
 	*clk = BPF_CORE_READ(ev, hw.prev_count.a.a.counter);
 	/* the task's run queue (runqueues is no symbol without KALLSYMS_ALL) */
-	rclk = BPF_CORE_READ(t, se.cfs_rq, rq, clock);
-	rtask = BPF_CORE_READ(t, se.cfs_rq, rq, clock_task);
+	rq = t->se.cfs_rq->rq; /* BTF pointer loads, no helper calls */
+	rclk = rq->clock;
+	rtask = rq->clock_task;
 	start = t->se.exec_start;
 	rt = t->se.sum_exec_runtime;
 	if (*clk > rclk)

@@ -128,7 +128,9 @@ def run_sa(mode, freq, cmd, tmp, build):
             env[var] = '1'
             mode = mode[:-len(suffix)]
     rec = os.path.join(tmp, 'r.sa')
-    sa = KILL + [os.path.join(build, 'bin/sa-record'), '-q', '-F', str(freq), '-o', rec]
+    sa = KILL + [os.path.join(build, 'bin/sa-record'), '-F', str(freq), '-o', rec]
+    if not os.environ.get('SA_DIAG'):
+        sa.insert(len(KILL) + 1, '-q')
     if mode == 'sa-cmd':
         p = subprocess.run(sa + ['--'] + cmd, capture_output=True, text=True, env=env)
         diag(p.stderr)
@@ -166,6 +168,8 @@ DIAG = ['target samples', 'weights', 'w0', 'w1', 'w2', 'w3+', 'late<10us', '<20'
 def diag(stderr):
     """SA_DIAG=1: sa-record's counters (bpf/sa_clock.bpf.h), and the load they ran under"""
     for line in (stderr or '').splitlines():
+        if 'samples kept of' in line:
+            print('# ' + line.split(': ', 2)[-1], flush=True)
         if line.startswith('sa-record: diag'):
             v = [int(x) for x in line.split()[2:]]
             print('# diag: ' + ', '.join('%s %d' % (k, x) for k, x in zip(DIAG, v)) +

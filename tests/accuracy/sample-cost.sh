@@ -22,29 +22,30 @@ trap 'sysctl -q kernel.bpf_stats_enabled=$was' EXIT
 tmp=$(mktemp -d /tmp/sa-cost.XXXXXX)
 trap 'sysctl -q kernel.bpf_stats_enabled=$was; rm -rf "$tmp"' EXIT
 
-# cost BUILD: ns per run of the recorder's sa_on_cpu_sample, read just before it stops
-cost()
+# progs: "id run_time_ns run_cnt" of every sa_on_cpu_sample loaded now
+progs()
 {
-	local rec pid id line
-	timeout -s KILL 60 "$1/bin/sa-record" -q -F 4999 -o "$tmp/c.sa" -- "${wl[@]}" \
-		>/dev/null 2>&1 &
-	rec=$!
-	line=
-	for _ in $(seq 100); do
-		sleep 0.1
-		kill -0 $rec 2>/dev/null || break
-		# the program of this recorder (timeout's child), not another one's
-		for id in $(bpftool -j prog show 2>/dev/null | python3 -c '
+	bpftool -j prog show 2>/dev/null | python3 -c '
 import json, sys
 for p in json.load(sys.stdin):
     if p.get("name", "").startswith("sa_on_cpu_sam"):
-        if any(x.get("pid") == int(sys.argv[1]) for x in p.get("pids", [])):
-            print(p["id"], p.get("run_time_ns", 0), p.get("run_cnt", 0))
-' "$(pgrep -P $rec sa-record || echo 0)"); do
-			line="$line $id"
-		done
-		[ -n "$line" ] && last=$line
-		line=
+        print(p["id"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+}
+
+# cost BUILD: "id ns runs" of the recorder's sa_on_cpu_sample, read just
+# before it stops; its program is the one new since it started (bpftool
+# here shows no pids), the newest if another recorder started meanwhile
+cost()
+{
+	local rec before last=
+	before=$(progs | cut -d' ' -f1 | tr '\n' ' ')
+	timeout -s KILL 60 "$1/bin/sa-record" -q -F 4999 -o "$tmp/c.sa" -- "${wl[@]}" \
+		>/dev/null 2>&1 &
+	rec=$!
+	while kill -0 $rec 2>/dev/null; do
+		sleep 0.1
+		cur=$(progs | awk -v b=" $before" 'index(b, " " $1 " ") == 0' | sort -n | tail -1)
+		[ -n "$cur" ] && last=$cur
 	done
 	wait $rec || true
 	echo "${last:-none}"
