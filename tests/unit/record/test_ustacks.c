@@ -51,6 +51,7 @@ static struct sa_rb_ustack *capture(__u64 ip, unsigned int seed)
 	assert_non_null(r);
 	r->tgid = r->tid = (__u32)getpid();
 	r->ubytes = NBYTES;
+	r->count = 1; /* one sample's worth (bpf/sa_clock.bpf.h) */
 	snprintf(r->comm, sizeof(r->comm), "test");
 	r->regs[0] = ip;
 	r->regs[1] = 0x7ffd00001000;
