@@ -142,6 +142,7 @@ struct {
 } cgroups SEC(".maps");
 
 #include "sa_unwind.bpf.h"
+#include "sa_clock.bpf.h"
 
 static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 {
@@ -218,7 +219,7 @@ static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_k
 	r->tid = key->tid;
 	r->gen = key->gen;
 	r->flags = flags;
-	r->pad = 0;
+	r->count = run_weight();
 	r->ubytes = 0;
 	r->kbytes = 0;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
@@ -248,12 +249,12 @@ static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_k
 
 static __always_inline int count(struct sa_count_key *key, void *counts)
 {
-	struct sa_count_val *v, nv = {.count = 1};
+	struct sa_count_val *v, nv = {.count = run_weight()};
 	long err;
 
 	v = bpf_map_lookup_elem(counts, key);
 	if (v) {
-		__sync_fetch_and_add(&v->count, 1);
+		__sync_fetch_and_add(&v->count, nv.count);
 		return 0;
 	}
 	bpf_get_current_comm(nv.comm, sizeof(nv.comm));
@@ -262,7 +263,7 @@ static __always_inline int count(struct sa_count_key *key, void *counts)
 		/* another CPU inserted the key meanwhile */
 		v = bpf_map_lookup_elem(counts, key);
 		if (v) {
-			__sync_fetch_and_add(&v->count, 1);
+			__sync_fetch_and_add(&v->count, nv.count);
 			return 0;
 		}
 	}
@@ -390,6 +391,7 @@ static __noinline int capture_ustack(struct bpf_perf_event_data *ctx, struct sa_
 	r->tgid = key->tgid;
 	r->tid = key->tid;
 	r->gen = key->gen;
+	r->count = run_weight();
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	r->regs[0] = BPF_CORE_READ(uregs, ip);
 	r->regs[1] = sp = BPF_CORE_READ(uregs, sp);
@@ -474,7 +476,7 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	__u32 rflags = 0;
 	const struct sa_py_proc *py = NULL;
 	struct sa_ctrs *c;
-	__u32 *gen;
+	__u32 *gen, *w, n, zero = 0;
 	int slot;
 
 	c = bpf_map_lookup_elem(&ctrs, &set);
@@ -487,11 +489,20 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	 * set's next reading together, and runs == kept + filtered + lost
 	 * holds in every interval (user space reads deltas, never resets).
 	 */
+	if (sa_diag)
+		diag_run(ctx, key.tid);
 	if (!wanted(key.tgid, key.tid)) {
 		c->v[SA_CTR_RUNS]++;
 		c->v[SA_CTR_FILTERED]++;
 		return 0;
 	}
+	/* counters and counts add the sample's weight: runs == kept + filtered + lost holds */
+	n = weight(ctx, key.tid);
+	if (!n)
+		return 0; /* its thread's CPU time since its last sample is under a period */
+	w = bpf_map_lookup_elem(&runw, &zero);
+	if (w)
+		*w = n;
 	gen = bpf_map_lookup_elem(&gens, &key.tgid);
 	key.gen = gen ? *gen : 0;
 	if (sa_python && sa_call_graph == SA_CG_FP && !sa_kernel_only && !no_user_mm())
@@ -508,12 +519,12 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 		slot = sample(ctx, &key, epoch, &stacks0, &counts0, &rflags, NULL, 0);
 	if (slot < 0 || slot >= SA_CTR__NR)
 		slot = SA_CTR_LOST_OTHER;
-	c->v[SA_CTR_RUNS]++;
-	c->v[slot]++;
+	c->v[SA_CTR_RUNS] += n;
+	c->v[slot] += n;
 	if (slot == SA_CTR_KEPT && (rflags & SA_RB_COLLISION))
-		c->v[SA_CTR_COLLISIONS]++;
+		c->v[SA_CTR_COLLISIONS] += n;
 	else if (slot == SA_CTR_KEPT && (rflags & SA_RB_MAPFULL))
-		c->v[SA_CTR_MAPFULL_RECOVERED]++;
+		c->v[SA_CTR_MAPFULL_RECOVERED] += n;
 	return 0;
 }
 

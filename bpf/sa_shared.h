@@ -173,7 +173,7 @@ struct sa_rb_sample {
 	__s32 ubytes; /* bytes of user frames, 0 = none */
 	__s32 kbytes;
 	__u32 flags; /* SA_RB_* */
-	__u32 pad;
+	__u32 count; /* the samples it counts (sa_clock.bpf.h) */
 	char comm[SA_COMM_LEN];
 	__u64 ips[2 * SA_MAX_DEPTH];
 };
@@ -201,6 +201,8 @@ struct sa_rb_ustack {
 	__u32 gen;
 	__s32 kbytes; /* bytes of kernel frames in kips, 0 = none */
 	__u32 ubytes; /* bytes of stack[] */
+	__u32 count;  /* the samples it counts (sa_clock.bpf.h) */
+	__u32 pad;
 	char comm[SA_COMM_LEN];
 	__u64 regs[SA_UREGS];
 	__u64 kips[SA_MAX_DEPTH];

@@ -614,8 +614,24 @@ static int finish(struct run *r)
 	return err ? err : saf_writer__finish(r->w, &end);
 }
 
+/* SA_DIAG=1: sa_clock.bpf.h's counters, for experiments (docs/recording.md) */
+static void print_diag(const struct rec_session *s)
+{
+	const volatile __u64 *v;
+	int i, n;
+
+	if (!s || !getenv("SA_DIAG"))
+		return;
+	v = rec_session__diag(s, &n);
+	fprintf(stderr, "sa-record: diag");
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %llu", (unsigned long long)v[i]);
+	fprintf(stderr, "\n");
+}
+
 static void cleanup(struct run *r)
 {
+	print_diag(r->s);
 	rec_drain__free(r->d);
 	rec_py__free(r->py);
 	rec_starve__free(r->starve);

@@ -26,7 +26,7 @@ _Static_assert(sizeof(struct sa_rb_offstart) == 24 + 2 * SA_MAX_DEPTH * 8, "sa_r
 _Static_assert(sizeof(struct sa_rb_offend) == 56, "sa_rb_offend layout");
 _Static_assert(sizeof(struct sa_off_key) == 28, "sa_off_key layout");
 _Static_assert(sizeof(struct sa_off_val) == 32, "sa_off_val layout");
-_Static_assert(sizeof(struct sa_rb_ustack) == 64 + SA_MAX_DEPTH * 8 + SA_USTACK_MAX,
+_Static_assert(sizeof(struct sa_rb_ustack) == 72 + SA_MAX_DEPTH * 8 + SA_USTACK_MAX,
 	       "sa_rb_ustack layout");
 
 /* Exit codes (docs/style.md, "Errors and exit codes"). */

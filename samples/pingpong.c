@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A ping-pong over two pipes with a known amount of user work on each side:
- * thread sa-ping runs sa_ping_a/b/c (50/30/20 of its work) then hands the
- * turn to sa-pong, which runs sa_pong_a/b (70/30) and hands it back. Each
+ * thread sa-ping runs sa_ping_a/b/c (50/30/20 of its work, -w us) then hands
+ * the turn to sa-pong, which runs sa_pong_a/b (70/30 of -p us, default -w)
+ * and hands it back. Each
  * thread measures its own CPU time (CLOCK_THREAD_CPUTIME_ID) and the share
  * of it spent in each function, and prints them: the oracle of test 2020
  * and of tests/accuracy for samplers at the context switch (issue 36).
@@ -22,7 +23,7 @@
 /* One round in TIMED is timed function by function; the rest stand for it. */
 #define TIMED 16
 
-static double work_us = 20, cpu_s = 2, max_s = 60, rate, wait_s;
+static double work_us = 20, pong_us = -1, cpu_s = 2, max_s = 60, rate, wait_s;
 static unsigned long iters_per_us;
 static double clock_ns; /* what one thread CPU clock read adds to a timed stretch */
 static int to_pong[2], to_ping[2];
@@ -34,6 +35,7 @@ struct side {
 	const char *fn[3];
 	int pct[3];
 	void (*call[3])(unsigned long);
+	double work_us; /* a round's work, set in main() */
 	uint64_t timed_ns, timed_rounds, rounds, cpu_ns;
 	long tid;
 };
@@ -68,7 +70,7 @@ static struct side pong = {.name = "sa-pong",
  */
 static void do_round(struct side *s)
 {
-	double iters = work_us * (double)iters_per_us / 100;
+	double iters = s->work_us * (double)iters_per_us / 100;
 	bool timed = s->rounds % TIMED == 0;
 	uint64_t c0 = 0;
 	int i;
@@ -135,12 +137,11 @@ static void *pong_main(void *arg)
 /* ns of one bare round trip here (no work), the best of a few tries */
 static double bare_round_ns(void)
 {
-	double save = work_us, best = 1e18;
+	double best = 1e18;
 	uint64_t t0;
 	pthread_t t;
 	int i;
 
-	work_us = 0;
 	for (i = 0; i < 3; i++) {
 		struct side p = pong;
 		char c = 1;
@@ -159,7 +160,6 @@ static double bare_round_ns(void)
 			best = (sa_mono_ns() - t0) / 2000.0;
 		pthread_join(t, NULL);
 	}
-	work_us = save;
 	return best;
 }
 
@@ -170,7 +170,8 @@ static void report(const struct side *s)
 	printf("pingpong: thread %s tid %ld rounds %llu cpu_ns %llu\n", s->name, s->tid,
 	       (unsigned long long)s->rounds, (unsigned long long)s->cpu_ns);
 	for (i = 0; i < s->nfn; i++) {
-		double round = s->timed_rounds ? (double)s->timed_ns / s->timed_rounds - clock_ns : 0;
+		double round =
+			s->timed_rounds ? (double)s->timed_ns / s->timed_rounds - clock_ns : 0;
 		double ns = round * s->pct[i] / 100 * s->rounds;
 
 		printf("pingpong: func %s %s cpu_ns %.0f share %.2f of_work %d\n", s->name,
@@ -198,7 +199,9 @@ static double clock_cost(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pingpong [-c CPU_S] [-w US | -r ROUNDS_PER_S] [-d MAX_S] [-W WAIT_S] [-g GO_FILE]\n");
+	fprintf(stderr,
+		"usage: pingpong [-c CPU_S] [-w US [-p PONG_US] | -r ROUNDS_PER_S] [-d MAX_S] "
+		"[-W WAIT_S] [-g GO_FILE]\n");
 	exit(2);
 }
 
@@ -209,8 +212,9 @@ int main(int argc, char **argv)
 	double bare;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "c:w:r:d:W:g:")) != -1) {
-		double v = opt == '?' || opt == 'g' ? 0 : sa_parse_double(argv[0], "option", optarg);
+	while ((opt = getopt(argc, argv, "c:w:p:r:d:W:g:")) != -1) {
+		double v =
+			opt == '?' || opt == 'g' ? 0 : sa_parse_double(argv[0], "option", optarg);
 
 		if (opt == 'g')
 			go_file = optarg;
@@ -218,6 +222,8 @@ int main(int argc, char **argv)
 			cpu_s = v;
 		else if (opt == 'w')
 			work_us = v;
+		else if (opt == 'p')
+			pong_us = v;
 		else if (opt == 'r')
 			rate = v;
 		else if (opt == 'd')
@@ -240,11 +246,15 @@ int main(int argc, char **argv)
 		/* the work that, with a bare round trip, makes @rate rounds a second */
 		work_us = (1e9 / rate - bare) / 2 / 1000;
 		if (work_us < 0.5) {
-			fprintf(stderr, "pingpong: %.0f rounds/s is beyond this host (%.1f us a bare round)\n",
+			fprintf(stderr,
+				"pingpong: %.0f rounds/s is beyond this host (%.1f us a bare "
+				"round)\n",
 				rate, bare / 1000);
 			return 1;
 		}
 	}
+	ping.work_us = work_us;
+	pong.work_us = pong_us >= 0 && rate <= 0 ? pong_us : work_us;
 	printf("pingpong: pid %d\n", getpid());
 	fflush(stdout);
 	if (wait_s > 0) /* time for a sampler to attach by pid */
@@ -252,16 +262,18 @@ int main(int argc, char **argv)
 	while (go_file && access(go_file, F_OK)) /* ... or until it says so */
 		usleep(10000);
 	t0 = sa_mono_ns();
-	if (pthread_create(&b, NULL, pong_main, &pong) || pthread_create(&a, NULL, ping_main, &ping)) {
+	if (pthread_create(&b, NULL, pong_main, &pong) ||
+	    pthread_create(&a, NULL, ping_main, &ping)) {
 		perror("pingpong: thread");
 		return 1;
 	}
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	wall = sa_mono_ns() - t0;
-	printf("pingpong: work_us %.2f bare_round_us %.2f clock_ns %.0f rounds %llu wall_ns %llu rate %.0f\n",
-	       work_us, bare / 1000, clock_ns, (unsigned long long)ping.rounds, (unsigned long long)wall,
-	       ping.rounds * 1e9 / wall);
+	printf("pingpong: work_us %.2f pong_us %.2f bare_round_us %.2f clock_ns %.0f rounds %llu "
+	       "wall_ns %llu rate %.0f\n",
+	       work_us, pong.work_us, bare / 1000, clock_ns, (unsigned long long)ping.rounds,
+	       (unsigned long long)wall, ping.rounds * 1e9 / wall);
 	report(&ping);
 	report(&pong);
 	printf("pingpong: thread main cpu_ns %llu\n", (unsigned long long)sa_thread_cpu_ns());

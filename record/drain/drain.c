@@ -210,9 +210,9 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 	if (!err)
 		k.kfid = intern(d, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH], r->kbytes / 8, &err);
 	if (!err)
-		err = agg_add(d, set, &k, 1, r->comm);
+		err = agg_add(d, set, &k, r->count, r->comm);
 	if (err == -ENOMEM) {
-		d->lost_us[set]++;
+		d->lost_us[set] += r->count;
 		err = 0;
 	}
 	if (err && !d->err)
@@ -235,7 +235,7 @@ static int on_rb_ustack(void *ctx, void *data, size_t len)
 	if (!err)
 		err = rec_ustacks__add(d->us, r, kfid);
 	if (err == -ENOMEM) {
-		d->lost_us[r->epoch & 1]++;
+		d->lost_us[r->epoch & 1] += r->count;
 		err = 0;
 	}
 	if (err && !d->err)

@@ -247,7 +247,7 @@ int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 
 			   .gen = r->gen,
 			   .kfid = kfid,
 			   .ubytes = r->ubytes,
-			   .count = 1,
+			   .count = r->count,
 			   .room = (r->ubytes + 7) & ~7u}; /* walk: SAF_WALK_NONE */
 	struct us_ent *same;
 	int err;
@@ -264,7 +264,7 @@ int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 
 	if (err)
 		return err;
 	if (same) {
-		same->count++;
+		same->count += r->count;
 		return 0;
 	}
 	memcpy(s->arena + s->len, &e, sizeof(e));

@@ -42,6 +42,14 @@ struct rec_session {
 	struct sa_ctrs *seen;	 /* per set, per CPU: the counters last read */
 };
 
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
 static __u32 pow2_at_least(uint64_t v)
 {
 	__u32 p = 1;
@@ -219,6 +227,11 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 	k->rodata->sa_kernel_only = o->kernel_only;
 	k->rodata->sa_follow = o->cmd && !o->all;
 	k->rodata->sa_rb_wake = s->rb_bytes / 2;
+	/* a sample counts the periods of its thread's CPU time (sa_clock.bpf.h) */
+	if (!o->cycles && o->freq)
+		k->rodata->sa_period_ns = 1000000000ull / o->freq;
+	k->rodata->sa_count_runs = getenv("SA_COUNT_RUNS") != NULL;
+	k->rodata->sa_diag = getenv("SA_DIAG") != NULL;
 	if (o->filter != SA_FILTER_ALL && o->filter != SA_FILTER_CGROUP) {
 		/* only the targets map needs room for many ids */
 		bpf_map__set_max_entries(k->maps.targets, o->nids > 16384 ? o->nids : 16384);
@@ -440,6 +453,7 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 		snprintf(err, errsz, "filling target map: %s", strerror(-e));
 		goto cleanup;
 	}
+	s->skel->bss->sa_t0 = mono_ns();
 	e = attach_all(s, o, err, errsz);
 	if (e)
 		goto cleanup;
@@ -487,6 +501,12 @@ int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *ou
 			seen[i].v[j] = s->percpu[i].v[j];
 		}
 	return 0;
+}
+
+const volatile __u64 *rec_session__diag(const struct rec_session *s, int *n)
+{
+	*n = (int)(sizeof(s->skel->bss->sa_diag_v) / sizeof(s->skel->bss->sa_diag_v[0]));
+	return s->skel->bss->sa_diag_v;
 }
 
 int rec_session__stack_fd(const struct rec_session *s, __u32 set)

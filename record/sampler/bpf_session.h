@@ -50,6 +50,12 @@ int rec_session__flip(struct rec_session *s, __u32 *old_epoch);
  */
 int rec_session__take_ctrs(struct rec_session *s, __u32 set, struct rec_ctrs *out);
 
+/**
+ * rec_session__diag() - SA_DIAG=1's counters (sa_clock.bpf.h), @n of them;
+ * borrowed, valid until rec_session__free(). For experiments.
+ */
+const volatile __u64 *rec_session__diag(const struct rec_session *s, int *n);
+
 /** rec_session__stack_fd() - fd of set @set's stack map, borrowed. */
 int rec_session__stack_fd(const struct rec_session *s, __u32 set);
 

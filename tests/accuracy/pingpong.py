@@ -120,18 +120,24 @@ def sa_report(build, rec):
 
 
 def run_sa(mode, freq, cmd, tmp, build):
-    """mode sa-cmd, sa-p, sa-a or sa-G; a suffix +nd turns the dithering off"""
+    """mode sa-cmd, sa-p, sa-a or sa-G; a suffix +nd turns the dithering off,
+    +runs counts every sample one (SA_COUNT_RUNS=1, sa-record before issue 36)"""
     env = dict(os.environ)
-    if mode.endswith('+nd'):
-        env['SA_NO_DITHER'] = '1'
-        mode = mode[:-3]
+    for suffix, var in (('+runs', 'SA_COUNT_RUNS'), ('+nd', 'SA_NO_DITHER')):
+        if mode.endswith(suffix):
+            env[var] = '1'
+            mode = mode[:-len(suffix)]
     rec = os.path.join(tmp, 'r.sa')
-    sa = KILL + [os.path.join(build, 'bin/sa-record'), '-q', '-F', str(freq), '-o', rec]
+    sa = KILL + [os.path.join(build, 'bin/sa-record'), '-F', str(freq), '-o', rec]
+    if not os.environ.get('SA_DIAG'):
+        sa.insert(len(KILL) + 1, '-q')
     if mode == 'sa-cmd':
         p = subprocess.run(sa + ['--'] + cmd, capture_output=True, text=True, env=env)
+        diag(p.stderr)
         return p.stdout, sa_report(build, rec)
     if mode == 'sa-a':
         p = subprocess.run(sa + ['-a', '--'] + cmd, capture_output=True, text=True, env=env)
+        diag(p.stderr)
         return p.stdout, sa_report(build, rec)
     # -p and -G attach to a workload that waits before starting its threads
     cg = None
@@ -148,10 +154,26 @@ def run_sa(mode, freq, cmd, tmp, build):
     w.wait()
     if mode == 'sa-G':
         r.terminate()
-    r.wait()
+    diag(r.communicate()[1])
     if cg:
         os.rmdir(cg)
     return out, sa_report(build, rec)
+
+
+DIAG = ['target samples', 'weights', 'w0', 'w1', 'w2', 'w3+', 'late<10us', '<20', '<50',
+        '<100', '<200', '>=200', 'due before switch-in', 'runs', 'runs after a skip',
+        'periods skipped', 'runs on idle']
+
+
+def diag(stderr):
+    """SA_DIAG=1: sa-record's counters (bpf/sa_clock.bpf.h), and the load they ran under"""
+    for line in (stderr or '').splitlines():
+        if 'samples kept of' in line:
+            print('# ' + line.split(': ', 2)[-1], flush=True)
+        if line.startswith('sa-record: diag'):
+            v = [int(x) for x in line.split()[2:]]
+            print('# diag: ' + ', '.join('%s %d' % (k, x) for k, x in zip(DIAG, v)) +
+                  '; load %s' % open('/proc/loadavg').read().split()[0], flush=True)
 
 
 def make_cgroup(pid):
@@ -168,18 +190,28 @@ def make_cgroup(pid):
     return path
 
 
+def cpu_ticks():
+    """(idle, total) jiffies of all CPUs, /proc/stat"""
+    with open('/proc/stat') as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[3] + v[4], sum(v)
+
+
 def one(args, mode, freq, work):
     cmd = [os.path.join(args.build, 'samples/pingpong'), '-c', str(args.cpu), '-w', str(work)]
+    i0, t0 = cpu_ticks()
     with tempfile.TemporaryDirectory(prefix='sa-pp-') as tmp:
         if mode.startswith('perf'):
             out, folded = run_perf(mode, freq, cmd, tmp)
         else:
             out, folded = run_sa(mode, freq, cmd, tmp, args.build)
+    i1, t1 = cpu_ticks()
     th, rate = parse_workload(out)
     if not th:
         return None
     got = count_folded(folded, {name: t['tid'] for name, t in th.items()})
-    res = {'sampler': mode, 'freq': freq, 'work_us': work, 'rate': rate, 'threads': {}}
+    res = {'sampler': mode, 'freq': freq, 'work_us': work, 'rate': rate, 'threads': {},
+           'idle': 100.0 * (i1 - i0) / max(t1 - t0, 1)}
     for name, t in th.items():
         n, fns = got.get(name, [0, {}])
         expect = t['cpu_ns'] * freq / 1e9
@@ -268,9 +300,9 @@ def main():
                     for name, t in sorted(r['threads'].items()):
                         fs = ' '.join('%s %.1f/%.1f' % (fn[3:], a, b)
                                       for fn, (a, b) in sorted(t['funcs'].items()))
-                        print('%-9s %5s %5s %6.0f %-7s %7d %8.0f %6.3f  %s' % (
+                        print('%-9s %5s %5s %6.0f %-7s %7d %8.0f %6.3f  %s  idle %.0f%%' % (
                             mode, freq, work, r['rate'], name, t['samples'], t['expect'],
-                            t['ratio'], fs), flush=True)
+                            t['ratio'], fs, r['idle']), flush=True)
     if args.json:
         with open(args.json, 'w') as f:
             json.dump(results, f, indent=1)

@@ -51,6 +51,7 @@ static struct sa_rb_ustack *capture(__u64 ip, unsigned int seed)
 	assert_non_null(r);
 	r->tgid = r->tid = (__u32)getpid();
 	r->ubytes = NBYTES;
+	r->count = 1; /* one sample's worth (bpf/sa_clock.bpf.h) */
 	snprintf(r->comm, sizeof(r->comm), "test");
 	r->regs[0] = ip;
 	r->regs[1] = 0x7ffd00001000;
@@ -146,6 +147,33 @@ static void test_identical_merge_others_stay_apart(void **state)
 	free(b);
 }
 
+/* A capture counts its weight (a thread's CPU periods, bpf/sa_clock.bpf.h); merges add them. */
+static void test_weights_add(void **state)
+{
+	struct rec_ustacks *u = rec_ustacks__new();
+	struct sa_rb_ustack *a = capture(0x401000, 1), *b = capture(0x401000, 1);
+	struct noted nt = {0};
+	struct file f;
+	__u64 counts[8];
+
+	(void)state;
+	assert_non_null(u);
+	file_open(&f);
+	open_interval(&f, 0);
+	a->count = 3;
+	b->count = 2;
+	assert_int_equal(rec_ustacks__add(u, a, 0), 0);
+	assert_int_equal(rec_ustacks__add(u, b, 0), 0); /* same: merged */
+	assert_int_equal(rec_ustacks__add(u, b, 7), 0); /* another kernel stack */
+	assert_int_equal(rec_ustacks__write(u, 0, f.w, f.procs, count_note, &nt), 0);
+	assert_int_equal(file_counts(&f, counts, 8), 2);
+	assert_int_equal(counts[0], 5);
+	assert_int_equal(counts[1], 2);
+	rec_ustacks__free(u);
+	free(a);
+	free(b);
+}
+
 static void test_noted_once_per_write(void **state)
 {
 	struct rec_ustacks *u = rec_ustacks__new();
@@ -217,5 +245,5 @@ static void test_trimmed_merge_after_a_near_miss(void **state)
 	free(b);
 }
 
-SA_TEST_MAIN(test_identical_merge_others_stay_apart, test_noted_once_per_write,
+SA_TEST_MAIN(test_identical_merge_others_stay_apart, test_weights_add, test_noted_once_per_write,
 	     test_trimmed_merge_after_a_near_miss)
