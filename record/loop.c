@@ -200,11 +200,13 @@ static void starve_line(const struct run *r)
 			s->raise_err ? ": " : "", s->raise_err ? strerror(-s->raise_err) : "");
 }
 
-/* What the drain's deadlines skipped (docs/reliability.md, "The stop path"). */
+/* What the deadlines of the drain and of the end skipped (docs/reliability.md, "The stop path"). */
 static void deadline_lines(const struct run *r)
 {
 	const struct rec_totals *t = rec_drain__totals(r->d);
+	struct rec_sc_stats st;
 
+	rec_sc__stats(r->sc, &st);
 	if (t->late) /* drain/drain.c: stacks not read, counts not written */
 		fprintf(stderr,
 			"sa-record: %llu samples dropped at the drain's deadline "
@@ -215,6 +217,11 @@ static void deadline_lines(const struct run *r)
 			"sa-record: %llu samples kept without their process's mappings or "
 			"symbols: not captured by the drain's deadline\n",
 			(unsigned long long)t->bare);
+	if (st.sb.unhandled) /* meta/sideband.c: the last poll's deadline */
+		fprintf(stderr,
+			"sa-record: %llu side-band records (mappings, execs, exits) not handled "
+			"by the end's deadline\n",
+			(unsigned long long)st.sb.unhandled);
 }
 
 static void summary(const struct run *r)
