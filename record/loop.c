@@ -200,6 +200,30 @@ static void starve_line(const struct run *r)
 			s->raise_err ? ": " : "", s->raise_err ? strerror(-s->raise_err) : "");
 }
 
+/* What the deadlines of the drain and of the end skipped (docs/reliability.md, "The stop path"). */
+static void deadline_lines(const struct run *r)
+{
+	const struct rec_totals *t = rec_drain__totals(r->d);
+	struct rec_sc_stats st;
+
+	rec_sc__stats(r->sc, &st);
+	if (t->late) /* drain/drain.c: stacks not read, counts not written */
+		fprintf(stderr,
+			"sa-record: %llu samples dropped at the drain's deadline "
+			"(counted in lost_userspace)\n",
+			(unsigned long long)t->late);
+	if (t->bare) /* drain/drain.c: describe() */
+		fprintf(stderr,
+			"sa-record: %llu samples kept without their process's mappings or "
+			"symbols: not captured by the drain's deadline\n",
+			(unsigned long long)t->bare);
+	if (st.sb.unhandled) /* meta/sideband.c: the last poll's deadline */
+		fprintf(stderr,
+			"sa-record: %llu side-band records (mappings, execs, exits) not handled "
+			"by the end's deadline\n",
+			(unsigned long long)st.sb.unhandled);
+}
+
 static void summary(const struct run *r)
 {
 	const struct rec_totals *t = rec_drain__totals(r->d);
@@ -226,11 +250,7 @@ static void summary(const struct run *r)
 			"not taken (kernel.perf_event_max_sample_rate lowered while recording?)\n",
 			(unsigned long long)rec_throttle__spans(rec_session__throttle(r->s)),
 			(unsigned long long)t->throttled);
-	if (t->late) /* drain/drain.c: its deadlines */
-		fprintf(stderr,
-			"sa-record: %llu samples dropped at the drain's deadline "
-			"(counted in lost_userspace)\n",
-			(unsigned long long)t->late);
+	deadline_lines(r);
 	if (t->files_skipped) {
 		struct rec_fguard_stats g;
 
@@ -540,6 +560,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
 						   .w = r->w,
 						   .no_embed = o->no_embed_symbols,
+						   .ksyms_early = !o->user_only,
 						   .cpus = o->cpus,
 						   .ncpus = o->ncpus,
 						   .child = r->child});

@@ -520,24 +520,19 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 	while ((k = rec_htab__next(d->agg[set], &it, (void **)&v))) {
 		/*
 		 * Past the second deadline the rest is not written: counted as
-		 * lost, and the stop path waits for no more than an interval
-		 * (a new thread's COMM, a new process's mappings, its symbols).
+		 * lost, and the stop path waits for no more than an interval.
+		 * What describes a count is done after all are written (describe()).
 		 */
 		if (deadline_passed(d->write_until)) {
 			d->lost_us[set] += v->count;
 			d->late_lost[set] += v->count;
+			v->count = 0; /* nothing to describe() */
 			continue;
 		}
 		test_delay(d);
 		err = carry(d, k->ufid);
 		if (!err)
 			err = carry(d, k->kfid);
-		if (!err)
-			err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);
-		if (!err && d->sc)
-			err = rec_sc__count(d->sc, k->tgid, k->gen, k->ufid);
-		if (!err && d->py)
-			err = rec_py__count(d->py, k->tgid, k->ufid);
 		if (err)
 			return err;
 		rec.count = (struct saf_count){.pid = k->tgid,
@@ -556,6 +551,45 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 			*truncated += v->count;
 	}
 	return 0;
+}
+
+/*
+ * What the samples of each count written need besides their COUNT: the
+ * process image's PROC and mappings at its first sample, a thread's new
+ * name, the offsets its user stack hits in each binary (the symbols to
+ * embed: a binary's table is read at its first use), its JIT map and its
+ * CPython names. This is done once all COUNTs are written: on a busy
+ * host the first interval's drain reads every sampled process's /proc
+ * files and binaries, 167 of 584 samples were dropped at the count
+ * deadline while that ran (docs/reliability.md, "The stop path"). It has
+ * its own deadline: the count deadline, or half a budget after it starts
+ * if later; the samples of counts not described by then are kept, their
+ * frames maybe unnamed, and counted (rec_totals.bare).
+ */
+static int describe(struct rec_drain *d, __u32 set)
+{
+	uint64_t now = sac_now_ns(CLOCK_MONOTONIC), until = d->write_until;
+	const struct agg_key *k;
+	struct agg_val *v;
+	size_t it = 0;
+	int err = 0;
+
+	if (until && until < now + d->budget_ns / 2)
+		until = now + d->budget_ns / 2;
+	while (!err && (k = rec_htab__next(d->agg[set], &it, (void **)&v))) {
+		if (!v->count) /* dropped at the count deadline */
+			continue;
+		if (deadline_passed(until)) {
+			d->tot.bare += v->count;
+			continue;
+		}
+		err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);
+		if (!err && d->sc)
+			err = rec_sc__count(d->sc, k->tgid, k->gen, k->ufid);
+		if (!err && d->py)
+			err = rec_py__count(d->py, k->tgid, k->ufid);
+	}
+	return err;
 }
 
 static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
@@ -606,6 +640,8 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = saf_writer__interval(d->w, &iv);
 	if (!err)
 		err = write_counts(d, set, &truncated);
+	if (!err)
+		err = describe(d, set);
 	if (!err && d->off)
 		err = rec_offcpu__write(d->off, set, d->w, d->procs, d->sc);
 	/* the mappings made before the last sample, for the stack trimmer */

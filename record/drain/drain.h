@@ -27,7 +27,8 @@ struct rec_totals {
 	uint64_t uw[SA_CTR__NR - SA_CTR_UW]; /* the in-kernel unwinder's counters, SA_CTR_UW on */
 	uint64_t files_skipped; /* others' files their file system kept waiting (fguard.c) */
 	uint64_t late;		/* of lost: samples the drain's deadlines dropped */
-	uint64_t throttled;	/* samples the kernel did not take: it throttled the events */
+	uint64_t bare;	    /* of kept: samples whose process, names were not captured in time */
+	uint64_t throttled; /* samples the kernel did not take: it throttled the events */
 };
 
 /**
@@ -78,9 +79,12 @@ void rec_drain__set_abort(struct rec_drain *d, volatile sig_atomic_t *abort);
  * after its grace period (0, the default: no limit). A stack not read by
  * then is not read, and counts not written by twice that are not written:
  * their samples are counted as lost in user space (lost_userspace; of
- * them, rec_totals.late), so one drain takes at most the grace period, the
- * rings' last look and 2 x @budget_ns, plus the writing of the symbols and
- * mappings of what was kept (docs/reliability.md, "The stop path").
+ * them, rec_totals.late). The processes, names and symbols of the counts
+ * written are captured after them, until the count deadline or for half
+ * @budget_ns if that ends later (the rest: rec_totals.bare), so one drain
+ * takes at most the grace period, the rings' last look and 2.5 x
+ * @budget_ns, plus one capture or symbol table read past its deadline and
+ * compression (docs/reliability.md, "The stop path").
  */
 void rec_drain__set_budget(struct rec_drain *d, uint64_t budget_ns);
 

@@ -30,6 +30,7 @@ struct rec_procs {
 	struct rec_maptab *mt;	/* NULL: no MAP records */
 	rec_cur_gen_fn cur_gen;
 	void *ctx;
+	unsigned long test_delay_us; /* see test_delay() */
 };
 
 struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, void *ctx)
@@ -41,6 +42,8 @@ struct rec_procs *rec_procs__new(struct saf_writer *w, rec_cur_gen_fn cur_gen, v
 	p->w = w;
 	p->cur_gen = cur_gen;
 	p->ctx = ctx;
+	if (getenv("SA_RECORD_TEST_META_DELAY_US"))
+		p->test_delay_us = strtoul(getenv("SA_RECORD_TEST_META_DELAY_US"), NULL, 10);
 	p->seen = rec_htab__new(sizeof(struct proc_key), 1);
 	p->comms = rec_htab__new(sizeof(__u32), sizeof(__u64));
 	if (!p->seen || !p->comms) {
@@ -86,6 +89,21 @@ static __u32 read_stat(__u32 tgid, char *comm, size_t sz)
 	return ppid;
 }
 
+/*
+ * SA_RECORD_TEST_META_DELAY_US=N (tests only): each process image's first
+ * capture first waits N us, as reading its /proc files and binaries does
+ * on a loaded host (5210-busy-first-interval.t; selfcontained.c waits as
+ * long before reading kallsyms).
+ */
+static void test_delay(const struct rec_procs *p)
+{
+	struct timespec ts = {.tv_sec = p->test_delay_us / 1000000,
+			      .tv_nsec = (long)(p->test_delay_us % 1000000) * 1000};
+
+	if (p->test_delay_us)
+		nanosleep(&ts, NULL);
+}
+
 static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 {
 	struct saf_record rec = {.kind = SAF_REC_PROC};
@@ -96,6 +114,7 @@ static int capture(struct rec_procs *p, __u32 tgid, __u32 gen, const char *comm)
 	ssize_t n = 0;
 	int err;
 
+	test_delay(p);
 	rec.proc = (struct saf_proc){.pid = tgid, .gen = gen, .time_ns = now};
 	rec.proc.ppid = read_stat(tgid, pcomm, sizeof(pcomm));
 	if (current) { /* /proc shows the current image only */

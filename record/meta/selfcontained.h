@@ -25,6 +25,8 @@ struct rec_sc_opts {
 	const int *cpus;      /* NULL = every CPU */
 	int ncpus;
 	const char *kallsyms; /* NULL = /proc/kallsyms */
+	bool ksyms_early;     /* read kallsyms at the first rec_sc__poll(), not at
+			       * the first kernel stack (a drain's deadline) */
 	int child;	      /* the `-- CMD` child, forked before this and
 			       * waiting to exec: its first image is captured
 			       * from /proc now; 0 = none */
@@ -86,8 +88,9 @@ int rec_sc__note_ip(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint64_t ip);
 int rec_sc__interval_end(struct rec_sc *sc);
 
 /**
- * rec_sc__finish() - before saf_writer__finish(): handle every side-band
- * record left, then the last symbols and JIT lines.
+ * rec_sc__finish() - before saf_writer__finish(): handle the side-band
+ * records left (within the last poll's deadline: rec_sideband__poll()),
+ * then the last symbols and JIT lines.
  * @return 0 or a negative errno.
  */
 int rec_sc__finish(struct rec_sc *sc);

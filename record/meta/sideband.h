@@ -33,6 +33,7 @@ struct rec_sideband_stats {
 	uint64_t lost;	      /* records the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t lost_events; /* PERF_RECORD_LOST records */
 	uint64_t other;	      /* records of other types, skipped */
+	uint64_t unhandled;   /* records left at the last poll's deadline */
 };
 
 /**
@@ -49,8 +50,10 @@ struct rec_sideband *rec_sideband__open(const struct rec_sideband_opts *opts);
 /**
  * rec_sideband__poll() - take every record out of the rings, order them by
  * time across CPUs and handle those older than a few milliseconds (later
- * ones wait for the next poll so a slower CPU cannot reorder them); with
- * @final, handle all. Call it before each drain and once at the end.
+ * ones wait for the next poll so a slower CPU cannot reorder them), for at
+ * most 50 ms (the rest wait too); with @final, handle all within 500 ms and
+ * drop the rest (rec_sideband_stats.unhandled). Call it before each drain
+ * and once at the end.
  * @return records handled, or the sink's negative errno.
  */
 int rec_sideband__poll(struct rec_sideband *sb, bool final);
