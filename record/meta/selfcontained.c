@@ -27,7 +27,7 @@ struct rec_sc {
 	struct rec_sink sink;
 	struct rec_ksyms *ks;
 	const char *kallsyms; /* borrowed from the opts */
-	bool ks_tried, ks_early;
+	bool ks_tried;
 	uint32_t child; /* its gen 0 image is written at the first poll */
 	struct rec_elfsyms *es;
 	struct rec_maptab *mt;
@@ -43,6 +43,15 @@ struct rec_sc {
 	unsigned long test_delay_us; /* SA_RECORD_TEST_META_DELAY_US (procs.c) */
 };
 
+/* Once: 0.1-0.5 s of the kernel's time, 0.9 s on a loaded host. NULL (kptr_restrict): unnamed. */
+static void load_ksyms(struct rec_sc *sc)
+{
+	if (sc->test_delay_us)
+		usleep(sc->test_delay_us);
+	sc->ks = rec_ksyms__load(sc->kallsyms);
+	sc->ks_tried = true;
+}
+
 struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 {
 	struct rec_sideband_opts sbo = {.sz = sizeof(sbo)};
@@ -55,9 +64,17 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	sc->vdso.fd = -1;
 	sc->sink = (struct rec_sink){rec_sink__writer_emit, o->w};
 	sc->kallsyms = o->kallsyms;
-	sc->ks_early = o->ksyms_early;
 	if (getenv("SA_RECORD_TEST_META_DELAY_US"))
 		sc->test_delay_us = strtoul(getenv("SA_RECORD_TEST_META_DELAY_US"), NULL, 10);
+	/*
+	 * Before the kernel samples and before `-- CMD` runs: read at the
+	 * first kernel stack, it was the first drain's, and its deadline
+	 * passed (docs/reliability.md, "The stop path"); read at the first
+	 * poll, it held the side band while the child mapped its files, and
+	 * --call-graph auto sent the child's first 60 ms as stack copies.
+	 */
+	if (o->ksyms_early)
+		load_ksyms(sc);
 	if (!o->no_embed && !(sc->es = rec_elfsyms__new(0)))
 		goto cleanup;
 	sc->mt = rec_maptab__new(sc->es);
@@ -107,26 +124,9 @@ static int write_child(struct rec_sc *sc)
 	return ret;
 }
 
-/* Once: 0.1-0.5 s of the kernel's time, 0.9 s on a loaded host. NULL (kptr_restrict): unnamed. */
-static void load_ksyms(struct rec_sc *sc)
-{
-	if (sc->test_delay_us)
-		usleep(sc->test_delay_us);
-	sc->ks = rec_ksyms__load(sc->kallsyms);
-	sc->ks_tried = true;
-}
-
 int rec_sc__poll(struct rec_sc *sc)
 {
 	int ret = sc->child ? write_child(sc) : 0;
-
-	/*
-	 * In the first interval, while the kernel samples: read at the first
-	 * kernel stack, it was the first drain's, and its deadline passed
-	 * (docs/reliability.md, "The stop path").
-	 */
-	if (sc->ks_early && !sc->ks_tried)
-		load_ksyms(sc);
 
 	if (ret >= 0 && sc->sb)
 		ret = rec_sideband__poll(sc->sb, false);
