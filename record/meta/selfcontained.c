@@ -5,6 +5,8 @@
  * only has them when a stack is first seen; counts refer to them later).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,7 +30,9 @@ struct rec_sc {
 	struct rec_ksyms *ks;
 	const char *kallsyms; /* borrowed from the opts */
 	bool ks_tried;
-	uint32_t child; /* its gen 0 image is written at the first poll */
+	bool ks_reading;     /* ks_thread reads kallsyms (ksyms_early) */
+	pthread_t ks_thread; /* joined by load_ksyms() or rec_sc__free() */
+	uint32_t child;	     /* its gen 0 image is written at the first poll */
 	struct rec_elfsyms *es;
 	struct rec_maptab *mt;
 	struct rec_jitmap *jm;
@@ -44,11 +48,48 @@ struct rec_sc {
 };
 
 /* Once: 0.1-0.5 s of the kernel's time, 0.9 s on a loaded host. NULL (kptr_restrict): unnamed. */
-static void load_ksyms(struct rec_sc *sc)
+static struct rec_ksyms *read_ksyms(const struct rec_sc *sc)
 {
 	if (sc->test_delay_us)
 		usleep(sc->test_delay_us);
-	sc->ks = rec_ksyms__load(sc->kallsyms);
+	return rec_ksyms__load(sc->kallsyms);
+}
+
+static void *ksyms_thread(void *arg)
+{
+	return read_ksyms(arg);
+}
+
+/*
+ * ksyms_early: read on a thread of its own from open on. Read at the first
+ * kernel stack, it was the first drain's, and its deadline passed
+ * (docs/reliability.md, "The stop path"); read at the first poll, it held
+ * up the side band while a `-- CMD` child mapped its files (--call-graph
+ * auto sent the child's first 60 ms as stack copies); read at open, it
+ * made the start 0.1-0.9 s later. Signals stay the main thread's.
+ */
+static void start_ksyms(struct rec_sc *sc)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	sc->ks_reading = !pthread_create(&sc->ks_thread, NULL, ksyms_thread, sc);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The table, once: the early thread's (waited for) or read here. */
+static void load_ksyms(struct rec_sc *sc)
+{
+	void *ks = NULL;
+
+	if (sc->ks_reading) {
+		pthread_join(sc->ks_thread, &ks);
+		sc->ks_reading = false;
+		sc->ks = ks;
+	} else {
+		sc->ks = read_ksyms(sc);
+	}
 	sc->ks_tried = true;
 }
 
@@ -66,15 +107,8 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	sc->kallsyms = o->kallsyms;
 	if (getenv("SA_RECORD_TEST_META_DELAY_US"))
 		sc->test_delay_us = strtoul(getenv("SA_RECORD_TEST_META_DELAY_US"), NULL, 10);
-	/*
-	 * Before the kernel samples and before `-- CMD` runs: read at the
-	 * first kernel stack, it was the first drain's, and its deadline
-	 * passed (docs/reliability.md, "The stop path"); read at the first
-	 * poll, it held the side band while the child mapped its files, and
-	 * --call-graph auto sent the child's first 60 ms as stack copies.
-	 */
 	if (o->ksyms_early)
-		load_ksyms(sc);
+		start_ksyms(sc);
 	if (!o->no_embed && !(sc->es = rec_elfsyms__new(0)))
 		goto cleanup;
 	sc->mt = rec_maptab__new(sc->es);
@@ -300,6 +334,8 @@ void rec_sc__free(struct rec_sc *sc)
 	rec_maptab__free(sc->mt);
 	rec_vdso__close(&sc->vdso);
 	rec_elfsyms__free(sc->es);
+	if (sc->ks_reading)
+		load_ksyms(sc);
 	rec_ksyms__free(sc->ks);
 	SAC_FREE_ALL(sc->us, sc->ips, sc);
 }

@@ -25,8 +25,8 @@ struct rec_sc_opts {
 	const int *cpus;      /* NULL = every CPU */
 	int ncpus;
 	const char *kallsyms; /* NULL = /proc/kallsyms */
-	bool ksyms_early;     /* read kallsyms at open, not at the first kernel
-			       * stack (a drain's deadline) */
+	bool ksyms_early;     /* read kallsyms on a thread from open on, not at
+			       * the first kernel stack (a drain's deadline) */
 	int child;	      /* the `-- CMD` child, forked before this and
 			       * waiting to exec: its first image is captured
 			       * from /proc now; 0 = none */
