@@ -147,7 +147,13 @@ diag_file "$T/report.err" 5
 # (a loaded host) may last 12 ms or more and be kept, so the oracle is the
 # workload's count of sleeps that took under 12 ms by its own clock: their
 # stays are shorter still (switch-out to switch-in is inside the call), so
-# each one is skipped. A wait lasts at least the writer's 15 ms sleep.
+# each one is skipped. A pipe wait blocks for the writer's 15 ms less the
+# time the worker was preempted between its request and its read (on a
+# loaded host: 926 ms kept of 64 rounds, under 64 x 15 ms), so the oracle
+# is the workload's own time in read() of the reads that took 13 ms or
+# more: each one's stay, inside the call, is over 12 ms and kept; the rest
+# of the call is the system call's entry and exit, microseconds of each
+# 13 ms, hence 98% (no luck involved).
 "$SA_RECORD" --off-cpu --off-cpu-min 12000 -o "$T/m.sa" -- "$SA_SAMPLES/offcpu" -d 3 -m 12 \
 	>"$T/m.out" 2>"$T/m.err"
 ok $? "sa-record --off-cpu --off-cpu-min 12000 exits 0"
@@ -159,8 +165,9 @@ ok $? "$short stays shorter than 12 ms skipped; $under of $rounds sleeps took un
 "$SA_REPORT" --off-cpu --comm sa-off-worker -o "$T/m.folded" "$T/m.sa" 2>>"$T/report.err"
 n=$(awk '/;do_nanosleep;/ { n++ } END { print n + 0 }' "$T/m.folded")
 w=$(awk '/pipe_read;/ { t += $NF } END { print t + 0 }' "$T/m.folded")
-[ "$w" -ge $((rounds * 15000)) ]
-ok $? "the pipe waits are kept ($w us for $rounds rounds of >= 15 ms; $n sleep stacks)"
+reads=$(awk '/reads_over 13 ms ns/ { printf "%d\n", $NF / 1000 }' "$T/m.out")
+[ "${reads:-0}" -ge $((rounds * 5000)) ] && [ "$w" -ge $((reads * 98 / 100)) ]
+ok $? "the pipe waits are kept ($w us; the reads over 13 ms took ${reads:-?} us by the workload's clock, >= $rounds rounds x 5 ms; $n sleep stacks)"
 
 # Recovery: with 2 stack-map slots per set nearly every switch-out clashes,
 # and its stacks and time go through the ring buffer; and with 50 ms
