@@ -641,24 +641,26 @@ static __always_inline int off_inline_end(struct sa_off_start *st, struct task_s
 }
 
 /*
- * A target thread leaves the CPU (current is still @prev): keep the time
- * and its stacks, in the stack map of the current set. When that set is
- * drained, user space reads the stacks of the ids still needed before it
- * clears the map (record/drain/offcpu.c). @return a counter slot, or 0 when kept.
- */
-/*
  * The user stack a thread leaves the CPU with (@prev is current), walked
  * from its saved user registers by the CFI tables, by frame pointers where
- * its process or the code met has none yet (counted). @return its id in the set's uwstacks map, or
- * a negative errno as bpf_get_stackid() gives them.
+ * its process or the code met has none yet (counted), and a Python
+ * thread's CPython frames after the native ones, as in sample_uw(): its
+ * user memory is still the one mapped, so the same reads serve. @return
+ * its id in the set's uwstacks map, or a negative errno as
+ * bpf_get_stackid() gives them.
  */
 static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set, struct uw_walk *w,
 				  struct sa_ctrs *c)
 {
+	const struct sa_py_proc *py = NULL;
 	long id;
 
 	if (uw_walk(prev, prev->tgid, gen, 1, w) || !w->n)
 		return -EFAULT;
+	if (sa_python)
+		py = py_proc(prev->tgid, gen, &rb);
+	if (py)
+		w->n = py_walk(w->ips, w->n, py, prev->pid);
 	if (w->flags & (UW_NOPROC | UW_NORANGE | UW_NOTAB))
 		c->v[SA_CTR_OFF_UW_FP]++;
 	else
@@ -671,6 +673,12 @@ static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set
 	return id == -E2BIG ? -ENOMEM : id;
 }
 
+/*
+ * A target thread leaves the CPU (current is still @prev): keep the time
+ * and its stacks, in the stack map of the current set. When that set is
+ * drained, user space reads the stacks of the ids still needed before it
+ * clears the map (record/drain/offcpu.c). @return a counter slot, or 0 when kept.
+ */
 static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool preempt,
 				      unsigned int state, struct sa_ctrs *c)
 {

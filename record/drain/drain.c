@@ -643,7 +643,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (!err)
 		err = describe(d, set);
 	if (!err && d->off)
-		err = rec_offcpu__write(d->off, set, d->w, d->procs, d->sc);
+		err = rec_offcpu__write(d->off, set, d->w, d->procs, d->sc, d->py);
 	/* the mappings made before the last sample, for the stack trimmer */
 	if (!err && d->sc && rec_ustacks__pending(d->us, set))
 		err = rec_sc__poll(d->sc);

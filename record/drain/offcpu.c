@@ -18,6 +18,7 @@
 #include "mapdrain.h"
 #include "offcpu.h"
 #include "procs.h"
+#include "python.h"
 #include "record.h"
 #include "selfcontained.h"
 #include "grow.h"
@@ -424,7 +425,7 @@ static int carry_open(struct rec_offcpu *o)
 }
 
 int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
-		      struct rec_procs *procs, struct rec_sc *sc)
+		      struct rec_procs *procs, struct rec_sc *sc, struct rec_py *py)
 {
 	struct saf_record rec = {.kind = SAF_REC_OFFCPU};
 	const struct off_agg_key *k;
@@ -440,6 +441,8 @@ int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 		err = rec_procs__note(procs, k->tgid, k->gen, k->tid, v->comm);
 		if (!err && sc)
 			err = rec_sc__count(sc, k->tgid, k->gen, k->ufid);
+		if (!err && py)
+			err = rec_py__count(py, k->tgid, k->ufid);
 		if (err)
 			break;
 		rec.offcpu = (struct saf_offcpu){.pid = k->tgid,

@@ -12,6 +12,7 @@
 
 struct rec_ctrs;
 struct rec_procs;
+struct rec_py;
 struct rec_session;
 struct rec_totals;
 struct saf_loss;
@@ -70,11 +71,12 @@ int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, v
 /**
  * rec_offcpu__write() - write set @set's aggregated off-CPU time as OFFCPU
  * records into the open interval of @w, noting each thread in @procs and
- * each user stack in @sc (NULL: none), then forget it.
+ * each user stack in @sc and @py (NULL: none; @py names the code objects of
+ * its CPython frames), then forget it.
  * @return 0 or a negative errno.
  */
 int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
-		      struct rec_procs *procs, struct rec_sc *sc);
+		      struct rec_procs *procs, struct rec_sc *sc, struct rec_py *py);
 
 /* --rotate: a file stack id about to be referenced in the current file. */
 typedef int (*rec_carry_fn)(void *ctx, __u32 fid);

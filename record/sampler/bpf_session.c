@@ -173,15 +173,17 @@ static int configure_uw(struct rec_session *s, const struct rec_opts *o)
 }
 
 /*
- * CPython frames (--call-graph fp or auto, not --no-python): the stacks
- * with them are stored in the uwstacks maps, sized like the stack maps.
+ * CPython frames (--call-graph fp or auto, and the off-CPU stacks of every
+ * mode, walked in the kernel; not --no-python): the stacks with them are
+ * stored in the uwstacks maps, sized like the stack maps. dwarf's on-CPU
+ * stack copies keep native frames only.
  */
 static int configure_python(struct rec_session *s, const struct rec_opts *o)
 {
 	struct sa *k = s->skel;
 	int err;
 
-	if (o->no_python || o->call_graph == SA_CG_DWARF || o->kernel_only)
+	if (o->no_python || (o->call_graph == SA_CG_DWARF && !o->off_cpu) || o->kernel_only)
 		return 0;
 	s->python = true;
 	k->rodata->sa_python = true;
