@@ -5,7 +5,7 @@
  * checksum, the sequence number, decompression (grown as bytes decode) and
  * every record ("Chunk header", "Reading a damaged or truncated file").
  * Called by saf_reader.c and by the prefetch thread (saf_prefetch.c); it
- * calls only saf_rdio.c and saf_stream.c.
+ * calls only down: saf_rdio.c, saf_stream.c and the record decoder.
  */
 #include <errno.h>
 #include <string.h>
