@@ -30,6 +30,10 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 WARN := -Wall -Wextra -Werror
+# The modules' own sources, stricter: a local shadows nothing, a function
+# without a prototype in a header is static, and () is never a prototype.
+# Tests and samples build with WARN alone.
+SRC_WARN := -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-DSA_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
@@ -109,7 +113,7 @@ LIBSAF := $(B)/lib/libsaf.a
 $(B)/obj/format/%.o: format/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(FORMAT_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(SRC_WARN) $(DEPFLAGS) $(FORMAT_INC) -c $< -o $@
 
 $(LIBSAF): $(FORMAT_OBJS)
 	$(call msg,AR,$@)
@@ -144,7 +148,7 @@ CORE_OBJS := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 $(B)/obj/core/%.o: core/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(CORE_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(SRC_WARN) $(DEPFLAGS) $(CORE_INC) -c $< -o $@
 
 # ---- record/ ---------------------------------------------------------------
 RECORD_SRCS := $(wildcard record/*.c record/*/*.c)
@@ -155,7 +159,7 @@ RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 $(B)/obj/record/%.o: record/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(RECORD_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(SRC_WARN) $(DEPFLAGS) $(RECORD_INC) -c $< -o $@
 
 $(B)/bin/sa-record: $(RECORD_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)
@@ -169,7 +173,7 @@ REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/obj/%.o) $(CORE_OBJS)
 $(B)/obj/report/%.o: report/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(REPORT_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(SRC_WARN) $(DEPFLAGS) $(REPORT_INC) -c $< -o $@
 
 $(B)/bin/sa-report: $(REPORT_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)
@@ -201,7 +205,7 @@ $(STATIC_RECORD): $(RECORD_OBJS) $(LIBSAF)
 $(B)/static/obj/report/symbols/dwload.o: report/symbols/dwload.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -DSA_INFLATE_ZLIB $(REPORT_INC) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(SRC_WARN) $(DEPFLAGS) -DSA_INFLATE_ZLIB $(REPORT_INC) -c $< -o $@
 
 $(STATIC_REPORT): $(STATIC_REPORT_OBJS) $(LIBSAF)
 	$(call msg,LINK,$@)

@@ -5,7 +5,7 @@
  * checksum, the sequence number, decompression (grown as bytes decode) and
  * every record ("Chunk header", "Reading a damaged or truncated file").
  * Called by saf_reader.c and by the prefetch thread (saf_prefetch.c); it
- * calls only saf_rdio.c and saf_stream.c.
+ * calls only down: saf_rdio.c, saf_stream.c and the record decoder.
  */
 #include <errno.h>
 #include <string.h>
@@ -67,20 +67,6 @@ static int check_hdr(struct saf_reader *r, const uint8_t *h, struct saf_chunk_hd
 	return check_fits(r, c);
 }
 
-static int grow_to(struct saf_buf *b, size_t cap)
-{
-	uint8_t *p;
-
-	if (b->cap >= cap)
-		return 0;
-	p = saf_realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
 /* "Compression": one frame, content size declared, window within the chunk. */
 static int check_frame(struct saf_reader *r, const uint8_t *p, const struct saf_chunk_hdr *c)
 {
@@ -130,7 +116,7 @@ static int inflate(struct saf_reader *r, const uint8_t *p, const struct saf_chun
 	int err = check_frame(r, p, c);
 
 	b->len = 0;
-	if (!err && grow_to(b, cap ? cap : 1))
+	if (!err && saf_buf_grow_to(b, cap ? cap : 1))
 		return saf_rd_fail(r, -ENOMEM, r->off, "out of memory");
 	while (!err) {
 		ZSTD_outBuffer out = {b->p, b->cap < c->csize ? b->cap : c->csize, b->len};
@@ -151,7 +137,7 @@ static int inflate(struct saf_reader *r, const uint8_t *p, const struct saf_chun
 		if (out.size < c->csize) {
 			size_t ncap = out.size * 2 < c->csize ? out.size * 2 : c->csize;
 
-			if (grow_to(b, ncap))
+			if (saf_buf_grow_to(b, ncap))
 				err = saf_rd_fail(r, -ENOMEM, r->off, "out of memory");
 			continue;
 		}

@@ -71,8 +71,10 @@ struct saf_reader {
 
 /*
  * The reader's files call one way: saf_reader.c (open, header, records)
- * -> saf_prefetch.c -> saf_chunk.c; saf_reader.c -> saf_resync.c; and all
- * of them -> saf_rdio.c -> saf_stream.c (`make check-deps` checks it).
+ * -> saf_prefetch.c -> saf_chunk.c; saf_reader.c -> saf_chunk.c and
+ * saf_resync.c; saf_reader.c, saf_chunk.c and saf_resync.c -> saf_rdio.c
+ * -> saf_stream.c, which they call directly too (docs/design.md draws it;
+ * `make check-deps` fails on a circle).
  */
 
 /* saf_chunk.c: check the chunk at r->off; only r's buffers and messages change */

@@ -66,7 +66,10 @@ struct saf_buf {
 	size_t cap;
 };
 
+/* room for @more bytes past len, doubling from 256; 0 or -ENOMEM */
 int saf_buf_reserve(struct saf_buf *b, size_t more);
+/* capacity at least @cap exactly (no doubling: a bound stays a bound); 0 or -ENOMEM */
+int saf_buf_grow_to(struct saf_buf *b, size_t cap);
 int saf_buf_put_varint(struct saf_buf *b, uint64_t v);
 void saf_buf_release(struct saf_buf *b);
 

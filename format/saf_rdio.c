@@ -4,8 +4,8 @@
  * bytes at an offset (from memory, pread() or a stream's window in
  * saf_stream.c), the messages that stop reading or only warn, and the
  * bound on what the chunks may expand to ("Limits" in docs/format.md).
- * Calls nothing above it: saf_reader.c, saf_chunk.c, saf_prefetch.c and
- * saf_resync.c call down into it.
+ * Calls nothing above it: saf_reader.c, saf_chunk.c and saf_resync.c call
+ * down into it (saf_prefetch.c through saf_chunk.c).
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -97,10 +97,23 @@ uint32_t saf_crc32(const uint8_t *hdr20, const uint8_t *rest, size_t rest_len)
 	return (uint32_t)crc;
 }
 
+int saf_buf_grow_to(struct saf_buf *b, size_t cap)
+{
+	uint8_t *p;
+
+	if (b->cap >= cap)
+		return 0;
+	p = saf_realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
 int saf_buf_reserve(struct saf_buf *b, size_t more)
 {
 	size_t cap;
-	uint8_t *p;
 
 	if (b->cap - b->len >= more)
 		return 0;
@@ -109,12 +122,7 @@ int saf_buf_reserve(struct saf_buf *b, size_t more)
 	cap = b->cap ? b->cap : 256;
 	while (cap - b->len < more)
 		cap *= 2;
-	p = saf_realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return saf_buf_grow_to(b, cap);
 }
 
 int saf_buf_put_varint(struct saf_buf *b, uint64_t v)

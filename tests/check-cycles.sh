@@ -7,9 +7,22 @@
 # way"); a call through a function pointer (a callback) is no edge. Prints
 # each circle with the symbols on its edges; exit 1 when there is one.
 # Objects whose source is gone (a stale build) are left out.
-# usage: check-cycles.sh [OBJDIR]  (default build/obj; run from the top of
-# the tree, where OBJDIR/DIR/FILE.o was built from DIR/FILE.c)
+# usage: check-cycles.sh [--edges [FOLDER]] [OBJDIR]  (default build/obj;
+# run from the top of the tree, where OBJDIR/DIR/FILE.o was built from
+# DIR/FILE.c). --edges prints every edge instead, "A -> B: SYMBOLS", of the
+# files under FOLDER (e.g. report/session) when given: docs/design.md's
+# drawing of the calls is read off it. It checks nothing and exits 0.
 set -u
+edges=0 only=
+if [ "${1:-}" = --edges ]; then
+	edges=1
+	shift
+	# FOLDER, unless the one argument left is a folder of objects
+	if [ $# -ge 2 ] || { [ $# = 1 ] && [ -z "$(find "$1" -name '*.o' -print -quit 2>/dev/null)" ]; }; then
+		only=${1%/}/
+		shift
+	fi
+fi
 dir=${1:-build/obj}
 dir=${dir%/}
 mapfile -t objs < <(find "$dir" -name '*.o' 2>/dev/null | LC_ALL=C sort)
@@ -38,6 +51,31 @@ syms()
 		NF == 3 && $2 == "U" { print "U", f, $3 }
 		NF == 3 && $2 ~ /^[A-TV-Z]$/ { print "D", f, $3 }'
 }
+
+if [ $edges = 1 ]; then
+	syms | LC_ALL=C awk -v only="$only" '
+	function module(f) { sub(/\/.*/, "", f); return f }
+	$1 == "D" { def[module($2) SUBSEP $3] = $2; next }
+	{ use[++nuse] = $2 SUBSEP $3 }
+	END {
+		for (i = 1; i <= nuse; i++) {
+			split(use[i], u, SUBSEP)
+			k = module(u[1]) SUBSEP u[2]
+			if (!(k in def) || def[k] == u[1])
+				continue
+			if (only != "" && (index(u[1], only) != 1 || index(def[k], only) != 1))
+				continue
+			e = u[1] " -> " def[k]
+			if (!((e SUBSEP u[2]) in seen)) {
+				seen[e SUBSEP u[2]]
+				why[e] = why[e] " " u[2]
+			}
+		}
+		for (e in why)
+			print e ":" why[e]
+	}' | LC_ALL=C sort
+	exit 0
+fi
 
 syms | LC_ALL=C awk '
 function module(f) { sub(/\/.*/, "", f); return f }

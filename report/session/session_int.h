@@ -2,9 +2,10 @@
 /*
  * session_int.h - the session's state and one recording as read: shared by
  * the files of report/session/ and nothing else (session.h is the public
- * side). The files call one way (docs/design.md): session.c -> read.c ->
- * load.c -> ustack.c; session.c -> resolve.c -> resolve_names.c, stitch.c
- * -> ustack.c; load.c and session.c -> filter.c; all -> maps.c.
+ * side). The files call one way (docs/design.md draws it): session.c ->
+ * read.c -> load.c -> filter.c, ustack.c, pyframes.c, maps.c; session.c ->
+ * resolve.c -> stitch.c, ustack.c, pyframes.c, resolve_names.c, maps.c;
+ * stitch.c -> ustack.c -> maps.c; pyframes.c -> resolve_names.c.
  */
 #ifndef SA_REPORT_SESSION_INT_H
 #define SA_REPORT_SESSION_INT_H

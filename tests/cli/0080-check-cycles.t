@@ -4,8 +4,8 @@
 # planted module that call each other in a circle, two or three long, fail
 # it with the circle and the symbols on its edges named; a file that only
 # calls into the circle is not in it; the same files without the call back
-# pass; an object whose source is gone is left out; and the tree as built
-# has no circle.
+# pass; an object whose source is gone is left out; the tree as built
+# has no circle; and --edges lists the edges without judging them.
 . "$(dirname "$0")/lib.sh"
 
 command -v gcc >/dev/null 2>&1 || skip_all "gcc missing"
@@ -15,7 +15,7 @@ tmpdir
 T=$tap_tmp
 CHECK=$SA_SRC/tests/check-cycles.sh
 
-plan 9
+plan 10
 
 # put FILE CODE: a source file of the planted tree, compiled to obj/.
 put()
@@ -45,6 +45,14 @@ ok $(grep -q 'mod/a.c -> mod/b.c (b_fn)' "$T/out" && grep -q 'mod/b.c -> mod/a.c
 ok $(! grep -q 'mod/[cde].c' "$T/out"; echo $?) \
 	"c.c (calls into the circle) and d.c <- e.c (a callback up) are in none"
 diag_file "$T/out" 10
+
+# --edges: every edge of the folder, the circle's too, and exit 0
+(cd "$T/tree" && bash "$CHECK" --edges mod obj) >"$T/edges" 2>&1
+rc=$?
+ok $([ $rc -eq 0 ] && grep -qx 'mod/a.c -> mod/b.c: b_fn' "$T/edges" &&
+	grep -qx 'mod/b.c -> mod/a.c: a_fn' "$T/edges" && grep -qx 'mod/e.c -> mod/d.c: d_fn d_ptr' "$T/edges" &&
+	[ "$(wc -l <"$T/edges")" = 4 ]; echo $?) "--edges lists the 4 edges, a circle's too, and exits 0 ($rc)"
+diag_file "$T/edges" 10
 
 put mod/x.c 'int y_fn(void); int x_fn(void) { return y_fn(); }'
 put mod/y.c 'int z_fn(void); int y_fn(void) { return z_fn(); }'

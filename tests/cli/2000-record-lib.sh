@@ -1,53 +1,20 @@
 # SPDX-License-Identifier: MIT
-# 2000-record-lib.sh - helpers sourced by the sa-record tests (2xxx): TAP
-# output, the root/BPF prerequisite, a private sa-dump, busy workloads
-# compiled on the spot, and LOSS-record arithmetic. Not a test itself.
+# 2000-record-lib.sh - what the sa-record tests (2xxx) add to lib.sh, the one
+# TAP library of tests/cli (ok, skip, skip_all, diag, the sanitizer logs):
+# the root/BPF prerequisite, a private sa-dump, busy workloads compiled on
+# the spot, and LOSS-record arithmetic. Not a test itself.
 
+# a relative SA_BUILD is the caller's, before lib.sh reads it
 SA_BUILD=${SA_BUILD:-build}
 case $SA_BUILD in /*) ;; *) SA_BUILD=$PWD/$SA_BUILD ;; esac
-SRC_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-REC=$SA_BUILD/bin/sa-record
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+SRC_ROOT=$SA_SRC
+REC=$SA_RECORD
 T=$(mktemp -d /tmp/sa-rec-test.XXXXXX)
 trap 'jobs -p | xargs -r kill 2>/dev/null; rm -rf "$T"' EXIT
-n=0
-fails=0
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
-# skip REASON: a counted skip; with CI=true a failure (make check installs
-# what every test needs, so a skip there hides a missing step).
-skip() {
-	if [ "${CI:-}" = true ]; then ok 1 "cannot run: $1 (CI=true: a skip is a failure)"; return; fi
-	n=$((n + 1)); echo "ok $n # skip $1"
-}
-diag() { echo "# $*"; }
-# Under ASan/UBSan (make check-san) reports go to logs of this script's own;
-# finish fails on any, so an abort after the output was written is seen even
-# where a test ignores an exit status.
-if [ "${SA_SANITIZED:-0}" = 1 ]; then
-	mkdir -p "$T/san"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/san/asan"
-	export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$T/san/ubsan"
-fi
-finish() {
-	local f
-	for f in "$T"/san/*; do
-		[ -f "$f" ] || continue
-		ok 1 "sanitizer report in $(basename "$f")"
-		head -n 30 "$f" | sed 's/^/#   /'
-	done
-	exit $((fails > 0))
-}
-
-# skip_all REASON: the whole script cannot run here (a failure with CI=true).
-skip_all() {
-	if [ "${CI:-}" = true ]; then
-		echo "1..1"; echo "not ok 1 - cannot run: $* (CI=true: a skip is a failure)"; exit 1
-	fi
-	echo "1..0 # SKIP $*"; exit 0
-}
+# finish: the exit status for prove, as lib.sh's done_testing gives it.
+finish() { done_testing; }
 
 # Skip the whole script unless this machine can load BPF programs: root,
 # and bpftool can list them. The probe is the machine, never sa-record:

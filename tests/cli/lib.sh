@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Shared helpers for the end-to-end TAP scripts in tests/cli (sourced, bash):
+# The one TAP library of tests/cli (sourced, bash; 2000-record-lib.sh adds
+# the sa-record tests' helpers on top of it):
 # the plan, ok / not ok, counted skips, skip-all with a reason when not root or
 # BPF is unavailable, and awk helpers over folded stacks and the --top table.
 # Paths come from SA_BUILD (default: $(pwd)/build).
@@ -85,18 +86,22 @@ check()
 	ok $? "$desc"
 }
 
-# skip N REASON: N counted skips (tests that exist but cannot run here);
-# with CI=true, N failures (see skip_all).
+# skip [N] REASON: N counted skips, one without N (tests that exist but
+# cannot run here); with CI=true, N failures (see skip_all).
 skip()
 {
-	local i
-	for ((i = 0; i < $1; i++)); do
+	local i k=1
+	if [ $# -ge 2 ] && [[ $1 =~ ^[0-9]+$ ]]; then
+		k=$1
+		shift
+	fi
+	for ((i = 0; i < k; i++)); do
 		if [ "${CI:-}" = true ]; then
-			ok 1 "cannot run: $2 (CI=true: a skip is a failure)"
+			ok 1 "cannot run: $1 (CI=true: a skip is a failure)"
 			continue
 		fi
 		tap_n=$((tap_n + 1))
-		echo "ok $tap_n # SKIP $2"
+		echo "ok $tap_n # SKIP $1"
 	done
 }
 
