@@ -505,7 +505,9 @@ static int record_loop(struct run *r)
 	while (!last) {
 		now = sac_now_ns(CLOCK_MONOTONIC);
 		err = rec_drain__poll(r->d, poll_ms(r, now));
-		if (!err)
+		/* once stopping, the last drain's own turn of the side band is enough */
+		if (!err && !stop_signal &&
+		    !(r->end_at && sac_now_ns(CLOCK_MONOTONIC) >= r->end_at))
 			err = rec_sc__poll(r->sc);
 		if (err)
 			return err;
@@ -532,7 +534,6 @@ static int record_loop(struct run *r)
 		r->file_ivs += !err;
 		if (!err)
 			err = commit(r);
-
 		if (!err && r->rot && !last &&
 		    rec_rotate__due(r->rot, r->file_t0, r->iv_start, saf_writer__bytes(r->w)))
 			err = rotate(r);
