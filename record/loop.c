@@ -6,6 +6,7 @@
  * targets' exit or --max-size ends it; status line and summary on stderr.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,15 +36,83 @@
 /* The time bound of one file's table (cc1's 479k rows take 0.65 s here). */
 #define UW_BUILD_NS 1000000000ull
 
+/*
+ * The stop path (docs/reliability.md, "The stop path"): SIGTERM ends the
+ * recorder within STOP_BOUND_NS of the signal, --duration D within D +
+ * STOP_BOUND_NS of its start, whatever the load. END is written at most
+ * END_NS after the stop, leaving EXIT_NS for cleanup and the exit. The
+ * drain under way at the stop reads stacks until BUSY_STACKS_NS after it
+ * and writes counts until BUSY_COUNTS_NS; the last drain gets what is
+ * left but FINISH_NS, the end's side band and symbols get that. What a
+ * cut skips is counted (deadline_lines()).
+ */
+#define STOP_BOUND_NS  2000000000ull
+#define EXIT_NS	       700000000ull
+#define END_NS	       (STOP_BOUND_NS - EXIT_NS)
+#define BUSY_STACKS_NS 250000000ull
+#define BUSY_COUNTS_NS 500000000ull
+#define FINISH_NS      250000000ull
+/* --duration after a slow start-up: the least the last drain and the end get */
+#define MIN_END_NS 600000000ull
+/*
+ * The grace period after a flip: two sample periods, but no longer than
+ * this (a program run takes microseconds; at -F 1 it was 2 s of each
+ * drain, the last one's included).
+ */
+#define MAX_GRACE_NS 100000000ull
+
 static volatile sig_atomic_t stop_signal;
 /* a second stop signal: end now, without the last interval's drain */
 static volatile sig_atomic_t hurry;
+/* CLOCK_MONOTONIC ns of the first stop signal (clock_gettime is async-signal-safe) */
+static volatile uint64_t signal_ns;
 
 static void on_stop(int sig)
 {
+	struct timespec ts;
+
 	if (stop_signal)
 		hurry = 1;
+	else if (!clock_gettime(CLOCK_MONOTONIC, &ts))
+		signal_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	stop_signal = sig;
+}
+
+/*
+ * SA_DIAG=1: when each step of the stop path ended, printed at the end in
+ * ms after the stop (docs/reliability.md, "The stop path").
+ */
+#define DIAG_MARKS 24
+static struct {
+	bool on;
+	int n;
+	uint64_t at[DIAG_MARKS];
+	const char *what[DIAG_MARKS];
+} diag;
+
+static void mark_at(const char *what, uint64_t at)
+{
+	if (diag.on && diag.n < DIAG_MARKS) {
+		diag.what[diag.n] = what;
+		diag.at[diag.n++] = at;
+	}
+}
+
+static void mark(const char *what)
+{
+	mark_at(what, diag.on ? sac_now_ns(CLOCK_MONOTONIC) : 0);
+}
+
+static void print_marks(uint64_t stop_ns)
+{
+	int i;
+
+	if (!diag.on || !stop_ns)
+		return;
+	fprintf(stderr, "sa-record: stop path (ms after the stop):");
+	for (i = 0; i < diag.n; i++)
+		fprintf(stderr, " %s %+.1f", diag.what[i], ((double)diag.at[i] - stop_ns) / 1e6);
+	fprintf(stderr, "\n");
 }
 
 static void on_child(int sig)
@@ -92,6 +161,11 @@ struct run {
 	struct rec_uwtrim *trim; /* --call-graph dwarf or auto, without --whole-stack */
 	struct rec_py *py;	 /* CPython frames, unless --no-python or not fp */
 	uint64_t t0, iv_start, next_iv, end_at, grace;
+	uint64_t end_by;   /* --duration: END written by then (its start + D + the bound) */
+	uint64_t short_ns; /* --duration cut short by this after a slow start-up */
+	uint64_t stop_at;  /* once stopping: the stop's time (stop_time()) */
+	uint64_t stop_by;  /* ... and when END must be written by (end_by()) */
+	uint64_t exec_at;  /* --duration: when the process began */
 	pid_t child;
 	int *child_wstatus;
 	bool child_done;
@@ -244,6 +318,12 @@ static void summary(const struct run *r)
 		(unsigned long long)t->intervals, b, k);
 	clipped_line(r);
 	starve_line(r);
+	if (r->short_ns)
+		fprintf(stderr,
+			"sa-record: start-up took %.1f s: recorded %.1f s of --duration %g, to end "
+			"within %.0f s of it\n",
+			(r->t0 - r->exec_at) / 1e9, (r->end_at - r->t0) / 1e9, r->o->duration,
+			STOP_BOUND_NS / 1e9);
 	if (t->throttled) /* sampler/throttle.c */
 		fprintf(stderr,
 			"sa-record: the kernel throttled sampling %llu times: about %llu samples "
@@ -385,17 +465,49 @@ static int rotate(struct run *r)
 	return err < 0 ? err : 0;
 }
 
+/* A poll's wait: until the next interval or --duration's end, at most 100 ms; none once stopping.
+ */
+static int poll_ms(const struct run *r, uint64_t now)
+{
+	uint64_t until = r->end_at && r->end_at < r->next_iv ? r->end_at : r->next_iv;
+
+	if (stop_signal || until <= now)
+		return 0;
+	return until - now >= 100000000ull ? 100 : (int)((until - now) / 1000000) + 1;
+}
+
+/* The stop's time, seen at @now: the first signal's, --duration's end, or @now. */
+static uint64_t stop_time(const struct run *r, uint64_t now)
+{
+	uint64_t stop = now, s = signal_ns;
+
+	if (s && s < stop)
+		stop = s;
+	if (r->end_at && r->end_at < stop)
+		stop = r->end_at;
+	return stop;
+}
+
+/* When END must be written after a stop at @stop: END_NS after it, and --duration's bound. */
+static uint64_t end_by(const struct run *r, uint64_t stop)
+{
+	uint64_t by = stop + END_NS;
+
+	return r->end_by && r->end_by < by ? r->end_by : by;
+}
+
 static int record_loop(struct run *r)
 {
-	uint64_t now;
+	uint64_t now, t;
 	bool last = false;
-	int err, timeout;
+	int err;
 
 	while (!last) {
 		now = sac_now_ns(CLOCK_MONOTONIC);
-		timeout = r->next_iv > now ? (int)((r->next_iv - now) / 1000000) + 1 : 0;
-		err = rec_drain__poll(r->d, timeout > 100 ? 100 : timeout);
-		if (!err)
+		err = rec_drain__poll(r->d, poll_ms(r, now));
+		/* once stopping, the last drain's own turn of the side band is enough */
+		if (!err && !stop_signal &&
+		    !(r->end_at && sac_now_ns(CLOCK_MONOTONIC) >= r->end_at))
 			err = rec_sc__poll(r->sc);
 		if (err)
 			return err;
@@ -406,7 +518,19 @@ static int record_loop(struct run *r)
 			break; /* END with what is written; the interval under way is lost */
 		if (!last && now < r->next_iv)
 			continue;
+		if (last) {
+			mark("seen");
+			r->stop_at = stop_time(r, now);
+			r->stop_by = end_by(r, r->stop_at);
+			rec_drain__set_last(r->d, r->stop_by - FINISH_NS);
+		}
+		t = sac_now_ns(CLOCK_MONOTONIC);
 		err = rec_drain__interval(r->d, r->iv_start, r->grace, &r->iv_start);
+		if (last || stop_signal ||
+		    (r->end_at && sac_now_ns(CLOCK_MONOTONIC) >= r->end_at)) {
+			mark_at(last ? "last-drain" : "drain", t);
+			mark("drained");
+		}
 		r->file_ivs += !err;
 		if (!err)
 			err = commit(r);
@@ -627,12 +751,76 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	return 0;
 }
 
+/* When this process began (its exec), on CLOCK_MONOTONIC; @fallback when unknown. */
+static uint64_t exec_ns(uint64_t fallback)
+{
+	char buf[1024], *p;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t start, boot, mono;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), i;
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || hz <= 0)
+		return fallback;
+	buf[n] = '\0';
+	/* field 22, starttime (clock ticks after boot): the 20th after the name's ")" */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, "%llu", &ticks) != 1)
+		return fallback;
+	start = ticks * (1000000000ull / (uint64_t)hz);
+	boot = sac_now_ns(CLOCK_BOOTTIME);
+	mono = sac_now_ns(CLOCK_MONOTONIC);
+	if (start > boot || boot - start > mono || mono - (boot - start) > fallback)
+		return fallback;
+	return mono - (boot - start);
+}
+
+/*
+ * --duration D: the last interval ends D after sampling began, and END is
+ * written by D + END_NS after the process began: start-up (loading the BPF
+ * program) took 0.5-1.2 s on a loaded host. After a start-up so slow that
+ * the end would get less than MIN_END_NS, the recording ends that much
+ * earlier (at least D / 2 is recorded), and the summary says so.
+ */
+static void set_duration(struct run *r)
+{
+	uint64_t d = (uint64_t)(r->o->duration * 1e9), at;
+
+	r->exec_at = exec_ns(r->t0);
+	r->end_at = r->t0 + d;
+	r->end_by = r->exec_at + d + END_NS;
+	if (r->end_by >= r->end_at + MIN_END_NS)
+		return;
+	at = r->end_by - MIN_END_NS;
+	if (at < r->t0 + d / 2)
+		at = r->t0 + d / 2;
+	r->short_ns = r->end_at - at;
+	r->end_at = at;
+	if (r->end_by < at + MIN_END_NS)
+		r->end_by = at + MIN_END_NS;
+}
+
 static int finish(struct run *r)
 {
 	struct saf_end end = file_end(r, sac_now_ns(CLOCK_MONOTONIC));
-	int err = hurry ? 0 : rec_sc__finish(r->sc);
+	int err;
 
-	return err ? err : saf_writer__finish(r->w, &end);
+	if (!r->stop_at) { /* --max-size stops after a drain, a second signal at once */
+		r->stop_at = stop_time(r, sac_now_ns(CLOCK_MONOTONIC));
+		r->stop_by = end_by(r, r->stop_at);
+	}
+	rec_sideband_end_by(r->stop_by);
+	err = hurry ? 0 : rec_sc__finish(r->sc);
+
+	mark("sideband");
+	err = err ? err : saf_writer__finish(r->w, &end);
+	mark("END");
+	return err;
 }
 
 /* SA_DIAG=1: sa_clock.bpf.h's counters, for experiments (docs/recording.md) */
@@ -654,19 +842,24 @@ static void cleanup(struct run *r)
 {
 	print_diag(r->s);
 	rec_drain__free(r->d);
+	mark("free-drain");
 	rec_py__free(r->py);
 	rec_starve__free(r->starve);
 	rec_uwtrim__free(r->trim);
 	rec_sc__free(r->sc);
+	mark("free-sc");
 	rec_uwtab__free(r->uw);
 	rec_procs__free(r->procs);
+	mark("free-procs");
 	rec_session__free(r->s);
+	mark("free-session");
 	saf_writer__free(r->w);
 	rec_rotate__free(r->rot);
 	if (r->fd >= 0)
 		close(r->fd);
 	rec_output_unlock(r->o->output, r->lock);
 	free(r->tmp);
+	mark("cleanup");
 }
 
 static int reap_child(struct run *r)
@@ -693,6 +886,7 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 	bool keep;
 
 	*child_wstatus = 0;
+	diag.on = getenv("SA_DIAG");
 	install_signals();
 	r.starve = rec_starve__new(); /* NULL: not watched */
 	r.tty = isatty(STDERR_FILENO) && !o->quiet;
@@ -719,9 +913,13 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 	r.grace = 2000000000ull / o->freq;
 	if (r.grace < 2000000)
 		r.grace = 2000000;
+	if (r.grace > MAX_GRACE_NS)
+		r.grace = MAX_GRACE_NS;
 	r.iv_start = r.t0;
 	r.next_iv = r.t0 + (uint64_t)(o->interval * 1e9);
-	r.end_at = o->duration > 0 ? r.t0 + (uint64_t)(o->duration * 1e9) : 0;
+	if (o->duration > 0)
+		set_duration(&r);
+	rec_drain__set_stop(r.d, &signal_ns, r.end_at, BUSY_STACKS_NS, BUSY_COUNTS_NS);
 	e = record_loop(&r);
 	if (!e)
 		e = finish(&r);
@@ -749,7 +947,9 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 			o->output);
 	}
 	e = e ? e : ce;
+	mark("summary");
 	cleanup(&r);
+	print_marks(r.stop_at);
 	if (child > 0) {
 		int code = reap_child(&r);
 

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "bpf_session.h"
 #include "clock.h"
+#include "deadline.h"
 #include "drain.h"
 #include "grow.h"
 #include "htab.h"
@@ -80,9 +81,9 @@ struct rec_drain {
 	struct rec_offcpu *off;	      /* --off-cpu, else NULL */
 	uint64_t rb_until;	      /* the ring buffers' callbacks stop taking records then */
 	volatile sig_atomic_t *abort; /* set: stop reading the rings at once */
-	uint64_t budget_ns;	      /* what one interval's drain may take (0: no limit) */
-	uint64_t drain_until;	      /* this drain's deadline for new stacks */
-	uint64_t write_until;	      /* ... and for writing counts (deadline_passed()) */
+	struct rec_deadline dl;	      /* this drain's deadlines (deadline.h) */
+	uint64_t last_until;	      /* rec_drain__set_last() */
+	bool no_deadline;	      /* SA_RECORD_TEST_NO_DEADLINE: none at all */
 	bool late;		      /* resolve() refused a stack: the deadline passed */
 	__u64 late_lost[SA_NSETS];    /* of lost_us: samples the deadlines dropped */
 	unsigned long test_lose, test_reads; /* see lose_for_test() */
@@ -356,7 +357,7 @@ static void test_delay(const struct rec_drain *d)
 /* Past @until (0: no deadline)? */
 static bool deadline_passed(uint64_t until)
 {
-	return until && sac_now_ns(CLOCK_MONOTONIC) >= until;
+	return rec_deadline__passed(until, sac_now_ns(CLOCK_MONOTONIC));
 }
 
 /*
@@ -385,7 +386,7 @@ static __u32 resolve(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err)
 	 * samples are counted as lost, and the interval keeps its length
 	 * (10,000 busy threads' stacks took the drain 20 s).
 	 */
-	if (deadline_passed(d->drain_until)) {
+	if (deadline_passed(rec_deadline__stacks(&d->dl))) {
 		d->late = true;
 		*err = -ENOENT; /* as a stack gone from the map: counted lost by the caller */
 		return 0;
@@ -523,7 +524,7 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 		 * lost, and the stop path waits for no more than an interval.
 		 * What describes a count is done after all are written (describe()).
 		 */
-		if (deadline_passed(d->write_until)) {
+		if (deadline_passed(rec_deadline__counts(&d->dl))) {
 			d->lost_us[set] += v->count;
 			d->late_lost[set] += v->count;
 			v->count = 0; /* nothing to describe() */
@@ -568,14 +569,12 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
  */
 static int describe(struct rec_drain *d, __u32 set)
 {
-	uint64_t now = sac_now_ns(CLOCK_MONOTONIC), until = d->write_until;
+	uint64_t until = rec_deadline__describe(&d->dl, sac_now_ns(CLOCK_MONOTONIC));
 	const struct agg_key *k;
 	struct agg_val *v;
 	size_t it = 0;
 	int err = 0;
 
-	if (until && until < now + d->budget_ns / 2)
-		until = now + d->budget_ns / 2;
 	while (!err && (k = rec_htab__next(d->agg[set], &it, (void **)&v))) {
 		if (!v->count) /* dropped at the count deadline */
 			continue;
@@ -600,6 +599,16 @@ static void wait_grace(struct rec_drain *d, uint64_t grace_ns)
 		rec_drain__poll(d, (int)((until - now) / 1000000) + 1);
 }
 
+/* The interval's last look at the rings: RB_LAST_BUDGET_NS, less once stopping. */
+static uint64_t last_look_ns(const struct rec_drain *d)
+{
+	uint64_t now = sac_now_ns(CLOCK_MONOTONIC), until = rec_deadline__stacks(&d->dl);
+
+	if (!until || until >= now + RB_LAST_BUDGET_NS)
+		return RB_LAST_BUDGET_NS;
+	return until > now ? until - now : 0;
+}
+
 int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_ns, uint64_t *end_ns)
 {
 	struct saf_interval iv = {.start_ns = start_ns};
@@ -607,19 +616,22 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	struct saf_loss loss;
 	__u64 truncated;
 	__u32 epoch, set;
+	bool last;
 	int err;
 
 	if (d->sc && (err = rec_sc__poll(d->sc)))
 		return err;
 	rec_session__flip(d->s, &epoch);
 	iv.end_ns = sac_now_ns(CLOCK_MONOTONIC);
-	d->drain_until = d->budget_ns ? iv.end_ns + grace_ns + d->budget_ns : 0;
-	d->write_until = d->budget_ns ? d->drain_until + d->budget_ns : 0;
+	last = d->last_until != 0;
+	rec_deadline__begin(&d->dl, iv.end_ns + grace_ns);
+	if (last)
+		rec_deadline__last(&d->dl, iv.end_ns, d->last_until);
 	*end_ns = iv.end_ns;
 	iv.seq = epoch;
 	set = epoch & 1;
 	wait_grace(d, grace_ns);
-	err = consume(d, RB_LAST_BUDGET_NS);
+	err = consume(d, last_look_ns(d));
 	if (err < 0)
 		return err;
 	if (d->err)
@@ -631,7 +643,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		err = rec_offcpu__drain(d->off, epoch, resolve, d);
 	if (!err && d->off)
 		err = rec_offcpu__pin(d->off, epoch, resolve, d);
-	if (!err)
+	if (!err && !last) /* after the last, the maps go with the program */
 		err = clear_stacks(d, set);
 	if (!err)
 		err = note_news(d);
@@ -684,8 +696,22 @@ void rec_drain__set_abort(struct rec_drain *d, volatile sig_atomic_t *abort)
 
 void rec_drain__set_budget(struct rec_drain *d, uint64_t budget_ns)
 {
-	/* SA_RECORD_TEST_NO_DEADLINE (tests only): what 5200 shows without it */
-	d->budget_ns = getenv("SA_RECORD_TEST_NO_DEADLINE") ? 0 : budget_ns;
+	/* SA_RECORD_TEST_NO_DEADLINE (tests only): what 5200 shows without them */
+	d->no_deadline = getenv("SA_RECORD_TEST_NO_DEADLINE");
+	d->dl.budget_ns = d->no_deadline ? 0 : budget_ns;
+}
+
+void rec_drain__set_stop(struct rec_drain *d, const volatile uint64_t *signal_ns, uint64_t end_at,
+			 uint64_t stacks_ns, uint64_t counts_ns)
+{
+	if (!d->no_deadline)
+		rec_deadline__set_stop(&d->dl, signal_ns, end_at, stacks_ns, counts_ns);
+}
+
+void rec_drain__set_last(struct rec_drain *d, uint64_t until_ns)
+{
+	if (!d->no_deadline)
+		d->last_until = until_ns ? until_ns : 1;
 }
 
 void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim)

@@ -88,6 +88,26 @@ void rec_drain__set_abort(struct rec_drain *d, volatile sig_atomic_t *abort);
  */
 void rec_drain__set_budget(struct rec_drain *d, uint64_t budget_ns);
 
+/**
+ * rec_drain__set_stop() - the stop path's deadlines (docs/reliability.md,
+ * "The stop path"): the stop is *@signal_ns (borrowed; 0 until a signal
+ * handler sets it) or @end_at (0: none), the earlier; a drain under way
+ * then reads no stack @stacks_ns after it and writes or describes no
+ * count @counts_ns after it. What they skip is counted as the budget's
+ * deadlines' is. Ignored with SA_RECORD_TEST_NO_DEADLINE.
+ */
+void rec_drain__set_stop(struct rec_drain *d, const volatile uint64_t *signal_ns, uint64_t end_at,
+			 uint64_t stacks_ns, uint64_t counts_ns);
+
+/**
+ * rec_drain__set_last() - the next rec_drain__interval() is the last: it
+ * reads stacks over the first half of the time from its flip to
+ * @until_ns, writes and describes counts until @until_ns (counted as
+ * above when cut), looks at the rings no later than its stack deadline,
+ * and leaves the stack maps to be freed with the program.
+ */
+void rec_drain__set_last(struct rec_drain *d, uint64_t until_ns);
+
 /** rec_drain__set_trim() - keep only what an unwind reads of each stack copy (@trim borrowed). */
 void rec_drain__set_trim(struct rec_drain *d, struct rec_uwtrim *trim);
 

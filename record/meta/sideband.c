@@ -33,6 +33,9 @@
  */
 #define POLL_BUDGET_NS	(50 * 1000000ull)
 #define FINAL_BUDGET_NS (500 * 1000000ull)
+/* rec_sideband_end_by(): 0, or when the last poll stops handling records */
+static uint64_t end_by;
+
 /* sample_id_all trailer with TID | TIME | CPU: pid, tid, time, cpu, res */
 #define TRAILER 24
 
@@ -477,6 +480,8 @@ int rec_sideband__poll(struct rec_sideband *sb, bool final)
 	size_t i = 0, handled;
 	int r, err = 0;
 
+	if (final && end_by && end_by < until)
+		until = end_by;
 	for (r = 0; r < sb->nrings && !err; r++)
 		err = drain_ring(sb, &sb->rings[r]);
 	if (err)
@@ -501,6 +506,11 @@ int rec_sideband__poll(struct rec_sideband *sb, bool final)
 	if (compact(sb, i) && !err)
 		err = -ENOMEM;
 	return err ? err : (int)handled;
+}
+
+void rec_sideband_end_by(uint64_t until_ns)
+{
+	end_by = until_ns;
 }
 
 void rec_sideband__free(struct rec_sideband *sb)

@@ -51,12 +51,22 @@ struct rec_sideband *rec_sideband__open(const struct rec_sideband_opts *opts);
  * rec_sideband__poll() - take every record out of the rings, order them by
  * time across CPUs and handle those older than a few milliseconds (later
  * ones wait for the next poll so a slower CPU cannot reorder them), for at
- * most 50 ms (the rest wait too); with @final, handle all within 500 ms and
- * drop the rest (rec_sideband_stats.unhandled). Call it before each drain
+ * most 50 ms (the rest wait too); with @final, handle all within 500 ms
+ * (or until rec_sideband_end_by()) and drop the rest
+ * (rec_sideband_stats.unhandled). Call it before each drain
  * and once at the end.
  * @return records handled, or the sink's negative errno.
  */
 int rec_sideband__poll(struct rec_sideband *sb, bool final);
+
+/**
+ * rec_sideband_end_by() - every later last poll (@final) handles records
+ * until @until_ns (CLOCK_MONOTONIC ns) if that comes before its own
+ * 500 ms: what the stop path's budget leaves (docs/reliability.md, "The
+ * stop path"); 0 lifts it. Process-wide, since the recording's owner
+ * reaches the side band only through rec_sc__finish(). Not thread-safe.
+ */
+void rec_sideband_end_by(uint64_t until_ns);
 
 /**
  * rec_sideband__gen() - the exec generation of @pid as counted here: 0

@@ -10,7 +10,7 @@
 # recorder every few seconds, and every STORM_EVERY seconds 1,000 busy
 # threads spin for STORM_SECS. With SOAK_FULL=1 its tmpfs is filled for a
 # while half way (a full-disk episode). At the end: the recorder is alive,
-# SIGTERM ends it with exit 0, every file kept reads with `sa-report
+# SIGTERM ends it with exit 0 within 2 s, every file kept reads with `sa-report
 # --info` and finished cleanly, and its RSS stays flat: its floor over
 # the second half within 20% of its floor over the first, its RSS at the
 # end within 20% of its peak over the first half. Not in `make check`.
@@ -150,14 +150,16 @@ while until_end && kill -0 $rec 2>/dev/null; do
 done
 alive=0
 kill -0 $rec 2>/dev/null && alive=1
+s=${EPOCHREALTIME/./}
 kill -TERM $rec 2>/dev/null
 wait $rec
 rc=$?
+term_ms=$(((${EPOCHREALTIME/./} - s) / 1000))
 wait
 fail=0
 echo "== $REC -q -a -F 19 --rotate $ROTATE --keep $KEEP, $SOAK_SECONDS s ($(date -u +%FT%TZ), commit ${COMMIT:-?})"
-echo "   alive at the end: $alive; exit after SIGTERM: $rc"
-[ $alive = 1 ] && [ $rc = 0 ] || fail=1
+echo "   alive at the end: $alive; exit after SIGTERM: $rc, in $term_ms ms (bound: 2000)"
+[ $alive = 1 ] && [ $rc = 0 ] && [ $term_ms -le 2000 ] || fail=1
 echo "   loads: $(cat "$T/execs" 2>/dev/null || echo ?) self-execs of one pid ($(($(cat "$T/execs" 2>/dev/null || echo 0) / SOAK_SECONDS))/s), $(cat "$T/storms" 2>/dev/null || echo 0) storms of $STORM_THREADS threads, ${#MAPS[@]} hard-linked perf maps"
 n=0 bad=0
 for f in "$OUT"/host*.sa; do
