@@ -12,8 +12,9 @@
 # while half way (a full-disk episode). At the end: the recorder is alive,
 # SIGTERM ends it with exit 0 within 2 s, every file kept reads with `sa-report
 # --info` and finished cleanly, and its RSS stays flat: its floor over
-# the second half within 20% of its floor over the first, its RSS at the
-# end within 20% of its peak over the first half. Not in `make check`.
+# the second half within 20% of its floor over the first (after its
+# first sample), its RSS at the end within 20% of its peak over the first
+# half. Not in `make check`.
 # Prints the numbers and exits 0 when every check holds, else 1. Root.
 #   SOAK_SECONDS (default 600), ROTATE (30s), KEEP (8), STORM_EVERY (60),
 #   STORM_SECS (5), STORM_THREADS (1000), SOAK_FULL (0), SOAK_MIB (256),
@@ -175,13 +176,17 @@ echo "   files kept: $n, read and finished cleanly: $((n - bad)); sizes: $(du -s
 echo "   stderr: $(grep -c . "$T/rec.err") lines; $(sort "$T/rec.err" | uniq -c | sort -rn | head -3 | tr -s ' ' | tr '\n' '|')"
 read -r first_max second_max last first_min second_min < <(awk -v h=$((SOAK_SECONDS / 2)) '
 	$1 < h && $2 > a { a = $2 } $1 >= h && $2 > b { b = $2 } { l = $2 }
-	$1 < h && (c == "" || $2 < c) { c = $2 } $1 >= h && (d == "" || $2 < d) { d = $2 }
+	NR > 1 && $1 < h && (c == "" || $2 < c) { c = $2 } $1 >= h && (d == "" || $2 < d) { d = $2 }
 	END { print a + 0, b + 0, l + 0, c + 0, d + 0 }' "$T/rss")
 echo "   RSS (s: KiB anon file shmem; host processes tasks, every 10 s): $(awk '{ printf "%s: %s %s %s %s; %s %s, ", $1, $2, $3, $4, $5, $6, $7 }' "$T/rss")"
 echo "   storms began at (s): $(tr '\n' ' ' <"$T/storm_times" 2>/dev/null)"
 echo "   RSS: peak $first_max KiB over the first half, $second_max KiB over the second, $last KiB at the end ($(wc -l <"$T/rss") samples)"
 echo "   RSS floor (lowest sample): $first_min KiB over the first half, $second_min KiB over the second"
 # Flat: what stays (the floor) and the end within 20% of the first half.
+# The first half's floor leaves out the first sample, taken as the
+# recorder starts, before it has met the host's processes: 13,772 KiB at
+# 0 s, then 17.9-20.0 MB (a 10-minute run of 2026-12-03 that failed on it
+# with a second-half peak below the first half's).
 # Single samples 5-14 MB over the rest come and go (a rotated file reads
 # its perf maps again into one interval's chunk; a binary mapped while its
 # symbols are read): peak against peak compares two of those.
