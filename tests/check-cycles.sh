@@ -52,8 +52,11 @@ syms()
 		NF == 3 && $2 ~ /^[A-TV-Z]$/ { print "D", f, $3 }'
 }
 
-if [ $edges = 1 ]; then
-	syms | LC_ALL=C awk -v only="$only" '
+# "FROM TO SYMBOL" for each use of a symbol that another file of FROM's
+# module defines: the edges, one line a symbol, in nm's order.
+uses()
+{
+	syms | LC_ALL=C awk '
 	function module(f) { sub(/\/.*/, "", f); return f }
 	$1 == "D" { def[module($2) SUBSEP $3] = $2; next }
 	{ use[++nuse] = $2 SUBSEP $3 }
@@ -61,40 +64,40 @@ if [ $edges = 1 ]; then
 		for (i = 1; i <= nuse; i++) {
 			split(use[i], u, SUBSEP)
 			k = module(u[1]) SUBSEP u[2]
-			if (!(k in def) || def[k] == u[1])
-				continue
-			if (only != "" && (index(u[1], only) != 1 || index(def[k], only) != 1))
-				continue
-			e = u[1] " -> " def[k]
-			if (!((e SUBSEP u[2]) in seen)) {
-				seen[e SUBSEP u[2]]
-				why[e] = why[e] " " u[2]
-			}
+			if ((k in def) && def[k] != u[1])
+				print u[1], def[k], u[2]
 		}
+	}'
+}
+
+if [ $edges = 1 ]; then
+	uses | LC_ALL=C awk -v only="$only" '
+	only != "" && (index($1, only) != 1 || index($2, only) != 1) { next }
+	{
+		e = $1 " -> " $2
+		if (!((e SUBSEP $3) in seen)) {
+			seen[e SUBSEP $3]
+			why[e] = why[e] " " $3
+		}
+	}
+	END {
 		for (e in why)
 			print e ":" why[e]
 	}' | LC_ALL=C sort
 	exit 0
 fi
 
-syms | LC_ALL=C awk '
-function module(f) { sub(/\/.*/, "", f); return f }
-$1 == "D" { def[module($2) SUBSEP $3] = $2; next }
-{ use[++nuse] = $2 SUBSEP $3 }
+uses | LC_ALL=C awk '
+{
+	e = $1 SUBSEP $2
+	if (!(e in why)) {
+		adj[$1] = adj[$1] " " $2
+		why[e] = $3
+	} else if (length(why[e]) < 80)
+		why[e] = why[e] ", " $3
+	if (!($1 in seen)) { seen[$1]; order[++n] = $1 }
+}
 END {
-	for (i = 1; i <= nuse; i++) {
-		split(use[i], u, SUBSEP)
-		k = module(u[1]) SUBSEP u[2]
-		if (!(k in def) || def[k] == u[1])
-			continue
-		e = u[1] SUBSEP def[k]
-		if (!(e in why)) {
-			adj[u[1]] = adj[u[1]] " " def[k]
-			why[e] = u[2]
-		} else if (length(why[e]) < 80)
-			why[e] = why[e] ", " u[2]
-		if (!(u[1] in seen)) { seen[u[1]]; order[++n] = u[1] }
-	}
 	for (i = 1; i <= n; i++)
 		if (!(order[i] in idx))
 			strong(order[i])
