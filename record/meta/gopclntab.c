@@ -468,11 +468,13 @@ static bool inl_node(const struct rec_gopcln *g, const struct gofn *f, int32_t i
 		     const char **name, uint64_t *pc)
 {
 	uint64_t at = f->tree + (uint64_t)idx * g->inl_size;
-	const uint8_t *n = g->gofunc + at;
+	const uint8_t *n;
 	int32_t nameoff, ppc;
 
-	if (f->tree == ~0ull || idx < 0 || at + g->inl_size > g->gofunc_size)
+	/* the node's address only once it is known inside go:func.* (no tree: none) */
+	if (f->tree == ~0ull || idx < 0 || !g->gofunc || at + g->inl_size > g->gofunc_size)
 		return false;
+	n = g->gofunc + at;
 	memcpy(&nameoff, n + g->inl_name, 4); /* little-endian host (x86-64) */
 	memcpy(&ppc, n + g->inl_ppc, 4);
 	*name = nameoff >= 0 ? cstr(&g->t, g->t.names + (uint32_t)nameoff) : NULL;
