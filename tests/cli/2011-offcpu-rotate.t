@@ -94,7 +94,14 @@ run() {
 		awk '/nanosleep/ { s += $NF } END { print s + 0 }')
 	nsl=${#sleeps[@]}
 	[ -n "$slept" ] && [ "$got" -le "$slept" ] && [ "$got" -ge $((slept - nsl * 3000)) ]
-	ok $? "$name: merged off-CPU time in nanosleep $got us; python3's clock $slept us (- 0..$((nsl * 3)) ms)"
+	bad=$?
+	ok $bad "$name: merged off-CPU time in nanosleep $got us; python3's clock $slept us (- 0..$((nsl * 3)) ms)"
+	[ $bad = 0 ] ||
+		for f in "${files[@]}"; do # what each file holds, when the sum is short
+			diag "$(basename "$f"): $("$DUMP" "$f" | grep -E '^(OFFCPU|PROC)' |
+				grep -E 'comm=python3|comm=sa-record' | awk '$0 ~ /^PROC/ || / time_ns=[0-9][0-9][0-9][0-9][0-9][0-9][0-9]/' |
+				tr '\n' '|')" >&2
+		done
 }
 
 # The brief form: 1 s files, a 2.1 s sleep spans a rotation.
