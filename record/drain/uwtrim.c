@@ -345,16 +345,27 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 			exact = false;
 			continue;
 		}
-		if (rc != REC_CFIROW_OK) {
-			/* the report may still go on here: keep the rest */
+		if (rc != REC_CFIROW_OK && t->walk != SAF_WALK_CUT) {
+			/* the report may do better here (a .debug_frame): keep the rest */
 			uint64_t from =
 				g.sp.ok && g.sp.v >= sp + UT_BELOW ? g.sp.v - UT_BELOW - sp : 0;
 
 			tail = from < len ? (uint32_t)from : len;
 			t->st.cut_short++;
 			t->walk = SAF_WALK_CUT;
-			break;
 		}
+		if (rc == REC_CFIROW_NONE) {
+			/*
+			 * No FDE (a binary's _init/_fini): libdwfl's frame-pointer
+			 * fallback, as the report's walk takes it with the binary and
+			 * no debug file, so the frames recorded are the ones it gives.
+			 */
+			pc = sac_cfi__fp_step(&g, step_read, &w);
+			exact = false;
+			continue;
+		}
+		if (rc != REC_CFIROW_OK)
+			break;
 		pc = sac_cfi__step(&r, &g, step_read, &w);
 		exact = r.signal;
 	}

@@ -37,9 +37,11 @@ void rec_uwtrim__free(struct rec_uwtrim *t);
  * rec_uwtrim__runs() - the runs (saf_urun__put() encoding) of the capture
  * @stack, @len of (pid, gen) at registers @ip, @sp, @fp that the report's
  * walk reads, into @out of @cap bytes.
- * Where the walk meets a frame it cannot follow here (no mapping, no FDE
- * in .eh_frame, a rule that is a DWARF expression), everything from 128
- * bytes below that frame's stack pointer to the end is kept.
+ * Where the walk meets a frame it cannot follow here (no FDE in .eh_frame,
+ * a rule that is a DWARF expression), everything from 128 bytes below that
+ * frame's stack pointer to the end is kept; past a frame without an FDE
+ * (or without a mapped file) the walk goes on by frame pointers, as the
+ * report's walk does with the binary and no debug file.
  * @return the bytes written, or -1 when the whole copy should be kept
  * (a USTACK record): the runs would not be smaller, or no memory.
  */
@@ -50,8 +52,9 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
  * rec_uwtrim__frames() - the frames the last rec_uwtrim__runs() walk found:
  * *@pcs (borrowed, valid until the next call on @t) holds *@n pcs, the leaf
  * first, then the return addresses as read (as sa-report's walk gives them).
- * @return how the walk ended: SAF_WALK_COMPLETE, or SAF_WALK_CUT at a frame
- * it could not follow (the frames up to there are still right).
+ * @return how the walk ended: SAF_WALK_COMPLETE, or SAF_WALK_CUT where it
+ * met a frame it could not follow (no FDE: the frames after it are the
+ * frame-pointer fallback's; an expression rule: the walk stops there).
  */
 uint32_t rec_uwtrim__frames(const struct rec_uwtrim *t, const uint64_t **pcs, uint32_t *n);
 
