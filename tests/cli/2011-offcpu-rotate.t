@@ -89,24 +89,36 @@ run() {
 	# and less by what python3 runs between the reads and the switches
 	# (syscall entry and exit, tens of microseconds) plus any preemption
 	# there, at most one scheduler slice each: 3 ms per sleep.
+	# On a loaded host python3 may also be preempted between a clock read
+	# and its sleep, or between the wake-up and the read: time of the
+	# clock's spent off the CPU in a preempted stay, not in nanosleep. So
+	# the lower bound takes python3's whole off-CPU time (every stay,
+	# preemptions included; stays outside the sleeps only add to it), the
+	# upper bound the time in nanosleep alone.
 	slept=$(awk '/^slept_ns/ { print int($2 / 1000) }' "$T/$name.out")
 	got=$("$RPT" --off-cpu --comm python3 "${files[@]}" 2>/dev/null |
 		awk '/nanosleep/ { s += $NF } END { print s + 0 }')
+	all=$("$RPT" --off-cpu --comm python3 "${files[@]}" 2>/dev/null |
+		awk '{ s += $NF } END { print s + 0 }')
 	nsl=${#sleeps[@]}
-	[ -n "$slept" ] && [ "$got" -le "$slept" ] && [ "$got" -ge $((slept - nsl * 3000)) ]
+	[ -n "$slept" ] && [ "$got" -le "$slept" ] && [ "$all" -ge $((slept - nsl * 3000)) ]
 	bad=$?
-	ok $bad "$name: merged off-CPU time in nanosleep $got us; python3's clock $slept us (- 0..$((nsl * 3)) ms)"
+	ok $bad "$name: merged off-CPU time in nanosleep $got us (all of python3's $all us); python3's clock $slept us (- 0..$((nsl * 3)) ms)"
 	[ $bad = 0 ] ||
 		for f in "${files[@]}"; do # what each file holds, when the sum is short
-			diag "$(basename "$f"): $("$DUMP" "$f" | grep -E '^(OFFCPU|PROC)' |
-				grep -E 'comm=python3|comm=sa-record' | awk '$0 ~ /^PROC/ || / time_ns=[0-9][0-9][0-9][0-9][0-9][0-9][0-9]/' |
-				tr '\n' '|')" >&2
+			diag "$(basename "$f"): $("$DUMP" "$f" | grep -E '^(OFFCPU|PROC|LOSS|INTERVAL)' |
+				awk '$0 !~ /^OFFCPU/ || / time_ns=[0-9][0-9][0-9][0-9][0-9]/' | tr '\n' '|')" >&2
 		done
 }
 
+# python3's exit ends each recording; --duration 30 only bounds a hang. No
+# longer assumed (issue 30): a start-up fast enough for --duration 4 to
+# outlast the 3 s of sleeps. Beside two busy loops sa-record waited 1.5 s
+# for a CPU in its start-up, and --duration (counted from its exec) then
+# ended the recording before python3's last sleep.
 # The brief form: 1 s files, a 2.1 s sleep spans a rotation.
-run one 0.2 2.1 0.4 0.3 -- --rotate 1s --keep 5 --duration 4
+run one 0.2 2.1 0.4 0.3 -- --rotate 1s --keep 5 --duration 30
 # Quarter-second files: the 2.5 s sleep spans about ten rotations, so its
 # stacks are carried from file to file, not just into the next one.
-run many 0.1 2.5 0.3 -- --interval 0.25 --rotate 0.25s --duration 4
+run many 0.1 2.5 0.3 -- --interval 0.25 --rotate 0.25s --duration 30
 finish
