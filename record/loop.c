@@ -687,7 +687,13 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 						   .ksyms_early = !o->user_only,
 						   .cpus = o->cpus,
 						   .ncpus = o->ncpus,
-						   .child = r->child});
+						   .child = r->child,
+						   .targets_only = o->filter == SA_FILTER_TGID ||
+								   o->filter == SA_FILTER_TID,
+						   .ids = o->ids,
+						   .nids = o->nids,
+						   .ids_are_tids = o->filter == SA_FILTER_TID,
+						   .follow = o->cmd && !o->all});
 	if (!r->sc) {
 		e = -errno;
 		snprintf(err, errsz, "side-band perf events: %s", strerror(-e));

@@ -5,6 +5,7 @@
  * only has them when a stack is first seen; counts refer to them later).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "grow.h"
+#include "htab.h"
 #include "jitmap.h"
 #include "ksyms.h"
 #include "maptab.h"
@@ -27,6 +29,10 @@ struct ustack {
 
 struct rec_sc {
 	struct rec_sink sink;
+	struct rec_sink sb_sink; /* the side band's: sink, or targets_emit() */
+	struct rec_htab *procs;	 /* targets_only: tgid -> 1 a target, 0 exited */
+	bool follow;		 /* a target's fork is a target */
+	uint64_t others;	 /* records of other processes left out */
 	struct rec_ksyms *ks;
 	const char *kallsyms; /* borrowed from the opts */
 	bool ks_tried;
@@ -93,6 +99,101 @@ static void load_ksyms(struct rec_sc *sc)
 	sc->ks_tried = true;
 }
 
+static bool is_target(const struct rec_sc *sc, uint32_t pid)
+{
+	const uint8_t *v = rec_htab__get(sc->procs, &pid);
+
+	return v && *v;
+}
+
+static int mark(struct rec_sc *sc, uint32_t pid, uint8_t target)
+{
+	uint8_t *v = rec_htab__put(sc->procs, &pid, NULL);
+
+	if (!v)
+		return -ENOMEM;
+	*v = target;
+	return 0;
+}
+
+/*
+ * -p, -t and `-- CMD`: the side band sees every process of the host; only
+ * the targets' records are written, so the names and paths of other
+ * users' processes never enter the file (a `-- sleep 1` beside a busy
+ * host held 199 PROC and 1,140 MAP records of other processes). A target's
+ * fork is a target with @follow, as sa_on_fork() follows it in the kernel;
+ * at its EXIT a pid stops being one (it may come back as another process).
+ */
+static int targets_emit(void *ctx, const struct saf_record *r)
+{
+	struct rec_sc *sc = ctx;
+	uint32_t pid;
+	int err;
+
+	switch (r->kind) {
+	case SAF_REC_PROC:
+		pid = r->proc.pid;
+		if (sc->follow && r->proc.ppid && !is_target(sc, pid) &&
+		    is_target(sc, r->proc.ppid) && (err = mark(sc, pid, 1)))
+			return err;
+		break;
+	case SAF_REC_MAP:
+		pid = r->map.pid;
+		break;
+	case SAF_REC_COMM:
+		pid = r->comm.pid;
+		break;
+	case SAF_REC_EXIT:
+		pid = r->exit.pid;
+		break;
+	default:
+		return rec_sink__emit(&sc->sink, r);
+	}
+	if (!is_target(sc, pid)) {
+		sc->others++;
+		return 0;
+	}
+	err = rec_sink__emit(&sc->sink, r);
+	return err || r->kind != SAF_REC_EXIT ? err : mark(sc, pid, 0);
+}
+
+/* The process of thread @tid, from /proc/TID/status; @tid when unknown. */
+static uint32_t tgid_of(pid_t tid)
+{
+	char path[40], line[128];
+	unsigned int tgid = (unsigned int)tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tgid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static int targets_open(struct rec_sc *sc, const struct rec_sc_opts *o)
+{
+	int err = 0;
+
+	sc->sb_sink = sc->sink;
+	if (!o->targets_only)
+		return 0;
+	sc->procs = rec_htab__new(sizeof(uint32_t), sizeof(uint8_t));
+	if (!sc->procs)
+		return -ENOMEM;
+	for (int i = 0; i < o->nids && !err; i++)
+		err = mark(sc, o->ids_are_tids ? tgid_of(o->ids[i]) : (uint32_t)o->ids[i], 1);
+	if (!err && o->child > 0)
+		err = mark(sc, (uint32_t)o->child, 1);
+	sc->follow = o->follow;
+	sc->sb_sink = (struct rec_sink){targets_emit, sc};
+	return err;
+}
+
 struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 {
 	struct rec_sideband_opts sbo = {.sz = sizeof(sbo)};
@@ -104,6 +205,8 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 		goto cleanup;
 	sc->vdso.fd = -1;
 	sc->sink = (struct rec_sink){rec_sink__writer_emit, o->w};
+	if (targets_open(sc, o))
+		goto cleanup;
 	sc->kallsyms = o->kallsyms;
 	if (getenv("SA_RECORD_TEST_META_DELAY_US"))
 		sc->test_delay_us = strtoul(getenv("SA_RECORD_TEST_META_DELAY_US"), NULL, 10);
@@ -125,7 +228,7 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 		goto cleanup;
 	sbo.cpus = o->cpus;
 	sbo.ncpus = o->ncpus;
-	sbo.sink = sc->sink;
+	sbo.sink = sc->sb_sink;
 	sbo.maptab = sc->mt;
 	sbo.jitmap = sc->jm;
 	sc->sb = rec_sideband__open(&sbo);
@@ -300,7 +403,7 @@ int rec_sc__new_file(struct rec_sc *sc, uint32_t keep_from)
 	rec_jitmap__new_file(sc->jm);
 	ret = rebase_ustacks(sc, keep_from);
 	if (!ret)
-		ret = rec_maptab__emit_all(sc->mt, sac_now_ns(CLOCK_MONOTONIC), &sc->sink);
+		ret = rec_maptab__emit_all(sc->mt, sac_now_ns(CLOCK_MONOTONIC), &sc->sb_sink);
 	return ret < 0 ? ret : 0;
 }
 
@@ -318,6 +421,7 @@ void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st)
 	rec_jitmap__stats(sc->jm, &st->jit);
 	st->clipped_paths = rec_maptab__clipped(sc->mt);
 	st->note_ns = sc->note_ns;
+	st->others = sc->others;
 }
 
 struct rec_maptab *rec_sc__maptab(struct rec_sc *sc)
@@ -337,5 +441,6 @@ void rec_sc__free(struct rec_sc *sc)
 	if (sc->ks_reading)
 		load_ksyms(sc);
 	rec_ksyms__free(sc->ks);
+	rec_htab__free(sc->procs);
 	SAC_FREE_ALL(sc->us, sc->ips, sc);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "elfsyms.h"
 #include "jitmap.h"
 #include "sideband.h"
@@ -30,6 +31,14 @@ struct rec_sc_opts {
 	int child;	      /* the `-- CMD` child, forked before this and
 			       * waiting to exec: its first image is captured
 			       * from /proc now; 0 = none */
+	bool targets_only;    /* -p, -t, `-- CMD` without -a: the side band's
+			       * PROC, MAP, COMM and EXIT records only of the
+			       * target processes: @ids, @child, and with
+			       * @follow the processes they fork */
+	const pid_t *ids;     /* -p processes, or -t threads (@ids_are_tids) */
+	int nids;
+	bool ids_are_tids;
+	bool follow;
 };
 
 struct rec_sc_stats {
@@ -39,6 +48,7 @@ struct rec_sc_stats {
 	struct rec_jitmap_stats jit;
 	uint64_t clipped_paths; /* mapping paths clipped (strclip.h); names: es.clipped */
 	uint64_t note_ns;	/* time spent noting stacks and flushing symbols */
+	uint64_t others; /* side-band records of other processes, not written (targets_only) */
 };
 
 /**
