@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lowerbound.h - the one lower-bound search over a sorted array, for
- * core/, format/ and report/ (record/ keeps its own for now). Header only:
- * inlined with its predicate, it costs what a loop written out costs.
+ * core/, record/ and report/. Header only: inlined with its predicate, it
+ * costs what a loop written out costs.
  */
 #ifndef SA_CORE_LOWERBOUND_H
 #define SA_CORE_LOWERBOUND_H

@@ -17,6 +17,7 @@
 #include "elfread.h"
 #include "golines.h"
 #include "gopclntab.h"
+#include "lowerbound.h"
 #include "safeopen.h"
 #include "saf.h"
 #include "symrank.h"
@@ -478,6 +479,18 @@ cleanup:
 	return err;
 }
 
+struct off_key {
+	const struct rec_elftab *t;
+	uint64_t off;
+};
+
+static bool sym_at_or_below(const void *ctx, size_t i)
+{
+	const struct off_key *k = ctx;
+
+	return k->t->syms[i].off <= k->off;
+}
+
 /*
  * The symbol with the highest start at or below @off that covers it. A
  * size is the file's st_size, any 64-bit value: `off - start < size`, as
@@ -488,16 +501,8 @@ cleanup:
  */
 long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off)
 {
-	size_t lo = 0, hi = t->nsyms, i;
+	size_t lo = sac_lower_bound(t->nsyms, sym_at_or_below, &(struct off_key){t, off}), i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (i = lo; i > 0 && lo - i < 8; i--)
 		if (off - t->syms[i - 1].off < t->syms[i - 1].size)
 			return (long)i - 1;

@@ -11,6 +11,7 @@
 #include "golines.h"
 #include "grow.h"
 #include "htab.h"
+#include "lowerbound.h"
 
 struct range {
 	uint64_t lo, hi; /* file offsets */
@@ -82,20 +83,22 @@ static const struct rec_golines_load *load_of(const struct rec_golines *gl, uint
 	return NULL;
 }
 
+struct off_key {
+	const struct rec_golines *gl;
+	uint64_t off;
+};
+
+static bool lo_at_or_below(const void *ctx, size_t i)
+{
+	const struct off_key *k = ctx;
+
+	return k->gl->r[i].lo <= k->off;
+}
+
 /* Index of the first range whose lo is above @off. */
 static size_t upper(const struct rec_golines *gl, uint64_t off)
 {
-	size_t lo = 0, hi = gl->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (gl->r[mid].lo <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sac_lower_bound(gl->nr, lo_at_or_below, &(struct off_key){gl, off});
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "ksyms.h"
 #include "grow.h"
+#include "lowerbound.h"
 
 struct ksym {
 	uint64_t addr;
@@ -227,19 +228,23 @@ cleanup:
 	return ks;
 }
 
+struct addr_key {
+	const struct rec_ksyms *ks;
+	uint64_t addr;
+};
+
+static bool at_or_below(const void *ctx, size_t i)
+{
+	const struct addr_key *k = ctx;
+
+	return k->ks->syms[i].addr <= k->addr;
+}
+
 /* Index of the first symbol at the highest address <= addr, or -1. */
 static long lookup(const struct rec_ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nsyms;
+	size_t lo = sac_lower_bound(ks->nsyms, at_or_below, &(struct addr_key){ks, addr});
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return -1;
 	lo--;

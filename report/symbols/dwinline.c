@@ -16,6 +16,7 @@
 
 #include "dwinline.h"
 #include "grow.h"
+#include "lowerbound.h"
 #include "strpool.h"
 
 #define DWI_MAX_DEPTH 256
@@ -250,22 +251,25 @@ static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 	return c;
 }
 
+struct sub_key {
+	const struct dwi_sub *subs;
+	Dwarf_Addr addr;
+};
+
+static bool sub_at_or_below(const void *ctx, size_t i)
+{
+	const struct sub_key *k = ctx;
+
+	return k->subs[i].lo <= k->addr;
+}
+
 /* The inline index of the subprogram holding @addr, built on first use. */
 static struct sub_idx *sub_get(struct cu_subs *c, Dwarf_Addr addr)
 {
-	ssize_t lo = 0, hi = (ssize_t)c->n - 1, best = -1;
+	struct sub_key k = {c->subs, addr};
+	ssize_t best = (ssize_t)sac_lower_bound(c->n, sub_at_or_below, &k) - 1;
 	struct dwi_sub *sub;
 
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-
-		if (c->subs[mid].lo <= addr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
 	if (best < 0 || addr >= c->subs[best].hi)
 		return NULL;
 	sub = &c->subs[best];
@@ -290,22 +294,25 @@ static bool die_holds(const struct sub_idx *c, int32_t d, Dwarf_Addr addr)
 	return false;
 }
 
+struct range_key {
+	const struct dwi_range *sorted;
+	Dwarf_Addr addr;
+};
+
+static bool range_at_or_below(const void *ctx, size_t i)
+{
+	const struct range_key *k = ctx;
+
+	return k->sorted[i].lo <= k->addr;
+}
+
 /* The innermost inlined DIE holding @addr, or -1. */
 static int32_t innermost(const struct sub_idx *c, Dwarf_Addr addr)
 {
-	ssize_t lo = 0, hi = (ssize_t)c->nranges - 1, best = -1;
+	struct range_key k = {c->sorted, addr};
+	ssize_t best = (ssize_t)sac_lower_bound(c->nranges, range_at_or_below, &k) - 1;
 	int32_t d;
 
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-
-		if (c->sorted[mid].lo <= addr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
 	if (best < 0)
 		return -1;
 	for (d = c->sorted[best].die; d >= 0; d = c->dies[d].parent)
