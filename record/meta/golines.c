@@ -30,7 +30,6 @@ struct rec_golines {
 	struct rec_goframe *fr;
 	size_t nfr, frcap;
 	size_t npending;
-	uint64_t dropped;
 };
 
 struct rec_golines *rec_golines__new(struct rec_gopcln *pcln, const struct rec_golines_load *loads,
@@ -62,16 +61,6 @@ void rec_golines__free(struct rec_golines *gl)
 uint64_t rec_golines__bytes(const struct rec_golines *gl)
 {
 	return gl ? rec_gopcln__bytes(gl->pcln) : 0;
-}
-
-uint64_t rec_golines__dropped(const struct rec_golines *gl)
-{
-	return gl ? gl->dropped : 0;
-}
-
-size_t rec_golines__pending(const struct rec_golines *gl)
-{
-	return gl ? gl->npending : 0;
 }
 
 /* The segment holding file offset @off, or NULL. */
@@ -121,10 +110,8 @@ static int add_range(struct rec_golines *gl, uint64_t off)
 	n = rec_gopcln__frames(gl->pcln, va, tmp, REC_GOLINES_MAX_DEPTH, &lo, &hi);
 	if (n <= 0)
 		return 0;
-	if (gl->nr >= REC_GOLINES_MAX_RANGES) {
-		gl->dropped++;
-		return 0;
-	}
+	if (gl->nr >= REC_GOLINES_MAX_RANGES)
+		return 0; /* dropped: no ULINE record */
 	if (SAC_GROW(gl->r, gl->rcap, gl->nr + 1, 256) ||
 	    SAC_GROW(gl->fr, gl->frcap, gl->nfr + n, 1024))
 		return -ENOMEM;
@@ -154,10 +141,8 @@ int rec_golines__note(struct rec_golines *gl, uint64_t off)
 		return 0;
 	if (rec_htab__get(gl->seen, &off))
 		return 0;
-	if (rec_htab__len(gl->seen) >= REC_GOLINES_MAX_SEEN) {
-		gl->dropped++;
-		return 0;
-	}
+	if (rec_htab__len(gl->seen) >= REC_GOLINES_MAX_SEEN)
+		return 0; /* dropped: no ULINE record */
 	if (!rec_htab__put(gl->seen, &off, &is_new))
 		return -ENOMEM;
 	a = add_range(gl, off);

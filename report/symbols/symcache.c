@@ -62,11 +62,6 @@ void rpt_symcache__free(struct rpt_symcache *c)
 	free(c);
 }
 
-int rpt_symcache__dirfd(const struct rpt_symcache *c)
-{
-	return c->dirfd;
-}
-
 static void file_name(char *buf, size_t cap, const char *hex, uint32_t variant)
 {
 	snprintf(buf, cap, "%s-%u" RPT_SYMCACHE_SUFFIX, hex, variant);
