@@ -480,9 +480,7 @@ static int by_lo(const void *a, const void *b)
 {
 	const struct fdeix *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return SAC_CMP(x->lo, y->lo) ?: SAC_CMP(x->off, y->off);
 }
 
 /*
@@ -570,10 +568,8 @@ void rec_cfirows__free(struct rec_cfirows *t)
 {
 	if (!t)
 		return;
-	free(t->memo);
-	free(t->ix);
 	elf_end(t->elf);
-	free(t);
+	SAC_FREE_ALL(t->memo, t->ix, t);
 }
 
 size_t rec_cfirows__loads(const struct rec_cfirows *t, uint64_t (*seg)[3], size_t max)

@@ -120,13 +120,8 @@ static int cmp_sym(const void *a, const void *b)
 {
 	const struct rec_elfsym *x = a, *y = b;
 
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->name < y->name ? -1 : (x->name > y->name);
+	return SAC_CMP(x->off, y->off) ?: SAC_CMP(y->size, x->size) ?:
+	       SAC_CMP(x->rank, y->rank) ?: SAC_CMP(x->name, y->name);
 }
 
 /*
@@ -479,18 +474,6 @@ cleanup:
 	return err;
 }
 
-struct off_key {
-	const struct rec_elftab *t;
-	uint64_t off;
-};
-
-static bool sym_at_or_below(const void *ctx, size_t i)
-{
-	const struct off_key *k = ctx;
-
-	return k->t->syms[i].off <= k->off;
-}
-
 /*
  * The symbol with the highest start at or below @off that covers it. A
  * size is the file's st_size, any 64-bit value: `off - start < size`, as
@@ -501,7 +484,7 @@ static bool sym_at_or_below(const void *ctx, size_t i)
  */
 long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off)
 {
-	size_t lo = sac_lower_bound(t->nsyms, sym_at_or_below, &(struct off_key){t, off}), i;
+	size_t lo = SAC_FIRST_ABOVE(t->syms, t->nsyms, off, off), i;
 
 	for (i = lo; i > 0 && lo - i < 8; i--)
 		if (off - t->syms[i - 1].off < t->syms[i - 1].size)

@@ -72,22 +72,10 @@ static const struct rec_golines_load *load_of(const struct rec_golines *gl, uint
 	return NULL;
 }
 
-struct off_key {
-	const struct rec_golines *gl;
-	uint64_t off;
-};
-
-static bool lo_at_or_below(const void *ctx, size_t i)
-{
-	const struct off_key *k = ctx;
-
-	return k->gl->r[i].lo <= k->off;
-}
-
 /* Index of the first range whose lo is above @off. */
 static size_t upper(const struct rec_golines *gl, uint64_t off)
 {
-	return sac_lower_bound(gl->nr, lo_at_or_below, &(struct off_key){gl, off});
+	return SAC_FIRST_ABOVE(gl->r, gl->nr, lo, off);
 }
 
 /*

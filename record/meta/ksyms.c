@@ -145,12 +145,9 @@ static int cmp_ksym(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
 	/* Keep a stable, deterministic pick among aliases: vmlinux first. */
-	if (x->module != y->module)
-		return x->module < y->module ? -1 : 1;
-	return x->name < y->name ? -1 : (x->name > y->name);
+	return SAC_CMP(x->addr, y->addr) ?: SAC_CMP(x->module, y->module) ?:
+	       SAC_CMP(x->name, y->name);
 }
 
 /*
@@ -228,22 +225,10 @@ cleanup:
 	return ks;
 }
 
-struct addr_key {
-	const struct rec_ksyms *ks;
-	uint64_t addr;
-};
-
-static bool at_or_below(const void *ctx, size_t i)
-{
-	const struct addr_key *k = ctx;
-
-	return k->ks->syms[i].addr <= k->addr;
-}
-
 /* Index of the first symbol at the highest address <= addr, or -1. */
 static long lookup(const struct rec_ksyms *ks, uint64_t addr)
 {
-	size_t lo = sac_lower_bound(ks->nsyms, at_or_below, &(struct addr_key){ks, addr});
+	size_t lo = SAC_FIRST_ABOVE(ks->syms, ks->nsyms, addr, addr);
 
 	if (!lo)
 		return -1;

@@ -162,10 +162,8 @@ static int range_cmp(const void *a, const void *b)
 {
 	const struct dwi_range *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
 	/* at one start, the inner (later, deeper) DIE last: the floor finds it */
-	return x->die < y->die ? -1 : x->die > y->die;
+	return SAC_CMP(x->lo, y->lo) ?: SAC_CMP(x->die, y->die);
 }
 
 static int sub_idx_build(struct sub_idx *c, Dwarf_Die *sub, bool plain_c)
@@ -251,23 +249,10 @@ static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 	return c;
 }
 
-struct sub_key {
-	const struct dwi_sub *subs;
-	Dwarf_Addr addr;
-};
-
-static bool sub_at_or_below(const void *ctx, size_t i)
-{
-	const struct sub_key *k = ctx;
-
-	return k->subs[i].lo <= k->addr;
-}
-
 /* The inline index of the subprogram holding @addr, built on first use. */
 static struct sub_idx *sub_get(struct cu_subs *c, Dwarf_Addr addr)
 {
-	struct sub_key k = {c->subs, addr};
-	ssize_t best = (ssize_t)sac_lower_bound(c->n, sub_at_or_below, &k) - 1;
+	ssize_t best = (ssize_t)SAC_FIRST_ABOVE(c->subs, c->n, lo, addr) - 1;
 	struct dwi_sub *sub;
 
 	if (best < 0 || addr >= c->subs[best].hi)
@@ -294,23 +279,10 @@ static bool die_holds(const struct sub_idx *c, int32_t d, Dwarf_Addr addr)
 	return false;
 }
 
-struct range_key {
-	const struct dwi_range *sorted;
-	Dwarf_Addr addr;
-};
-
-static bool range_at_or_below(const void *ctx, size_t i)
-{
-	const struct range_key *k = ctx;
-
-	return k->sorted[i].lo <= k->addr;
-}
-
 /* The innermost inlined DIE holding @addr, or -1. */
 static int32_t innermost(const struct sub_idx *c, Dwarf_Addr addr)
 {
-	struct range_key k = {c->sorted, addr};
-	ssize_t best = (ssize_t)sac_lower_bound(c->nranges, range_at_or_below, &k) - 1;
+	ssize_t best = (ssize_t)SAC_FIRST_ABOVE(c->sorted, c->nranges, lo, addr) - 1;
 	int32_t d;
 
 	if (best < 0)

@@ -266,21 +266,8 @@ static const char *sym_scan(const struct rpt_elfsym *e, uint64_t addr)
 	return best ? best->name : NULL;
 }
 
-struct addr_key {
-	const struct elfsym_sym *syms;
-	uint64_t addr;
-};
-
-static bool starts_at_or_below(const void *ctx, size_t i)
-{
-	const struct addr_key *k = ctx;
-
-	return k->syms[i].start <= k->addr;
-}
-
 static const char *sym_find(struct rpt_elfsym *e, uint64_t addr)
 {
-	struct addr_key k = {e->syms, addr};
 	ssize_t best;
 
 	if (!e->sorted && e->nscans < ELFSYM_SCANS_BEFORE_SORT) {
@@ -290,7 +277,7 @@ static const char *sym_find(struct rpt_elfsym *e, uint64_t addr)
 	if (!e->sorted && sort_syms(e->syms, e->nsyms)) /* out of memory: scan */
 		return sym_scan(e, addr);
 	e->sorted = true;
-	best = (ssize_t)sac_lower_bound(e->nsyms, starts_at_or_below, &k) - 1;
+	best = (ssize_t)SAC_FIRST_ABOVE(e->syms, e->nsyms, start, addr) - 1;
 	/* the nearest start below may be a small symbol inside a larger one */
 	for (ssize_t i = best; i >= 0 && best - i < 8; i--)
 		if (addr - e->syms[i].start < e->syms[i].size) {

@@ -25,13 +25,9 @@ static int ent_cmp(const void *a, const void *b)
 {
 	const struct rpt_symline *x = a, *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return x < y ? -1 : x > y; /* the first written of a depth first */
+	/* the first written of a depth first */
+	return SAC_CMP(x->key, y->key) ?: SAC_CMP(x->lo, y->lo) ?: SAC_CMP(x->depth, y->depth) ?:
+	       SAC_CMP(x, y);
 }
 
 static bool same_range(const struct rpt_symline *x, const struct rpt_symline *y)

@@ -25,14 +25,9 @@ static int ent_cmp(const void *a, const void *b)
 {
 	const struct rpt_symtab_ent *x = a, *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
 	/* sized symbols first, so an alias without size never hides one */
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	return x->name < y->name ? -1 : x->name > y->name;
+	return SAC_CMP(x->key, y->key) ?: SAC_CMP(x->start, y->start) ?:
+	       SAC_CMP(y->size, x->size) ?: SAC_CMP(x->name, y->name);
 }
 
 /* index of the last entry <= (key, addr), or -1 */

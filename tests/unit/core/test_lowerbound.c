@@ -7,6 +7,8 @@
  * stays logarithmic on a large array. The edge cases the callers rely on
  * by name: empty, every value below the key, every value above it, and a
  * run of keys equal to it, found from its first and left by "at or below".
+ * SAC_FIRST_NOT_BELOW() and SAC_FIRST_ABOVE() over a uint64_t field that is
+ * not the struct's first, on the same arrays; SAC_CMP()'s three answers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +107,50 @@ static void test_edges(void **state)
 	assert_int_equal(sac_lower_bound(3, at_or_below, &(struct key){v + 1, 3, &calls}), 3);
 }
 
+struct rec {
+	uint32_t pad;
+	uint64_t k;
+};
+
+static size_t linear_at_or_below(const int *v, size_t n, int x)
+{
+	size_t i = 0;
+
+	while (i < n && v[i] <= x)
+		i++;
+	return i;
+}
+
+static void test_u64_field(void **state)
+{
+	static const int runs[][6] = {{0}, {2}, {1, 1}, {0, 2, 2, 2, 3}, {1, 2, 3, 3, 3, 3}};
+	static const size_t lens[] = {0, 1, 2, 5, 6};
+	struct rec r[6];
+
+	(void)state;
+	for (size_t a = 0; a < sizeof(lens) / sizeof(*lens); a++) {
+		const int *v = runs[a];
+		size_t n = lens[a];
+
+		for (size_t i = 0; i < n; i++)
+			r[i] = (struct rec){0xffffffffu, (uint64_t)v[i] + (1ull << 40)};
+		for (int x = -1; x <= 4; x++) {
+			uint64_t key = (uint64_t)x + (1ull << 40);
+
+			assert_int_equal(SAC_FIRST_NOT_BELOW(r, n, k, key), linear(v, n, x));
+			assert_int_equal(SAC_FIRST_ABOVE(r, n, k, key),
+					 linear_at_or_below(v, n, x));
+		}
+	}
+	/* empty and NULL: the array is never read */
+	assert_int_equal(SAC_FIRST_ABOVE((struct rec *)NULL, 0, k, 7), 0);
+	for (size_t i = 0; i + 1 < 5; i++) {
+		assert_int_equal(SAC_CMP(r[i].k, r[i + 1].k), r[i].k < r[i + 1].k ? -1 : 0);
+		assert_int_equal(SAC_CMP(r[i + 1].k, r[i].k), r[i].k < r[i + 1].k ? 1 : 0);
+	}
+	assert_int_equal(SAC_CMP(r[0].pad, r[0].k), -1); /* mixed widths: promoted */
+}
+
 static void test_logarithmic(void **state)
 {
 	static int v[100000];
@@ -123,4 +169,4 @@ static void test_logarithmic(void **state)
 	assert_int_equal(sac_lower_bound(100000, below, &k), 100000);
 }
 
-SA_TEST_MAIN(test_every_small_array, test_edges, test_logarithmic)
+SA_TEST_MAIN(test_every_small_array, test_edges, test_u64_field, test_logarithmic)
