@@ -445,16 +445,8 @@ int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 			err = rec_py__count(py, k->tgid, k->ufid);
 		if (err)
 			break;
-		rec.offcpu = (struct saf_offcpu){.pid = k->tgid,
-						 .tid = k->tid,
-						 .gen = k->gen,
-						 .ustack = k->ufid,
-						 .kstack = k->kfid,
-						 .count = v->count,
-						 .time_ns = v->ns,
+		rec.offcpu = (struct saf_offcpu){REC_SAF_THREAD_FIELDS(k, v), .time_ns = v->ns,
 						 .flags = k->flags};
-		rec.offcpu.comm.str = v->comm;
-		rec.offcpu.comm.len = strnlen(v->comm, SA_COMM_LEN);
 		err = saf_writer__add(w, &rec);
 	}
 	rec_htab__clear(o->agg[set]);
