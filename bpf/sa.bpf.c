@@ -51,29 +51,21 @@ volatile __u32 sa_epoch;
 		__uint(value_size, SA_MAX_DEPTH * sizeof(__u64));                                  \
 	} name SEC(".maps")
 
-#define COUNTS_MAP(name)                                                                           \
+/* A hash map of @n entries (user space may resize it before load). */
+#define HASH_MAP(name, n, key_type, value_type)                                                    \
 	struct {                                                                                   \
 		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
-		__uint(max_entries, 1024);                                                         \
-		__type(key, struct sa_count_key);                                                  \
-		__type(value, struct sa_count_val);                                                \
+		__uint(max_entries, n);                                                            \
+		__type(key, key_type);                                                             \
+		__type(value, value_type);                                                         \
 	} name SEC(".maps")
 
 STACK_MAP(stacks0);
 STACK_MAP(stacks1);
-COUNTS_MAP(counts0);
-COUNTS_MAP(counts1);
-
-#define OFF_COUNTS_MAP(name)                                                                       \
-	struct {                                                                                   \
-		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
-		__uint(max_entries, 1);                                                            \
-		__type(key, struct sa_off_key);                                                    \
-		__type(value, struct sa_off_val);                                                  \
-	} name SEC(".maps")
-
-OFF_COUNTS_MAP(offcounts0);
-OFF_COUNTS_MAP(offcounts1);
+HASH_MAP(counts0, 1024, struct sa_count_key, struct sa_count_val);
+HASH_MAP(counts1, 1024, struct sa_count_key, struct sa_count_val);
+HASH_MAP(offcounts0, 1, struct sa_off_key, struct sa_off_val);
+HASH_MAP(offcounts1, 1, struct sa_off_key, struct sa_off_val);
 
 /* --off-cpu: stacks that missed the stack map, and their times (sa_rb_offstart, _offend) */
 struct {

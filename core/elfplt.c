@@ -93,21 +93,9 @@ static int cmp_slot(const void *a, const void *b)
 	return x->got < y->got ? -1 : x->got > y->got;
 }
 
-struct got_key {
-	const struct slot *slots;
-	uint64_t got;
-};
-
-static bool got_below(const void *ctx, size_t i)
-{
-	const struct got_key *k = ctx;
-
-	return k->slots[i].got < k->got;
-}
-
 static const char *slot_name(const struct ctx *c, uint64_t got)
 {
-	size_t lo = sac_lower_bound(c->nslots, got_below, &(struct got_key){c->slots, got});
+	size_t lo = SAC_FIRST_NOT_BELOW(c->slots, c->nslots, got, got);
 
 	return lo < c->nslots && c->slots[lo].got == got ? c->slots[lo].name : NULL;
 }

@@ -8,7 +8,7 @@
 
 #include "grow.h"
 
-int sac_grow_realloc(void **buf, size_t *cap, size_t need, size_t elem, size_t init)
+int sac_grow_realloc(void **buf, size_t *cap, size_t need, size_t elem, size_t init, size_t max)
 {
 	size_t ncap = *cap ? *cap : init;
 	void *nbuf;
@@ -20,6 +20,8 @@ int sac_grow_realloc(void **buf, size_t *cap, size_t need, size_t elem, size_t i
 			return -ENOMEM;
 		ncap *= 2;
 	}
+	if (ncap > max)
+		return -EFBIG;
 	if (ncap > SIZE_MAX / elem)
 		return -ENOMEM;
 	nbuf = realloc(*buf, ncap * elem);

@@ -8,10 +8,15 @@
 #define SAC_GROW_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
-/** sac_grow_realloc() - sac_grow() where the array is full. */
-int sac_grow_realloc(void **buf, size_t *cap, size_t need, size_t elem, size_t init);
+/**
+ * sac_grow_realloc() - sac_grow() where the array is full; with @max, a
+ * capacity in elements it may not pass (SIZE_MAX: none): -EFBIG, nothing
+ * changed, when the doubled capacity would.
+ */
+int sac_grow_realloc(void **buf, size_t *cap, size_t need, size_t elem, size_t init, size_t max);
 
 /**
  * sac_grow() - make room for @need elements of @elem bytes in the array
@@ -26,7 +31,21 @@ static inline int sac_grow(void **buf, size_t *cap, size_t need, size_t elem, si
 {
 	if (need <= *cap)
 		return 0;
-	return sac_grow_realloc(buf, cap, need, elem, init);
+	return sac_grow_realloc(buf, cap, need, elem, init, SIZE_MAX);
+}
+
+/**
+ * sac_grow_max() - sac_grow() for an array that may hold at most @max
+ * elements: -EFBIG, with *@buf and *@cap left as they were, when the
+ * capacity doubled to hold @need would pass @max.
+ * @return 0, -EFBIG or -ENOMEM.
+ */
+static inline int sac_grow_max(void **buf, size_t *cap, size_t need, size_t elem, size_t init,
+			       size_t max)
+{
+	if (need <= *cap)
+		return 0;
+	return sac_grow_realloc(buf, cap, need, elem, init, max);
 }
 
 /*

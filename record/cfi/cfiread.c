@@ -28,7 +28,11 @@ static const char *const cfa_operands[0x30] = {
 	/* MIPS_advance_loc8; GNU_window_save, GNU_args_size, GNU_negative_offset_extended */
 	[0x1d] = "8", [0x2d] = "", "u", "uu"};
 
-uint64_t rec_cfi_leb(struct rec_cfird *r, int is_signed)
+/*
+ * The next LEB128 number at @r (signed if @is_signed, its value
+ * sign-extended), or 0 with @r marked bad past its end.
+ */
+static uint64_t leb(struct rec_cfird *r, int is_signed)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -49,7 +53,8 @@ uint64_t rec_cfi_leb(struct rec_cfird *r, int is_signed)
 	return v;
 }
 
-uint64_t rec_cfi_raw(struct rec_cfird *r, uint8_t fmt)
+/* A value in DW_EH_PE format @fmt, sign-extended for the sdata ones. */
+static uint64_t raw(struct rec_cfird *r, uint8_t fmt)
 {
 	switch (fmt) {
 	case REC_PE_ABSPTR:
@@ -65,9 +70,9 @@ uint64_t rec_cfi_raw(struct rec_cfird *r, uint8_t fmt)
 	case REC_PE_SDATA2:
 		return (uint64_t)(int64_t)(int16_t)rec_cfird__u(r, 2);
 	case REC_PE_ULEB128:
-		return rec_cfi_leb(r, 0);
+		return leb(r, 0);
 	case REC_PE_SLEB128:
-		return rec_cfi_leb(r, 1);
+		return leb(r, 1);
 	}
 	r->bad = 1;
 	return 0;
@@ -76,7 +81,7 @@ uint64_t rec_cfi_raw(struct rec_cfird *r, uint8_t fmt)
 uint64_t rec_cfi_addr(struct rec_cfird *r, uint8_t enc)
 {
 	uint64_t here = r->va + (uint64_t)(r->p - r->sec);
-	uint64_t v = rec_cfi_raw(r, enc & REC_PE_FORMAT);
+	uint64_t v = raw(r, enc & REC_PE_FORMAT);
 
 	if (enc & REC_PE_INDIRECT)
 		r->bad = 1;
@@ -173,7 +178,7 @@ static int is_cie_id(const struct rec_cfisec *s, uint64_t id, int dwarf64)
 /* The CIE augmentation: 'R' and 'S' matter; 'z' lets us skip what we do not know. */
 static void cie_aug(struct rec_cfird *r, const char *aug, size_t alen, struct rec_cie *c)
 {
-	uint64_t n = rec_cfi_leb(r, 0);
+	uint64_t n = leb(r, 0);
 	struct rec_cfird a = *r;
 	size_t i;
 
@@ -185,7 +190,7 @@ static void cie_aug(struct rec_cfird *r, const char *aug, size_t alen, struct re
 		else if (aug[i] == 'L')
 			rec_cfird__u(&a, 1);
 		else if (aug[i] == 'P')
-			rec_cfi_raw(&a, (uint8_t)rec_cfird__u(&a, 1) & REC_PE_FORMAT);
+			raw(&a, (uint8_t)rec_cfird__u(&a, 1) & REC_PE_FORMAT);
 		else if (aug[i] == 'S')
 			c->signal = true;
 		else if (aug[i] != 'B')
@@ -215,12 +220,12 @@ static int parse_cie(const struct rec_cfisec *s, uint64_t off, struct rec_cie *c
 		c->fde_enc = REC_PE_UDATA4;
 	if (ver >= 4)
 		rec_cfird__u(&r, 1);
-	c->code_align = rec_cfi_leb(&r, 0);
-	c->data_align = (int64_t)rec_cfi_leb(&r, 1);
+	c->code_align = leb(&r, 0);
+	c->data_align = (int64_t)leb(&r, 1);
 	if (ver == 1)
 		rec_cfird__u(&r, 1); /* return address register */
 	else
-		rec_cfi_leb(&r, 0);
+		leb(&r, 0);
 	c->aug_z = !r.bad && aug[0] == 'z';
 	if (c->aug_z)
 		cie_aug(&r, aug, alen, c);
@@ -256,9 +261,9 @@ static int entry(const struct rec_cfisec *s, struct rec_cfird r, int d64, struct
 			return err;
 	}
 	f->lo = rec_cfi_addr(&r, c->fde_enc);
-	f->len = rec_cfi_raw(&r, c->fde_enc & REC_PE_FORMAT);
+	f->len = raw(&r, c->fde_enc & REC_PE_FORMAT);
 	if (c->aug_z)
-		rec_cfird__skip(&r, rec_cfi_leb(&r, 0));
+		rec_cfird__skip(&r, leb(&r, 0));
 	if (r.bad || f->lo + f->len < f->lo)
 		return -EINVAL;
 	f->insns = r;
@@ -310,9 +315,9 @@ static void operand(struct rec_cfird *r, char kind, uint8_t enc, struct rec_cfai
 	else if (kind >= '1' && kind <= '8')
 		*v = rec_cfird__u(r, (size_t)(kind - '0'));
 	else if (kind == 's' || kind == 'S')
-		*v = rec_cfi_leb(r, 1);
+		*v = leb(r, 1);
 	else
-		*v = rec_cfi_leb(r, 0);
+		*v = leb(r, 0);
 	if (kind == 'b' || kind == 'E') {
 		in->block = r->p;
 		rec_cfird__skip(r, *v);
@@ -335,7 +340,7 @@ int rec_cfi_insn(struct rec_cfird *r, uint8_t enc, struct rec_cfainsn *in)
 		in->arg[0] = in->op & 0x3f;
 		in->op &= 0xc0;
 		if (in->op == REC_CFA_OFFSET)
-			in->arg[1] = rec_cfi_leb(r, 0);
+			in->arg[1] = leb(r, 0);
 		return r->bad ? -EINVAL : 1;
 	}
 	ops = in->op < 0x30 ? cfa_operands[in->op] : NULL;

@@ -126,15 +126,6 @@ static inline void rec_cfird__skip(struct rec_cfird *r, uint64_t n)
 	r->p += n;
 }
 
-/**
- * rec_cfi_leb() - the next LEB128 number at @r (signed if @is_signed, its
- * value sign-extended), or 0 with @r marked bad past its end.
- */
-uint64_t rec_cfi_leb(struct rec_cfird *r, int is_signed);
-
-/* A value in DW_EH_PE format @fmt, sign-extended for the sdata ones. */
-uint64_t rec_cfi_raw(struct rec_cfird *r, uint8_t fmt);
-
 /* An address: only absolute and pc-relative ones occur in x86-64 CFI. */
 uint64_t rec_cfi_addr(struct rec_cfird *r, uint8_t enc);
 

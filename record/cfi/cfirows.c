@@ -13,6 +13,7 @@
 #include "cfiread.h"
 #include "cfirows.h"
 #include "grow.h"
+#include "lowerbound.h"
 
 #define RULE_HARD   4	  /* DW_CFA_register or an expression: no enum sac_cfi_rule */
 #define STACK_MAX   16	  /* remember_state depth; gcc nests one or two */
@@ -378,18 +379,23 @@ static uint64_t start_of(const struct rec_cfirows *t, size_t i)
 	return t->table ? table_word(t, i, 0) : t->ix[i].lo;
 }
 
+struct fde_key {
+	const struct rec_cfirows *t;
+	uint64_t vaddr;
+};
+
+static bool starts_at_or_below(const void *ctx, size_t i)
+{
+	const struct fde_key *k = ctx;
+
+	return start_of(k->t, i) <= k->vaddr;
+}
+
 /* The .eh_frame offset of the last FDE starting at or below @vaddr; false: none. */
 static bool find_fde(const struct rec_cfirows *t, uint64_t vaddr, uint64_t *off)
 {
-	size_t lo = 0, hi = t->n, mid;
+	size_t lo = sac_lower_bound(t->n, starts_at_or_below, &(struct fde_key){t, vaddr});
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (vaddr < start_of(t, mid))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	if (!lo)
 		return false;
 	*off = t->table ? table_word(t, lo - 1, 1) - t->eh.va : t->ix[lo - 1].off;
@@ -474,9 +480,7 @@ static int by_lo(const void *a, const void *b)
 {
 	const struct fdeix *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return SAC_CMP(x->lo, y->lo) ?: SAC_CMP(x->off, y->off);
 }
 
 /*
@@ -564,10 +568,8 @@ void rec_cfirows__free(struct rec_cfirows *t)
 {
 	if (!t)
 		return;
-	free(t->memo);
-	free(t->ix);
 	elf_end(t->elf);
-	free(t);
+	SAC_FREE_ALL(t->memo, t->ix, t);
 }
 
 size_t rec_cfirows__loads(const struct rec_cfirows *t, uint64_t (*seg)[3], size_t max)

@@ -536,14 +536,7 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 			err = carry(d, k->kfid);
 		if (err)
 			return err;
-		rec.count = (struct saf_count){.pid = k->tgid,
-					       .tid = k->tid,
-					       .gen = k->gen,
-					       .ustack = k->ufid,
-					       .kstack = k->kfid,
-					       .count = v->count};
-		rec.count.comm.str = v->comm;
-		rec.count.comm.len = strnlen(v->comm, SA_COMM_LEN);
+		rec.count = (struct saf_count){REC_SAF_THREAD_FIELDS(k, v)};
 		err = saf_writer__add(d->w, &rec);
 		if (err)
 			return err;

@@ -308,23 +308,24 @@ static int pin_pair(struct pin_ctx *c, __u32 sepoch, __s32 uid, __s32 kid)
 	return err;
 }
 
-/* Threads still off the CPU. */
-static int pin_starts(struct pin_ctx *c)
+/*
+ * Every entry of hash map @fd, looked up a batch at a time into @keys and
+ * @vals (not deleted: user space only reads it), @each(@c, i) for entry i.
+ */
+static int pin_map(struct pin_ctx *c, int fd, void *keys, void *vals,
+		   int (*each)(struct pin_ctx *c, __u32 i))
 {
-	struct rec_offcpu *o = c->o;
-	int fd = rec_session__offstart_fd(o->s);
-	__u32 in = 0, out = 0, i, n;
+	__u64 in = 0, out = 0; /* a hash map's batch token is a 32-bit bucket */
+	__u32 i, n;
 	int err = 0;
 
 	for (bool first = true; err != -ENOENT; first = false) {
-		n = o->batch;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, o->tids, o->starts, &n,
-					   NULL);
+		n = c->o->batch;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
 		if (err && err != -ENOENT)
 			return err;
 		for (i = 0; i < n; i++) {
-			int e = pin_pair(c, o->starts[i].epoch, o->starts[i].ustack,
-					 o->starts[i].kstack);
+			int e = each(c, i);
 
 			if (e)
 				return e;
@@ -334,31 +335,20 @@ static int pin_starts(struct pin_ctx *c)
 	return 0;
 }
 
-/* Stays counted in the next interval's map since the flip, not drained yet. */
-static int pin_counted(struct pin_ctx *c)
+/* A thread still off the CPU. */
+static int pin_start(struct pin_ctx *c, __u32 i)
 {
-	struct rec_offcpu *o = c->o;
-	int fd = rec_session__offcounts_fd(o->s, !(c->epoch & 1));
-	__u64 in = 0, out = 0;
-	__u32 i, n;
-	int err = 0;
+	const struct sa_off_start *st = &c->o->starts[i];
 
-	for (bool first = true; err != -ENOENT; first = false) {
-		n = o->batch;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, o->keys, o->vals, &n,
-					   NULL);
-		if (err && err != -ENOENT)
-			return err;
-		for (i = 0; i < n; i++) {
-			int e = pin_pair(c, o->keys[i].sepoch, o->keys[i].ustack,
-					 o->keys[i].kstack);
+	return pin_pair(c, st->epoch, st->ustack, st->kstack);
+}
 
-			if (e)
-				return e;
-		}
-		in = out;
-	}
-	return 0;
+/* A stay counted in the next interval's map since the flip, not drained yet. */
+static int pin_counted(struct pin_ctx *c, __u32 i)
+{
+	const struct sa_off_key *k = &c->o->keys[i];
+
+	return pin_pair(c, k->sepoch, k->ustack, k->kstack);
 }
 
 /* Forget the pins of intervals older than any stay still open or counted. */
@@ -389,10 +379,11 @@ static int unpin_old(struct rec_offcpu *o, __u32 oldest)
 int rec_offcpu__pin(struct rec_offcpu *o, __u32 epoch, rec_resolve_fn resolve, void *ctx)
 {
 	struct pin_ctx c = {o, epoch, epoch, resolve, ctx};
-	int err = pin_starts(&c);
+	int err = pin_map(&c, rec_session__offstart_fd(o->s), o->tids, o->starts, pin_start);
 
 	if (!err)
-		err = pin_counted(&c);
+		err = pin_map(&c, rec_session__offcounts_fd(o->s, !(epoch & 1)), o->keys, o->vals,
+			      pin_counted);
 	if (!err && rec_htab__len(o->pinned))
 		err = unpin_old(o, c.oldest);
 	return err;
@@ -445,16 +436,8 @@ int rec_offcpu__write(struct rec_offcpu *o, __u32 set, struct saf_writer *w,
 			err = rec_py__count(py, k->tgid, k->ufid);
 		if (err)
 			break;
-		rec.offcpu = (struct saf_offcpu){.pid = k->tgid,
-						 .tid = k->tid,
-						 .gen = k->gen,
-						 .ustack = k->ufid,
-						 .kstack = k->kfid,
-						 .count = v->count,
-						 .time_ns = v->ns,
+		rec.offcpu = (struct saf_offcpu){REC_SAF_THREAD_FIELDS(k, v), .time_ns = v->ns,
 						 .flags = k->flags};
-		rec.offcpu.comm.str = v->comm;
-		rec.offcpu.comm.len = strnlen(v->comm, SA_COMM_LEN);
 		err = saf_writer__add(w, &rec);
 	}
 	rec_htab__clear(o->agg[set]);

@@ -21,12 +21,25 @@ struct saf_writer;
 struct rec_offcpu;
 struct rec_sc;
 
+/* a memoized or pinned stack id whose stack could not be read */
+#define REC_FID_GONE UINT32_MAX
+
+/*
+ * The fields a COUNT and an OFFCPU record share (docs/format.md), as
+ * designated initializers of struct saf_count or struct saf_offcpu, from
+ * an aggregate's key @k (tgid, tid, gen, ufid, kfid) and value @v (count,
+ * comm; the name borrowed until the record is added). For drain.c's
+ * counts and offcpu.c's stays alike.
+ */
+#define REC_SAF_THREAD_FIELDS(k, v)                                                                \
+	.pid = (k)->tgid, .tid = (k)->tid, .gen = (k)->gen, .ustack = (k)->ufid,                   \
+	.kstack = (k)->kfid, .count = (v)->count,                                                  \
+	.comm = {.str = (v)->comm, .len = strnlen((v)->comm, SA_COMM_LEN)}
+
 /*
  * drain.c's stack id -> file stack id, for the ids of map set @set; an id
  * whose stack cannot be read gives *err -ENOENT, every time it is asked.
  */
-/* a memoized or pinned stack id whose stack could not be read */
-#define REC_FID_GONE UINT32_MAX
 typedef __u32 (*rec_resolve_fn)(void *ctx, __u32 set, __s32 kid, __u32 kind, int *err);
 /* drain.c's frames -> file stack id (0 for none). */
 typedef __u32 (*rec_intern_fn)(void *ctx, __u32 kind, const __u64 *ips, __u32 n, int *err);

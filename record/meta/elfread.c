@@ -17,6 +17,7 @@
 #include "elfread.h"
 #include "golines.h"
 #include "gopclntab.h"
+#include "lowerbound.h"
 #include "safeopen.h"
 #include "saf.h"
 #include "symrank.h"
@@ -119,13 +120,8 @@ static int cmp_sym(const void *a, const void *b)
 {
 	const struct rec_elfsym *x = a, *y = b;
 
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->name < y->name ? -1 : (x->name > y->name);
+	return SAC_CMP(x->off, y->off) ?: SAC_CMP(y->size, x->size) ?:
+	       SAC_CMP(x->rank, y->rank) ?: SAC_CMP(x->name, y->name);
 }
 
 /*
@@ -488,16 +484,8 @@ cleanup:
  */
 long rec_elftab__lookup(const struct rec_elftab *t, uint64_t off)
 {
-	size_t lo = 0, hi = t->nsyms, i;
+	size_t lo = SAC_FIRST_ABOVE(t->syms, t->nsyms, off, off), i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (i = lo; i > 0 && lo - i < 8; i--)
 		if (off - t->syms[i - 1].off < t->syms[i - 1].size)
 			return (long)i - 1;

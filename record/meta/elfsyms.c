@@ -560,11 +560,6 @@ void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes)
 	es->budget = bytes;
 }
 
-void rec_elfsyms__set_debug_dir(struct rec_elfsyms *es, const char *dir)
-{
-	es->debug_dir = dir;
-}
-
 void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *st)
 {
 	*st = es->st;

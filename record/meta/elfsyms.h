@@ -146,13 +146,6 @@ void rec_elfsyms__stats(const struct rec_elfsyms *es, struct rec_elfsyms_stats *
 void rec_elfsyms__set_budget(struct rec_elfsyms *es, uint64_t bytes);
 
 /**
- * rec_elfsyms__set_debug_dir() - look for debug files under @dir (borrowed,
- * kept until rec_elfsyms__free(); NULL: none) instead of
- * REC_ELFSYMS_DEBUG_DIR.
- */
-void rec_elfsyms__set_debug_dir(struct rec_elfsyms *es, const char *dir);
-
-/**
  * rec_elfsyms__read_build_id() - the GNU build id of an ELF file.
  * @fd: borrowed; read with pread, its offset is not used.
  * @buf, @cap: out buffer; SAF_MAX_BUILD_ID bytes is always enough.

@@ -11,6 +11,7 @@
 #include "golines.h"
 #include "grow.h"
 #include "htab.h"
+#include "lowerbound.h"
 
 struct range {
 	uint64_t lo, hi; /* file offsets */
@@ -29,7 +30,6 @@ struct rec_golines {
 	struct rec_goframe *fr;
 	size_t nfr, frcap;
 	size_t npending;
-	uint64_t dropped;
 };
 
 struct rec_golines *rec_golines__new(struct rec_gopcln *pcln, const struct rec_golines_load *loads,
@@ -63,16 +63,6 @@ uint64_t rec_golines__bytes(const struct rec_golines *gl)
 	return gl ? rec_gopcln__bytes(gl->pcln) : 0;
 }
 
-uint64_t rec_golines__dropped(const struct rec_golines *gl)
-{
-	return gl ? gl->dropped : 0;
-}
-
-size_t rec_golines__pending(const struct rec_golines *gl)
-{
-	return gl ? gl->npending : 0;
-}
-
 /* The segment holding file offset @off, or NULL. */
 static const struct rec_golines_load *load_of(const struct rec_golines *gl, uint64_t off)
 {
@@ -85,17 +75,7 @@ static const struct rec_golines_load *load_of(const struct rec_golines *gl, uint
 /* Index of the first range whose lo is above @off. */
 static size_t upper(const struct rec_golines *gl, uint64_t off)
 {
-	size_t lo = 0, hi = gl->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (gl->r[mid].lo <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SAC_FIRST_ABOVE(gl->r, gl->nr, lo, off);
 }
 
 /*
@@ -118,10 +98,8 @@ static int add_range(struct rec_golines *gl, uint64_t off)
 	n = rec_gopcln__frames(gl->pcln, va, tmp, REC_GOLINES_MAX_DEPTH, &lo, &hi);
 	if (n <= 0)
 		return 0;
-	if (gl->nr >= REC_GOLINES_MAX_RANGES) {
-		gl->dropped++;
-		return 0;
-	}
+	if (gl->nr >= REC_GOLINES_MAX_RANGES)
+		return 0; /* dropped: no ULINE record */
 	if (SAC_GROW(gl->r, gl->rcap, gl->nr + 1, 256) ||
 	    SAC_GROW(gl->fr, gl->frcap, gl->nfr + n, 1024))
 		return -ENOMEM;
@@ -151,10 +129,8 @@ int rec_golines__note(struct rec_golines *gl, uint64_t off)
 		return 0;
 	if (rec_htab__get(gl->seen, &off))
 		return 0;
-	if (rec_htab__len(gl->seen) >= REC_GOLINES_MAX_SEEN) {
-		gl->dropped++;
-		return 0;
-	}
+	if (rec_htab__len(gl->seen) >= REC_GOLINES_MAX_SEEN)
+		return 0; /* dropped: no ULINE record */
 	if (!rec_htab__put(gl->seen, &off, &is_new))
 		return -ENOMEM;
 	a = add_range(gl, off);

@@ -55,9 +55,6 @@ int rec_golines__note(struct rec_golines *gl, uint64_t off);
  */
 int rec_golines__flush(struct rec_golines *gl, const struct rec_sink *sink);
 
-/** rec_golines__pending() - ranges wanted and not emitted. */
-size_t rec_golines__pending(const struct rec_golines *gl);
-
 /**
  * rec_golines__new_file() - the writer moved to a new file (--rotate):
  * forget every range, so those sampled from now on are written again.
@@ -66,9 +63,6 @@ void rec_golines__new_file(struct rec_golines *gl);
 
 /** rec_golines__bytes() - heap bytes of the tables it holds (0 for NULL). */
 uint64_t rec_golines__bytes(const struct rec_golines *gl);
-
-/** rec_golines__dropped() - offsets not given a range: past the cap (0 for NULL). */
-uint64_t rec_golines__dropped(const struct rec_golines *gl);
 
 /** rec_golines__free() - release it and its tables. Accepts NULL. */
 void rec_golines__free(struct rec_golines *gl);

@@ -126,20 +126,11 @@ static bool end_pc(const struct pcln *t, uint64_t *end)
 
 static int add_name(struct rec_elftab *t, size_t *cap, const char *s, size_t len, uint32_t *at)
 {
-	if (t->names_len + len + 1 > *cap) {
-		size_t c = *cap ? *cap * 2 : 65536;
-		char *p;
+	int err = sac_grow_max((void **)&t->names, cap, t->names_len + len + 1, 1, 65536,
+			       REC_BIN_MAX_SECTION);
 
-		while (c < t->names_len + len + 1)
-			c *= 2;
-		if (c > REC_BIN_MAX_SECTION)
-			return -EFBIG;
-		p = realloc(t->names, c);
-		if (!p)
-			return -ENOMEM;
-		t->names = p;
-		*cap = c;
-	}
+	if (err)
+		return err;
 	memcpy(t->names + t->names_len, s, len);
 	t->names[t->names_len + len] = '\0';
 	*at = (uint32_t)t->names_len;

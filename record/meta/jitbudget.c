@@ -8,6 +8,7 @@
 #include <string.h>
 #include "grow.h"
 #include "jitbudget.h"
+#include "lowerbound.h"
 
 void rec_jitbud__init(struct rec_jitbud *b, uint64_t burst, uint64_t refill_s, size_t max)
 {
@@ -17,20 +18,22 @@ void rec_jitbud__init(struct rec_jitbud *b, uint64_t burst, uint64_t refill_s, s
 	b->max = max ? max : 1;
 }
 
+struct bud_key {
+	const struct rec_jitbud *b;
+	uint64_t k1, k2;
+};
+
+static bool ent_below(const void *ctx, size_t i)
+{
+	const struct bud_key *k = ctx;
+	const struct rec_jitbud_ent *e = &k->b->e[i];
+
+	return e->k1 < k->k1 || (e->k1 == k->k1 && e->k2 < k->k2);
+}
+
 static size_t lower(const struct rec_jitbud *b, uint64_t k1, uint64_t k2)
 {
-	size_t lo = 0, hi = b->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct rec_jitbud_ent *e = &b->e[mid];
-
-		if (e->k1 < k1 || (e->k1 == k1 && e->k2 < k2))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sac_lower_bound(b->n, ent_below, &(struct bud_key){b, k1, k2});
 }
 
 static struct rec_jitbud_ent *find(struct rec_jitbud *b, uint64_t k1, uint64_t k2)

@@ -20,6 +20,7 @@
 #include "grow.h"
 #include "jitbudget.h"
 #include "jitmap.h"
+#include "lowerbound.h"
 #include "safeopen.h"
 
 /* A perf map is a few MiB after hours of node; past this it is not read. */
@@ -101,19 +102,21 @@ struct rec_jitmap *rec_jitmap__new(const char *proc)
 	return jm;
 }
 
+struct pid_key {
+	const struct rec_jitmap *jm;
+	uint32_t pid;
+};
+
+static bool pid_below(const void *ctx, size_t i)
+{
+	const struct pid_key *k = ctx;
+
+	return k->jm->ps[i].pid < k->pid;
+}
+
 static size_t lower_bound(const struct rec_jitmap *jm, uint32_t pid)
 {
-	size_t lo = 0, hi = jm->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (jm->ps[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sac_lower_bound(jm->n, pid_below, &(struct pid_key){jm, pid});
 }
 
 int rec_jitmap__note(struct rec_jitmap *jm, uint32_t pid)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "ksyms.h"
 #include "grow.h"
+#include "lowerbound.h"
 
 struct ksym {
 	uint64_t addr;
@@ -144,12 +145,9 @@ static int cmp_ksym(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
 	/* Keep a stable, deterministic pick among aliases: vmlinux first. */
-	if (x->module != y->module)
-		return x->module < y->module ? -1 : 1;
-	return x->name < y->name ? -1 : (x->name > y->name);
+	return SAC_CMP(x->addr, y->addr) ?: SAC_CMP(x->module, y->module) ?:
+	       SAC_CMP(x->name, y->name);
 }
 
 /*
@@ -230,16 +228,8 @@ cleanup:
 /* Index of the first symbol at the highest address <= addr, or -1. */
 static long lookup(const struct rec_ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nsyms;
+	size_t lo = SAC_FIRST_ABOVE(ks->syms, ks->nsyms, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return -1;
 	lo--;

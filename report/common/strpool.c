@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "strpool.h"
 
@@ -92,20 +93,9 @@ int64_t rpt_strpool__intern(struct rpt_strpool *sp, const char *s, size_t len)
 		if (sp->index[j] >> 32 == h && !strncmp(c, s, len) && c[len] == '\0')
 			return (uint32_t)sp->index[j];
 	}
-	if (sp->len + len + 1 > sp->cap) {
-		size_t ncap = sp->cap;
-		char *nbuf;
-
-		while (sp->len + len + 1 > ncap)
-			ncap *= 2;
-		if (ncap > UINT32_MAX)
-			return -ENOMEM;
-		nbuf = realloc(sp->buf, ncap);
-		if (!nbuf)
-			return -ENOMEM;
-		sp->buf = nbuf;
-		sp->cap = ncap;
-	}
+	/* offsets are 32-bit: a pool past 4 GiB is out of memory */
+	if (sac_grow_max((void **)&sp->buf, &sp->cap, sp->len + len + 1, 1, 4096, UINT32_MAX))
+		return -ENOMEM;
 	memcpy(sp->buf + sp->len, s, len);
 	sp->buf[sp->len + len] = '\0';
 	sp->index[j] = (uint64_t)h << 32 | sp->len;

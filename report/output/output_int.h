@@ -59,9 +59,6 @@ void rpt_functab__release(struct rpt_functab *t);
  * U+FFFD, for tables. */
 void rpt_put_plain(FILE *out, const char *s);
 
-/* "# host: ..., duration: ..." header lines of a table. */
-void rpt_put_summary(FILE *out, const struct rpt_summary *s);
-
 /* ---- sampling noise (noise.c) ------------------------------------------- */
 
 /* The chance that a diff of two recordings of one workload marks any change

@@ -125,7 +125,8 @@ void rpt_put_plain(FILE *out, const char *s)
 	}
 }
 
-void rpt_put_summary(FILE *out, const struct rpt_summary *s)
+/* "# host: ..., duration: ..." header lines of a table. */
+static void put_summary(FILE *out, const struct rpt_summary *s)
 {
 	if (!s)
 		return;
@@ -256,7 +257,7 @@ int rpt_top__write(const struct rpt_profile *p, FILE *out, const struct rpt_top_
 	if (t.n) /* t.v is NULL when empty: qsort_r's pointer must not be */
 		qsort_r(t.v, t.n, sizeof(*t.v), cmp_rows, &ctx);
 	rows = o && o->rows && o->rows < t.n ? o->rows : t.n;
-	rpt_put_summary(out, o ? o->summary : NULL);
+	put_summary(out, o ? o->summary : NULL);
 	err = put_roots(out, p, total);
 	if (err)
 		goto cleanup;

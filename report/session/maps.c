@@ -62,9 +62,7 @@ static int map_cmp(const void *a, const void *b)
 {
 	const struct rpt_map *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+	return SAC_CMP(x->start, y->start) ?: SAC_CMP(x->time_ns, y->time_ns);
 }
 
 static struct rpt_proc *proc_get(struct rpt_maps *m, uint32_t pid, uint32_t gen)
@@ -114,18 +112,6 @@ static void sort_maps(struct rpt_proc *p)
 	}
 }
 
-struct addr_key {
-	const struct rpt_map *maps;
-	uint64_t addr;
-};
-
-static bool starts_at_or_below(const void *ctx, size_t i)
-{
-	const struct addr_key *k = ctx;
-
-	return k->maps[i].start <= k->addr;
-}
-
 const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t gen, uint64_t addr,
 				     uint64_t time_ns)
 {
@@ -142,9 +128,7 @@ const struct rpt_map *rpt_maps__find(struct rpt_maps *m, uint32_t pid, uint32_t 
 	    addr - p->maps[p->hit].start < p->maps[p->hit].end - p->maps[p->hit].start)
 		return &p->maps[p->hit];
 	/* the last mapping starting at or below @addr, and those before it */
-	i = (ssize_t)sac_lower_bound(p->nmaps, starts_at_or_below,
-				     &(struct addr_key){p->maps, addr}) -
-	    1;
+	i = (ssize_t)SAC_FIRST_ABOVE(p->maps, p->nmaps, start, addr) - 1;
 	for (; i >= 0 && addr - p->maps[i].start < p->max_len && (!p->reach || addr < p->reach[i]);
 	     i--) {
 		const struct rpt_map *c = &p->maps[i];

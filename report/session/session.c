@@ -47,10 +47,8 @@ void rpt_session__free(struct rpt_session *s)
 	if (!s)
 		return;
 	rpt_symbolizer__free(s->sym);
-	free(s->files);
-	free(s->skipped);
 	rpt_recfilter__fini(&s->flt);
-	free(s);
+	SAC_FREE_ALL(s->files, s->skipped, s);
 }
 
 /* "NAME" for a file's first recording, "NAME (recording K at offset N)" after. */

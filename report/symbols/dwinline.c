@@ -16,6 +16,7 @@
 
 #include "dwinline.h"
 #include "grow.h"
+#include "lowerbound.h"
 #include "strpool.h"
 
 #define DWI_MAX_DEPTH 256
@@ -161,10 +162,8 @@ static int range_cmp(const void *a, const void *b)
 {
 	const struct dwi_range *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
 	/* at one start, the inner (later, deeper) DIE last: the floor finds it */
-	return x->die < y->die ? -1 : x->die > y->die;
+	return SAC_CMP(x->lo, y->lo) ?: SAC_CMP(x->die, y->die);
 }
 
 static int sub_idx_build(struct sub_idx *c, Dwarf_Die *sub, bool plain_c)
@@ -253,19 +252,9 @@ static struct cu_subs *cu_get(struct rpt_dwinline *x, Dwarf_Die *cu)
 /* The inline index of the subprogram holding @addr, built on first use. */
 static struct sub_idx *sub_get(struct cu_subs *c, Dwarf_Addr addr)
 {
-	ssize_t lo = 0, hi = (ssize_t)c->n - 1, best = -1;
+	ssize_t best = (ssize_t)SAC_FIRST_ABOVE(c->subs, c->n, lo, addr) - 1;
 	struct dwi_sub *sub;
 
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-
-		if (c->subs[mid].lo <= addr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
 	if (best < 0 || addr >= c->subs[best].hi)
 		return NULL;
 	sub = &c->subs[best];
@@ -293,19 +282,9 @@ static bool die_holds(const struct sub_idx *c, int32_t d, Dwarf_Addr addr)
 /* The innermost inlined DIE holding @addr, or -1. */
 static int32_t innermost(const struct sub_idx *c, Dwarf_Addr addr)
 {
-	ssize_t lo = 0, hi = (ssize_t)c->nranges - 1, best = -1;
+	ssize_t best = (ssize_t)SAC_FIRST_ABOVE(c->sorted, c->nranges, lo, addr) - 1;
 	int32_t d;
 
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-
-		if (c->sorted[mid].lo <= addr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
 	if (best < 0)
 		return -1;
 	for (d = c->sorted[best].die; d >= 0; d = c->dies[d].parent)

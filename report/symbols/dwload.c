@@ -434,7 +434,8 @@ static size_t info_size(Elf *elf)
 	return 0;
 }
 
-void rpt_dwload__abort(struct rpt_dwload_build *b)
+/* Free an unfinished build. Accepts NULL. */
+static void build_abort(struct rpt_dwload_build *b)
 {
 	if (!b)
 		return;
@@ -474,7 +475,7 @@ struct rpt_dwload_build *rpt_dwload__begin(const char *path, bool lines, const c
 		goto cleanup;
 	return b;
 cleanup:
-	rpt_dwload__abort(b);
+	build_abort(b);
 	errno = -err;
 	return NULL;
 }
@@ -540,7 +541,7 @@ struct rpt_dwload *rpt_dwload__end(struct rpt_dwload_build *b)
 	struct rpt_dwload *d = early ? NULL : rpt_dwload__dwarf(b);
 	int err = d || early ? 0 : errno;
 
-	rpt_dwload__abort(b); /* d, once handed, is not freed */
+	build_abort(b); /* d, once handed, is not freed */
 	errno = err;
 	return d;
 }

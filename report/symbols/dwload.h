@@ -113,7 +113,4 @@ struct rpt_dwload *rpt_dwload__dwarf(struct rpt_dwload_build *b);
  */
 struct rpt_dwload *rpt_dwload__end(struct rpt_dwload_build *b);
 
-/** rpt_dwload__abort() - free an unfinished build. Accepts NULL. */
-void rpt_dwload__abort(struct rpt_dwload_build *b);
-
 #endif /* SA_REPORT_DWLOAD_H */

@@ -23,6 +23,7 @@
 #include "dwload.h"
 #include "elfplt.h"
 #include "elfsym.h"
+#include "lowerbound.h"
 #include "symrank.h"
 
 #define ELFSYM_MAX_LOADS	 16
@@ -267,7 +268,7 @@ static const char *sym_scan(const struct rpt_elfsym *e, uint64_t addr)
 
 static const char *sym_find(struct rpt_elfsym *e, uint64_t addr)
 {
-	ssize_t lo = 0, hi = (ssize_t)e->nsyms - 1, best = -1;
+	ssize_t best;
 
 	if (!e->sorted && e->nscans < ELFSYM_SCANS_BEFORE_SORT) {
 		e->nscans++;
@@ -276,17 +277,7 @@ static const char *sym_find(struct rpt_elfsym *e, uint64_t addr)
 	if (!e->sorted && sort_syms(e->syms, e->nsyms)) /* out of memory: scan */
 		return sym_scan(e, addr);
 	e->sorted = true;
-
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].start <= addr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
+	best = (ssize_t)SAC_FIRST_ABOVE(e->syms, e->nsyms, start, addr) - 1;
 	/* the nearest start below may be a small symbol inside a larger one */
 	for (ssize_t i = best; i >= 0 && best - i < 8; i--)
 		if (addr - e->syms[i].start < e->syms[i].size) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "lowerbound.h"
 #include "symcache_int.h"
 
 struct rpt_symcache {
@@ -61,11 +62,6 @@ void rpt_symcache__free(struct rpt_symcache *c)
 	free(c);
 }
 
-int rpt_symcache__dirfd(const struct rpt_symcache *c)
-{
-	return c->dirfd;
-}
-
 static void file_name(char *buf, size_t cap, const char *hex, uint32_t variant)
 {
 	snprintf(buf, cap, "%s-%u" RPT_SYMCACHE_SUFFIX, hex, variant);
@@ -108,25 +104,35 @@ void rpt_symcache_ent__free(struct rpt_symcache_ent *e)
 	SAC_FREE_ALL(e->recs, e->frames, e);
 }
 
-/* The file's record of @off: binary search, the records are sorted. */
+struct off_key {
+	const struct rpt_symcache_ent *e;
+	uint64_t off;
+};
+
+static uint64_t frec_off(const struct rpt_symcache_ent *e, size_t i)
+{
+	return sc_le(e->frecs + i * SC_REC, 8);
+}
+
+static bool frec_below(const void *ctx, size_t i)
+{
+	const struct off_key *k = ctx;
+
+	return frec_off(k->e, i) < k->off;
+}
+
+/*
+ * The file's record of @off: binary search, the records are sorted by
+ * offset, each offset once (body_check()).
+ */
 static bool file_find(const struct rpt_symcache_ent *e, uint64_t off, struct sc_rec *r)
 {
-	uint32_t lo = 0, hi = e->nfrecs;
+	size_t i = sac_lower_bound(e->nfrecs, frec_below, &(struct off_key){e, off});
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t o = sc_le(e->frecs + (size_t)mid * SC_REC, 8);
-
-		if (o == off) {
-			*r = sc_file_rec(e, mid);
-			return true;
-		}
-		if (o < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	if (i == e->nfrecs || frec_off(e, i) != off)
+		return false;
+	*r = sc_file_rec(e, (uint32_t)i);
+	return true;
 }
 
 int rpt_symcache_ent__get(const struct rpt_symcache_ent *e, uint64_t off, uint64_t pgoff,

@@ -100,16 +100,12 @@ int rpt_symcache__store(struct rpt_symcache *c, struct rpt_symcache_ent *e);
 int rpt_symcache__trim(struct rpt_symcache *c);
 
 /**
- * rpt_symcache_dir__open() - create (mode 0700, parents too) and open the
- * directory @dir, NULL for the default (rpt_symcache__open()), if it is
- * ours. @return its descriptor, or -errno (-EPERM when it is not ours).
- */
-int rpt_symcache_dir__open(const char *dir);
-
-/**
- * rpt_symcache_dir__open_note() - as rpt_symcache_dir__open(), and what -v
- * says of it into @note (@cap bytes; NULL: nothing): the directory used, or
- * "none: " and why (a $HOME that is not the effective user's, a symlink).
+ * rpt_symcache_dir__open_note() - create (mode 0700, parents too) and open
+ * the directory @dir, NULL for the default (rpt_symcache__open()), if it is
+ * ours, and say what -v says of it into @note (@cap bytes; NULL: nothing):
+ * the directory used, or "none: " and why (a $HOME that is not the
+ * effective user's, a symlink). @return its descriptor, or -errno (-EPERM
+ * when it is not ours).
  */
 int rpt_symcache_dir__open_note(const char *dir, char *note, size_t cap);
 
@@ -122,9 +118,6 @@ struct rpt_symcache *rpt_symcache__open_note(const char *dir, uint64_t max_bytes
 
 /** rpt_symcache_dir__trim() - rpt_symcache__trim() of directory @dirfd bound to @max_bytes. */
 int rpt_symcache_dir__trim(int dirfd, uint64_t max_bytes);
-
-/** rpt_symcache__dirfd() - the directory's descriptor (tests). */
-int rpt_symcache__dirfd(const struct rpt_symcache *c);
 
 /** rpt_symcache_ent__free() - release an entry. Accepts NULL. */
 void rpt_symcache_ent__free(struct rpt_symcache_ent *e);

@@ -191,11 +191,6 @@ int rpt_symcache_dir__open_note(const char *dir, char *note, size_t cap)
 	return err;
 }
 
-int rpt_symcache_dir__open(const char *dir)
-{
-	return rpt_symcache_dir__open_note(dir, NULL, 0);
-}
-
 struct sc_file {
 	int64_t mtime_ns;
 	uint64_t size;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "grow.h"
+#include "lowerbound.h"
 #include "symlines.h"
 
 int rpt_symlines__add(struct rpt_symlines *t, const struct rpt_symline *e)
@@ -24,13 +25,9 @@ static int ent_cmp(const void *a, const void *b)
 {
 	const struct rpt_symline *x = a, *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return x < y ? -1 : x > y; /* the first written of a depth first */
+	/* the first written of a depth first */
+	return SAC_CMP(x->key, y->key) ?: SAC_CMP(x->lo, y->lo) ?: SAC_CMP(x->depth, y->depth) ?:
+	       SAC_CMP(x, y);
 }
 
 static bool same_range(const struct rpt_symline *x, const struct rpt_symline *y)
@@ -53,25 +50,29 @@ static void sort(struct rpt_symlines *t)
 	t->sorted = true;
 }
 
+struct line_key {
+	const struct rpt_symline *ents;
+	uint64_t key, off;
+};
+
+static bool line_at_or_below(const void *ctx, size_t i)
+{
+	const struct line_key *k = ctx;
+	const struct rpt_symline *e = &k->ents[i];
+
+	return e->key < k->key || (e->key == k->key && e->lo <= k->off);
+}
+
 size_t rpt_symlines__lookup(struct rpt_symlines *t, uint64_t key, uint64_t off,
 			    const struct rpt_symline **v)
 {
-	ssize_t lo = 0, hi = (ssize_t)t->n - 1, best = -1;
+	struct line_key k = {t->ents, key, off};
+	ssize_t best;
 	size_t first, n = 0;
 
 	if (!t->sorted)
 		sort(t);
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-		const struct rpt_symline *e = &t->ents[mid];
-
-		if (e->key < key || (e->key == key && e->lo <= off)) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
+	best = (ssize_t)sac_lower_bound(t->n, line_at_or_below, &k) - 1;
 	if (best < 0 || t->ents[best].key != key)
 		return 0;
 	first = (size_t)best;

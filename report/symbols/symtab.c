@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "grow.h"
+#include "lowerbound.h"
 #include "symtab.h"
 
 int rpt_symtab__add(struct rpt_symtab *st, uint64_t key, uint64_t start, uint64_t size,
@@ -24,38 +25,35 @@ static int ent_cmp(const void *a, const void *b)
 {
 	const struct rpt_symtab_ent *x = a, *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
 	/* sized symbols first, so an alias without size never hides one */
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	return x->name < y->name ? -1 : x->name > y->name;
+	return SAC_CMP(x->key, y->key) ?: SAC_CMP(x->start, y->start) ?:
+	       SAC_CMP(y->size, x->size) ?: SAC_CMP(x->name, y->name);
 }
 
 /* index of the last entry <= (key, addr), or -1 */
+struct ent_key {
+	const struct rpt_symtab_ent *ents;
+	uint64_t key, addr;
+};
+
+static bool ent_at_or_below(const void *ctx, size_t i)
+{
+	const struct ent_key *k = ctx;
+	const struct rpt_symtab_ent *e = &k->ents[i];
+
+	return e->key < k->key || (e->key == k->key && e->start <= k->addr);
+}
+
 static ssize_t symtab_floor(struct rpt_symtab *st, uint64_t key, uint64_t addr)
 {
-	ssize_t lo = 0, hi = (ssize_t)st->n - 1, best = -1;
+	struct ent_key k = {st->ents, key, addr}; /* sorted in place below */
 
 	if (!st->sorted) {
 		if (st->n) /* st->ents is NULL when empty */
 			qsort(st->ents, st->n, sizeof(*st->ents), ent_cmp);
 		st->sorted = true;
 	}
-	while (lo <= hi) {
-		ssize_t mid = lo + (hi - lo) / 2;
-		const struct rpt_symtab_ent *e = &st->ents[mid];
-
-		if (e->key < key || (e->key == key && e->start <= addr)) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return best;
+	return (ssize_t)sac_lower_bound(st->n, ent_at_or_below, &k) - 1;
 }
 
 const struct rpt_symtab_ent *rpt_symtab__lookup(struct rpt_symtab *st, uint64_t key, uint64_t addr)

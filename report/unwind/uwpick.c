@@ -59,7 +59,13 @@ bool rpt_uwpick__recorded(const struct rpt_uwmods *t, const struct rpt_unwind_mo
 	return false;
 }
 
-int rpt_uwpick__stop(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods, size_t nmods,
+/*
+ * The mapping of @mods where a walk of @n frames @ips stopped for want of
+ * its binary: the outermost frame's (pc - 1 for a caller) when @t has no
+ * module there. @return its index, or -1 when the walk did not stop at a
+ * missing binary.
+ */
+static int walk_stop(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods, size_t nmods,
 		     const uint64_t *ips, size_t n)
 {
 	uint64_t addr;
@@ -82,7 +88,7 @@ int rpt_uwpick__note(struct rpt_uwpick *p, const struct rpt_uwmods *t,
 		     const struct rpt_unwind_module *mods, size_t nmods, const uint64_t *ips,
 		     size_t n)
 {
-	int k = rpt_uwpick__stop(t, mods, nmods, ips, n);
+	int k = walk_stop(t, mods, nmods, ips, n);
 	const char *bid;
 	struct rpt_uwmissing *m;
 

@@ -41,7 +41,8 @@ int rpt_uwpick__copy(const struct saf_ustack *copy, uint64_t *ips, uint32_t cap)
 
 /**
  * rpt_uwpick__note() - note in @p the binary a walk of @n frames @ips
- * stopped at for want of it (rpt_uwpick__stop()), if any.
+ * stopped at for want of it, if any: the outermost frame's (pc - 1 for a
+ * caller) when @t has no module there.
  * @return 0 or -ENOMEM.
  */
 int rpt_uwpick__note(struct rpt_uwpick *p, const struct rpt_uwmods *t,
@@ -50,13 +51,4 @@ int rpt_uwpick__note(struct rpt_uwpick *p, const struct rpt_uwmods *t,
 
 /** rpt_uwpick__fini() - release what @p holds. */
 void rpt_uwpick__fini(struct rpt_uwpick *p);
-
-/**
- * rpt_uwpick__stop() - the mapping of @mods where a walk of @n frames @ips
- * stopped for want of its binary: the outermost frame's (pc - 1 for a
- * caller) when @t has no module there. @return its index, or -1 when the
- * walk did not stop at a missing binary.
- */
-int rpt_uwpick__stop(const struct rpt_uwmods *t, const struct rpt_unwind_module *mods, size_t nmods,
-		     const uint64_t *ips, size_t n);
 #endif /* SA_REPORT_UWPICK_H */

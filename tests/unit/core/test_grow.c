@@ -2,7 +2,10 @@
 /*
  * test_grow.c - sac_grow(): doubling from the initial capacity until the
  * need fits, no realloc when it fits already, and -ENOMEM with the array
- * and capacity untouched where the size in bytes would overflow.
+ * and capacity untouched where the size in bytes would overflow;
+ * sac_grow_max(): the same doubling up to its ceiling, -EFBIG with nothing
+ * changed where the doubled capacity would pass it, even when the need
+ * itself does not.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,4 +53,30 @@ static void test_overflow_leaves_array(void **state)
 	free(v);
 }
 
-SA_TEST_MAIN(test_doubles_from_init, test_overflow_leaves_array)
+static void test_ceiling(void **state)
+{
+	char *v = NULL, *before;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(sac_grow_max((void **)&v, &cap, 100, 1, 64, 256), 0);
+	assert_int_equal(cap, 128);
+	assert_int_equal(sac_grow_max((void **)&v, &cap, 256, 1, 64, 256), 0); /* at it: fits */
+	assert_int_equal(cap, 256);
+	before = v;
+	assert_int_equal(sac_grow_max((void **)&v, &cap, 257, 1, 64, 256), -EFBIG);
+	assert_ptr_equal(v, before);
+	assert_int_equal(cap, 256);
+	free(v);
+	/* 65 fits under 100, but the capacity doubles from 64 to 128 */
+	v = NULL;
+	cap = 0;
+	assert_int_equal(sac_grow_max((void **)&v, &cap, 65, 1, 64, 100), -EFBIG);
+	assert_null(v);
+	assert_int_equal(cap, 0);
+	assert_int_equal(sac_grow_max((void **)&v, &cap, 64, 1, 64, 100), 0);
+	assert_int_equal(cap, 64);
+	free(v);
+}
+
+SA_TEST_MAIN(test_doubles_from_init, test_overflow_leaves_array, test_ceiling)
