@@ -136,6 +136,14 @@ static __noinline __u32 py_walk(__u64 *ips, __u32 n, const struct sa_py_proc *p,
 
 	if (!p || !ips)
 		return n;
+	/*
+	 * sa-report reads the last run of words tagged as Python frames as
+	 * this walk's: a native word before them that carries the tag (a
+	 * frame-pointer walk through garbage reads any 8 bytes) must not join
+	 * it. Its top byte makes it no user address; 0x51 keeps it none.
+	 */
+	if (n >= 1 && n <= SA_MAX_DEPTH && (ips[n - 1] & SA_PY_TAG_MASK) == SA_PY_TAG)
+		ips[n - 1] ^= 1ull << 56;
 	ts = py_tstate(p, tid);
 	if (!ts || !py_read(ts + p->ts_cframe, &cf) || !py_read(cf + p->cf_frame, &c.frame))
 		return n;
