@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """pyweb: a small web app on Python's http.server under load (issue 33).
 
-python3 app.py SECONDS CLOCKS starts a ThreadingHTTPServer on 127.0.0.1,
-then client.py (4 threads of GETs for SECONDS) against it, and serves
-until the client asks /quit. Three routes of its own do the work:
+python3 app.py CPU_SECONDS CLOCKS starts a ThreadingHTTPServer on
+127.0.0.1, then client.py (4 threads of GETs) against it, and serves until
+the client asks /quit: the client stops once an answer says the routes
+used CPU_SECONDS of CPU in all (their thread_time(), whatever else runs on
+the host). Three routes of its own do the work:
 /primes (pure Python), /json (json.dumps and loads of a record list,
 through json's C accelerators) and /page (str formatting and join). Each
 handler times itself with time.thread_time(); at the end CLOCKS gets one
@@ -19,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 clocks = {"route_primes": [0.0, 0], "route_json": [0.0, 0], "route_page": [0.0, 0]}
 lock = threading.Lock()
+budget = 0.0
 
 
 def route_primes():
@@ -82,11 +85,14 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             clocks[fn.__name__][0] += dt
             clocks[fn.__name__][1] += 1
-        self.reply(body)
+            done = sum(t for t, _ in clocks.values()) >= budget
+        self.reply(body, done)
 
-    def reply(self, body):
+    def reply(self, body, done=False):
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
+        if done:
+            self.send_header("X-Done", "1")
         self.end_headers()
         self.wfile.write(body)
 
@@ -95,10 +101,11 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    seconds, out = sys.argv[1], sys.argv[2]
+    global budget
+    budget, out = float(sys.argv[1]), sys.argv[2]
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     client = subprocess.Popen([sys.executable, __file__.replace("app.py", "client.py"),
-                               str(server.server_address[1]), seconds],
+                               str(server.server_address[1])],
                               stdout=subprocess.PIPE, text=True)
     server.serve_forever()
     answer = client.communicate()[0].split()
