@@ -136,6 +136,14 @@ static __noinline __u32 py_walk(__u64 *ips, __u32 n, const struct sa_py_proc *p,
 
 	if (!p || !ips)
 		return n;
+	/*
+	 * sa-report reads the last run of words tagged as Python frames as
+	 * this walk's: a native word before them that carries the tag (a
+	 * frame-pointer walk through garbage reads any 8 bytes) must not join
+	 * it. Its top byte makes it no user address; 0x51 keeps it none.
+	 */
+	if (n >= 1 && n <= SA_MAX_DEPTH && (ips[n - 1] & SA_PY_TAG_MASK) == SA_PY_TAG)
+		ips[n - 1] ^= 1ull << 56;
 	ts = py_tstate(p, tid);
 	if (!ts || !py_read(ts + p->ts_cframe, &cf) || !py_read(cf + p->cf_frame, &c.frame))
 		return n;
@@ -143,16 +151,50 @@ static __noinline __u32 py_walk(__u64 *ips, __u32 n, const struct sa_py_proc *p,
 	return c.n;
 }
 
+/* The native words of a frame-pointer walk, cut at their first zero. */
+struct py_cut {
+	__u64 *ips;
+	__u32 n; /* words before the first zero so far */
+	bool cut;
+};
+
+/*
+ * Word @i: the first zero ends the native frames (user space reads a
+ * stack up to its first zero word, so Python frames after one were lost:
+ * a walk through a binary without frame pointers stores whatever 8 bytes
+ * it meets, 0 among them); every word after it is cleared, so no native
+ * garbage follows the Python frames. In a bpf_loop() callback, verified
+ * once. @return 1 to stop.
+ */
+static long py_cut_step(__u32 i, void *arg)
+{
+	struct py_cut *c = arg;
+	__u64 k = i;
+
+	asm volatile("" : "+r"(k)); /* one register, bounded below and used */
+	if (k >= SA_MAX_DEPTH || !c->ips)
+		return 1;
+	if (c->cut)
+		c->ips[k] = 0;
+	else if (!c->ips[k])
+		c->cut = true;
+	else
+		c->n = k + 1;
+	return 0;
+}
+
 /*
  * A sample of a Python thread (--call-graph fp): the native frames by
  * frame pointers, the Python frames after them, counted by id from the
  * set's uwstacks map like an in-kernel unwind. A native stack that cannot
- * be taken goes the ordinary way, whose errors are counted.
+ * be taken goes the ordinary way, whose errors are counted; a native
+ * walk is cut at its first zero word (py_cut_step()).
  */
 static __noinline int sample_py(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
 				__u32 epoch, __u32 *rflags, const struct sa_py_proc *p)
 {
 	struct uw_walk w = {0};
+	struct py_cut cut = {0};
 	struct uw_frames *f;
 	__u32 zero = 0;
 	long nb, wid;
@@ -167,7 +209,9 @@ static __noinline int sample_py(struct bpf_perf_event_data *ctx, struct sa_count
 		return sample(ctx, key, epoch, &stacks0, &counts0, rflags, NULL, 0);
 	}
 	w.ips = f->ips;
-	w.n = py_walk(f->ips, nb / 8, p, key->tid);
+	cut.ips = f->ips;
+	bpf_loop(nb / 8, py_cut_step, &cut, 0);
+	w.n = py_walk(f->ips, cut.n, p, key->tid);
 	if (epoch & 1) {
 		wid = uw_store(&uwstacks1, &w);
 		return sample(ctx, key, epoch, &stacks1, &counts1, rflags, &w, wid);

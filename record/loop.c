@@ -450,6 +450,7 @@ static int rotate(struct run *r)
 	r->file_t0 = mono;
 	r->file_ivs = 0;
 	rec_procs__new_file(r->procs);
+	rec_py__new_file(r->py);
 	rec_maptab__new_file(rec_sc__maptab(r->sc)); /* before the head re-emits them */
 	err = rec_sc__new_file(r->sc, rec_drain__new_file(r->d));
 	/*

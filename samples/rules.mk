@@ -40,3 +40,19 @@ $(B)/samples/gosplit-stripped: samples/gosplit/main.go
 	@mkdir -p $(@D)
 	$(Q)$(GO_ENV) go build -ldflags=-s -o $@ $<
 CHECK_EXTRA_DEPS += $(B)/samples/gosplit $(B)/samples/gosplit-stripped
+
+# A process whose memory lies to the Python reader (issue 33, 3330): a fake
+# libpython3.11.so the finder accepts, and the program that fills its
+# _PyRuntime with looping frames and code objects pointing anywhere.
+$(B)/samples/pyhostile/libpython3.11.so: samples/pyhostile/libpython.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -fPIC -shared -Wl,-soname,libpython3.11.so -o $@ $<
+
+$(B)/samples/pyhostile/pyhostile: samples/pyhostile/main.c $(wildcard samples/*.h) \
+		$(B)/samples/pyhostile/libpython3.11.so
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -L$(@D) -l:libpython3.11.so -Wl,-rpath,'$$ORIGIN'
+
+all: $(B)/samples/pyhostile/pyhostile

@@ -20,8 +20,9 @@
 #define NAMES_PER_PROC 20000
 
 struct proc_ent {
-	uint32_t bin; /* index in py->bins + 1; 0: not Python */
-	uint32_t named;
+	uint32_t bin;	/* index in py->bins + 1; 0: not Python */
+	uint32_t named; /* code objects read for the current file */
+	uint32_t file;	/* the file its interpreter record was last written to */
 };
 
 struct code_key {
@@ -44,6 +45,7 @@ struct rec_py {
 	size_t nbins, bins_cap;
 	uint64_t *words;
 	size_t nwords, words_cap;
+	uint32_t file; /* files begun before the current one (--rotate) */
 	struct rec_py_stats st;
 };
 
@@ -166,6 +168,7 @@ int rec_py__wake(struct rec_py *py, uint32_t tgid)
 		py->st.procs_read++;
 	py->bins[py->nbins++] = b;
 	pe->bin = err ? 0 : (uint32_t)py->nbins;
+	pe->file = py->file;
 	if (!is_new)
 		return 0; /* its interpreter record is written already */
 	return emit(py, tgid, 0, err ? SAF_PY_REFUSED : SAF_PY_READ, ver, b->path);
@@ -176,11 +179,9 @@ int rec_py__stack(struct rec_py *py, uint32_t fid, const uint64_t *ips, uint32_t
 	struct fid_ent *fe;
 	uint32_t first = n;
 
-	for (uint32_t i = 0; i < n; i++)
-		if ((ips[i] & SA_PY_TAG_MASK) == SA_PY_TAG) {
-			first = i;
-			break;
-		}
+	/* the last run of tagged words, never the leaf: as sa-report reads them */
+	while (first > 1 && (ips[first - 1] & SA_PY_TAG_MASK) == SA_PY_TAG)
+		first--;
 	if (first == n)
 		return 0;
 	if (SAC_GROW(py->words, py->words_cap, py->nwords + (n - first), 4096))
@@ -218,6 +219,15 @@ static int name_code(struct rec_py *py, uint32_t tgid, struct proc_ent *pe, uint
 	return emit(py, tgid, code, c.line, c.name, c.file);
 }
 
+void rec_py__new_file(struct rec_py *py)
+{
+	if (!py)
+		return;
+	py->file++;
+	rec_htab__clear(py->codes);
+	rec_htab__clear(py->fid_procs);
+}
+
 int rec_py__count(struct rec_py *py, uint32_t tgid, uint32_t fid)
 {
 	uint32_t key[2] = {tgid, fid};
@@ -235,6 +245,16 @@ int rec_py__count(struct rec_py *py, uint32_t tgid, uint32_t fid)
 		return 0;
 	if (!rec_htab__put(py->fid_procs, key, &is_new))
 		return -ENOMEM;
+	if (is_new && pe->file != py->file) {
+		/* a file since its first: the interpreter again, its budget anew */
+		const struct rec_py_bin *b = py->bins[pe->bin - 1];
+		char ver[32];
+
+		pe->file = py->file;
+		pe->named = 0;
+		rec_py__version_str(b->version, ver, sizeof(ver));
+		err = emit(py, tgid, 0, SAF_PY_READ, ver, b->path);
+	}
 	for (uint32_t i = 0; i < f.n && is_new && !err; i++) {
 		uint64_t code = py->words[f.off + i] & SA_PY_ADDR_MASK;
 

@@ -3,12 +3,25 @@
  * pyread.c - reads one CPython code object of another process: its type,
  * co_firstlineno, and co_qualname and co_filename as UTF-8, each string
  * checked to be a str and cut at REC_PY_NAME_MAX - 1 bytes. Whatever the
- * memory holds, a read costs at most four process_vm_readv() calls.
+ * memory holds, a read costs at most five process_vm_readv() calls
+ * (the code object, then a header and the bytes of each string).
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
 #include "pyint.h"
+
+/*
+ * How another process's memory is read. tests/fuzz/fuzz_pycode.c builds
+ * this file with -DREC_PY_VM_READV=its own function, which serves a fake
+ * process's memory from the fuzzer's bytes; the recorder uses the syscall.
+ */
+#ifdef REC_PY_VM_READV
+ssize_t REC_PY_VM_READV(pid_t pid, const struct iovec *local, unsigned long nlocal,
+			const struct iovec *remote, unsigned long nremote, unsigned long flags);
+#else
+#define REC_PY_VM_READV process_vm_readv
+#endif
 
 static int peek(uint32_t pid, uint64_t addr, void *buf, size_t len)
 {
@@ -16,7 +29,7 @@ static int peek(uint32_t pid, uint64_t addr, void *buf, size_t len)
 
 	if (!addr || addr + len < addr)
 		return -EFAULT;
-	return process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+	return REC_PY_VM_READV((pid_t)pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
 }
 
 static uint64_t word(const uint8_t *p, size_t off)

@@ -56,6 +56,14 @@ int rec_py__stack(struct rec_py *py, uint32_t fid, const uint64_t *ips, uint32_t
  */
 int rec_py__count(struct rec_py *py, uint32_t tgid, uint32_t fid);
 
+/**
+ * rec_py__new_file() - --rotate began a new file: each process's
+ * interpreter record and the names of its code objects are written again,
+ * as its samples need them, so each file reads alone (the code objects
+ * read again from the process, within a budget anew).
+ */
+void rec_py__new_file(struct rec_py *py);
+
 /** rec_py__stats() - the counts so far into @st. */
 void rec_py__stats(const struct rec_py *py, struct rec_py_stats *st);
 

@@ -29,6 +29,9 @@ int rpt_loaded__pycode(const struct rpt_stage_env *e, struct rpt_loaded *l,
 			l->st->py_read++;
 		else
 			l->st->py_refused++;
+		/* (pid, 0): the frames of this process were read (rpt_res__py_first()) */
+		if (p->line == SAF_PY_READ && rpt_symtab__add(&l->py, p->pid, 0, 1, 0))
+			return -ENOMEM;
 		if (l->st->py_first)
 			return 0;
 		snprintf(buf, sizeof(buf), "pid %u, CPython %.*s, %.*s: %s", p->pid,
@@ -84,19 +87,30 @@ static int push_groups(struct res_ctx *x, const uint64_t *py, const uint32_t *st
  * interpreter built without them) go outside the outermost call replaced,
  * or at the root when no call was seen.
  */
-int rpt_res__python(struct res_ctx *x, uint32_t n0, const uint64_t *ips, uint32_t n)
+uint32_t rpt_res__py_first(struct res_ctx *x, const uint64_t *ips, uint32_t n)
+{
+	const struct rpt_symtab_ent *e;
+	uint32_t i = n;
+
+	while (i > 1 && (ips[i - 1] & SAF_PY_TAG_MASK) == SAF_PY_TAG)
+		i--; /* never the leaf: a sampled IP is a native one */
+	if (i == n)
+		return n;
+	e = rpt_symtab__lookup(&x->l->py, x->c->k.pid, 0);
+	return e && e->start == 0 ? i : n;
+}
+
+int rpt_res__python(struct res_ctx *x, uint32_t n0, const uint64_t *py, uint32_t npy)
 {
 	struct rpt_sym nat[MERGE_MAX];
 	uint32_t dso[MERGE_MAX], start[SAF_MAX_FRAMES + 1], ng = 0, nn = x->n - n0, g = 0, last = 0;
-	uint64_t py[SAF_MAX_FRAMES];
-	uint32_t npy = 0, neval = 0;
+	uint32_t neval = 0;
 	int err = 0;
 
 	if (nn > MERGE_MAX)
 		return 0;
-	for (uint32_t i = 1; i < n && npy < SAF_MAX_FRAMES; i++)
-		if ((ips[i] & SAF_PY_TAG_MASK) == SAF_PY_TAG)
-			py[npy++] = ips[i];
+	if (npy > SAF_MAX_FRAMES)
+		npy = SAF_MAX_FRAMES;
 	/* a group ends at its entry frame, the first the call ran (outermost) */
 	start[ng++] = 0;
 	for (uint32_t i = 0; i < npy; i++)

@@ -114,25 +114,20 @@ static int user_frame(struct res_ctx *x, uint32_t gen, uint64_t addr, bool leaf)
 static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 {
 	struct rpt_loaded *l = x->l;
-	uint32_t gen = stack_gen(l, x->c, ref), nouter, n0 = x->n, npy = 0;
+	uint32_t gen = stack_gen(l, x->c, ref), nouter, n0 = x->n;
+	uint32_t py0 = rpt_res__py_first(x, &l->ips[ref->first], ref->n), npy = ref->n - py0;
 	uint64_t outer = 0;
 	int err = 0;
 
-	for (uint32_t i = 0; i < ref->n && !err; i++) {
-		uint64_t a = l->ips[ref->first + i];
-
-		if ((a & SAF_PY_TAG_MASK) == SAF_PY_TAG && i) /* a Python frame: merged below */
-			npy++;
-		else
-			err = user_frame(x, gen, a, !i);
-	}
+	for (uint32_t i = 0; i < py0 && !err; i++) /* the Python frames are merged below */
+		err = user_frame(x, gen, l->ips[ref->first + i], !i);
 	/* a frame-pointer walk of auto: the outer frames unwound stacks show */
 	nouter = err ? 0 : rpt_loaded__stitch(l, x->c, ref, &outer);
 	for (uint32_t i = 0; i < nouter && !err; i++)
 		err = user_frame(x, gen, l->ips[outer + i], false);
 	x->cur_dso = RPT_NO_DSO;
 	if (!err && npy)
-		err = rpt_res__python(x, n0, &l->ips[ref->first], ref->n);
+		err = rpt_res__python(x, n0, &l->ips[ref->first + py0], npy);
 	return err;
 }
 

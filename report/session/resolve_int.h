@@ -117,12 +117,20 @@ int rpt_res__addr_lookup(struct res_ctx *x, uint32_t dso, uint64_t off, uint64_t
 /** rpt_res__cache_fini() - release the address cache. */
 void rpt_res__cache_fini(struct addr_cache *c);
 /**
+ * rpt_res__py_first() - where the Python frames of user stack @ips[0..@n)
+ * begin: the last run of words tagged as Python frames (the recorder
+ * appends them after the native ones), and only in a process whose
+ * interpreter the recording says was read; @n when none. A native word
+ * may be any 8 bytes (a frame-pointer walk through garbage), tag included.
+ */
+uint32_t rpt_res__py_first(struct res_ctx *x, const uint64_t *ips, uint32_t n);
+/**
  * rpt_res__python() - the user frames x->fr[@n0 .. x->n), leaf first, of a
- * stack whose words @ips[0..@n) hold Python frames: each native
+ * stack whose Python frames are the words @py[0..@npy): each native
  * _PyEval_EvalFrameDefault replaced by the Python frames that call ran
  * (pyframes.c). @return 0 or -ENOMEM.
  */
-int rpt_res__python(struct res_ctx *x, uint32_t n0, const uint64_t *ips, uint32_t n);
+int rpt_res__python(struct res_ctx *x, uint32_t n0, const uint64_t *py, uint32_t npy);
 
 /** rpt_res__kernel() - push @job's kernel frames, resolved once per kernel stack. */
 int rpt_res__kernel(struct res_ctx *x, const struct key_job *job);

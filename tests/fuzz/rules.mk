@@ -51,3 +51,24 @@ $(B)/fuzz/libfuzzer_fuzz_jitmap $(B)/fuzz/libfuzzer_fuzz_elfcfi: $(B)/fuzz/libfu
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		$(FUZZ_REC_INC) -o $@ tests/fuzz/$*.c $(FUZZ_REC_SRCS_$*) -lelf
+
+# fuzz_pycode: the code objects of a process claiming to run CPython
+# (docs/python.md), read by record/python/pyread.c from the fuzzer's bytes
+# through its one seam, REC_PY_VM_READV; pyfind.c gives the layout table.
+FUZZ_PYCODE_SRCS := record/python/pyread.c record/python/pyfind.c record/common/safeopen.c \
+	record/common/fguard.c $(CORE_SRCS)
+FUZZ_PYCODE_FLAGS := -DREC_PY_VM_READV=fuzz_pycode_readv $(FUZZ_REC_INC)
+
+$(B)/fuzz/replay_fuzz_pycode: tests/fuzz/fuzz_pycode.c tests/fuzz/replay.c $(FUZZ_PYCODE_SRCS) \
+		$(FUZZ_REC_HDRS) bpf/sa_shared.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FUZZ_PYCODE_FLAGS) -o $@ \
+		tests/fuzz/fuzz_pycode.c tests/fuzz/replay.c $(FUZZ_PYCODE_SRCS) -lelf
+
+$(B)/fuzz/libfuzzer_fuzz_pycode: tests/fuzz/fuzz_pycode.c $(FUZZ_PYCODE_SRCS) $(FUZZ_REC_HDRS) \
+		bpf/sa_shared.h
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		$(FUZZ_PYCODE_FLAGS) -o $@ tests/fuzz/fuzz_pycode.c $(FUZZ_PYCODE_SRCS) -lelf

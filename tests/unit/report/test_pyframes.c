@@ -3,7 +3,11 @@
  * test_pyframes.c - CPython frames in off-CPU stacks (report/session/
  * pyframes.c, docs/python.md): an OFFCPU record whose user stack carries
  * Python frame words gets them named from the PYCODE records, marked
- * RPT_FRAME_PYTHON, in the --off-cpu profile and in --state blocked alone.
+ * RPT_FRAME_PYTHON, in the --off-cpu profile and in --state blocked alone;
+ * words only look like Python frames (a frame-pointer walk through garbage
+ * reads any 8 bytes) where they are not the stack's last run of such words,
+ * or where the recording holds no interpreter read for the process
+ * (--no-python): native, dropped as in no mapping.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +22,8 @@
 #include "session.h"
 
 #define PID	  42
+#define PID_NOPY  43 /* no interpreter record: --no-python, or not Python */
+#define PID_REFUSED 44 /* its interpreter's layout refused */
 #define CODE_SLP  0x7f0000001000ull /* py_sleep */
 #define CODE_MAIN 0x7f0000002000ull /* main */
 #define CODE_CND  0x7f0000003000ull /* py_cond */
@@ -37,6 +43,16 @@ static void pycode(struct saf_writer *w, uint64_t code, const char *name)
 	add(w, &r);
 }
 
+/* The interpreter record of @pid (code 0): its frames were read, or not. */
+static void interp(struct saf_writer *w, uint32_t pid, uint32_t state)
+{
+	struct saf_record r = {.kind = SAF_REC_PYCODE};
+
+	r.pycode = (struct saf_pycode){pid, 0, state, saf_str__from("3.11.2"),
+				       saf_str__from("/usr/bin/python3.11")};
+	add(w, &r);
+}
+
 static void stack(struct saf_writer *w, uint32_t id, uint32_t kind, const uint64_t *ips, uint32_t n)
 {
 	struct saf_record r = {.kind = SAF_REC_STACK};
@@ -45,13 +61,19 @@ static void stack(struct saf_writer *w, uint32_t id, uint32_t kind, const uint64
 	add(w, &r);
 }
 
-static void offcpu(struct saf_writer *w, uint32_t ustack, uint64_t ns, uint32_t flags)
+static void offcpu_of(struct saf_writer *w, uint32_t pid, uint32_t ustack, uint64_t ns,
+		      uint32_t flags)
 {
 	struct saf_record r = {.kind = SAF_REC_OFFCPU};
 
 	r.offcpu =
-		(struct saf_offcpu){PID, PID, 0, ustack, 4, 1, ns, saf_str__from("python3"), flags};
+		(struct saf_offcpu){pid, pid, 0, ustack, 4, 1, ns, saf_str__from("python3"), flags};
 	add(w, &r);
+}
+
+static void offcpu(struct saf_writer *w, uint32_t ustack, uint64_t ns, uint32_t flags)
+{
+	offcpu_of(w, PID, ustack, ns, flags);
 }
 
 /*
@@ -73,6 +95,10 @@ static void write_recording(int fd)
 	const uint64_t bad[] = {0x1234, SAF_PY_TAG | SAF_PY_ENTRY | CODE_BAD};
 	const uint64_t cnd[] = {0x1234, SAF_PY_TAG | CODE_CND,
 				SAF_PY_TAG | SAF_PY_ENTRY | CODE_MAIN};
+	/* garbage that looks like a Python frame amid native words; a --no-python process's */
+	const uint64_t mid[] = {0x1234, SAF_PY_TAG | 0x4141414141ull, 0x2345,
+				SAF_PY_TAG | SAF_PY_ENTRY | CODE_MAIN};
+	const uint64_t nopy[] = {0x1234, SAF_PY_TAG | CODE_MAIN};
 	const uint64_t k[] = {KADDR};
 	struct saf_record r = {.kind = SAF_REC_KSYM};
 
@@ -81,6 +107,8 @@ static void write_recording(int fd)
 	r.ksym = (struct saf_ksym){KADDR, saf_str__from("do_nanosleep"), saf_str__from("")};
 	add(w, &r);
 	assert_int_equal(saf_writer__interval(w, &iv), 0);
+	interp(w, PID, SAF_PY_READ);
+	interp(w, PID_REFUSED, SAF_PY_REFUSED);
 	pycode(w, CODE_SLP, "py_sleep");
 	pycode(w, CODE_MAIN, "main");
 	pycode(w, CODE_CND, "py_cond");
@@ -88,9 +116,14 @@ static void write_recording(int fd)
 	stack(w, 2, SAF_STACK_USER, bad, 2);
 	stack(w, 3, SAF_STACK_USER, cnd, 3);
 	stack(w, 4, SAF_STACK_KERNEL, k, 1);
+	stack(w, 5, SAF_STACK_USER, mid, 4);
+	stack(w, 6, SAF_STACK_USER, nopy, 2);
 	offcpu(w, 1, 3000000, 0);
 	offcpu(w, 2, 1000000, 0);
 	offcpu(w, 3, 2000000, SAF_OFFCPU_PREEMPTED);
+	offcpu(w, 5, 4000000, 0);
+	offcpu_of(w, PID_NOPY, 6, 5000000, 0);
+	offcpu_of(w, PID_REFUSED, 6, 6000000, 0);
 	assert_int_equal(saf_writer__interval_end(w, NULL), 0);
 	assert_int_equal(saf_writer__finish(w, &end), 0);
 	saf_writer__free(w);
@@ -143,6 +176,8 @@ static uint64_t of(const struct rpt_profile *prof, const char *want)
 #define SLP "python3/4;main/6;py_sleep/6;[unknown]/5;do_nanosleep/1"
 #define BAD "python3/4;[python:unknown]/6;[unknown]/5;do_nanosleep/1"
 #define CND "python3/4;main/6;py_cond/6;[unknown]/5;do_nanosleep/1"
+#define MID "python3/4;main/6;[unknown]/5;do_nanosleep/1"
+#define NOPY "python3/4;[unknown]/5;do_nanosleep/1"
 
 static void test_offcpu_all(void **state)
 {
@@ -150,10 +185,12 @@ static void test_offcpu_all(void **state)
 	struct rpt_profile *prof = load(RPT_OFF_ALL, &s);
 
 	(void)state;
-	assert_int_equal(prof->nstacks, 3);
+	assert_int_equal(prof->nstacks, 5);
 	assert_int_equal(of(prof, SLP), 3000);
 	assert_int_equal(of(prof, BAD), 1000);
 	assert_int_equal(of(prof, CND), 2000);
+	assert_int_equal(of(prof, MID), 4000);
+	assert_int_equal(of(prof, NOPY), 11000); /* 43's and 44's: no Python frames */
 	rpt_session__free(s);
 	rpt_profile__free(prof);
 }
@@ -164,7 +201,7 @@ static void test_offcpu_blocked(void **state)
 	struct rpt_profile *prof = load(RPT_OFF_BLOCKED, &s);
 
 	(void)state;
-	assert_int_equal(prof->nstacks, 2);
+	assert_int_equal(prof->nstacks, 4);
 	assert_int_equal(of(prof, SLP), 3000);
 	assert_int_equal(of(prof, BAD), 1000);
 	assert_int_equal(of(prof, CND), 0);
