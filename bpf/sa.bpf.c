@@ -196,6 +196,40 @@ static __always_inline int absent_or_lost(long *id, bool user, bool umode)
 	return 0;
 }
 
+#define INLINE_NO_USER	 1
+#define INLINE_NO_KERNEL 2
+
+/*
+ * A record's two stacks, inline: the user frames at @ips (@w's, or taken
+ * here when @w is NULL), the kernel's at @ips + SA_MAX_DEPTH after
+ * skipping @kskip frames; *@ubytes and *@kbytes their sizes, 0 where not
+ * @user or not @kernel. @return 0, or INLINE_NO_USER / INLINE_NO_KERNEL
+ * where a stack could not be taken (the caller discards the record).
+ */
+static __always_inline int inline_stacks(void *ctx, __u64 *ips, __s32 *ubytes, __s32 *kbytes,
+					 bool user, bool kernel, __u64 kskip,
+					 const struct uw_walk *w)
+{
+	long n;
+
+	*ubytes = *kbytes = 0;
+	if (user) {
+		n = w ? uw_copy(ips, w)
+		      : bpf_get_stack(ctx, ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+		if (n < 0)
+			return INLINE_NO_USER;
+		*ubytes = n;
+	}
+	if (kernel) {
+		n = bpf_get_stack(ctx, &ips[SA_MAX_DEPTH], SA_MAX_DEPTH * sizeof(__u64),
+				  kskip & BPF_F_SKIP_FIELD_MASK);
+		if (n < 0)
+			return INLINE_NO_KERNEL;
+		*kbytes = n;
+	}
+	return 0;
+}
+
 /* The slow path: both stacks inline in the ring buffer. */
 static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_key *key,
 			      __u32 epoch, __u32 flags, const struct uw_walk *w)
@@ -212,25 +246,12 @@ static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_k
 	r->gen = key->gen;
 	r->flags = flags;
 	r->count = run_weight();
-	r->ubytes = 0;
-	r->kbytes = 0;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	if (key->ustack != SA_STACK_NONE) {
-		n = w ? uw_copy(r->ips, w)
-		      : bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
-		if (n < 0) {
-			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
-			return SA_CTR_LOST_USTACK;
-		}
-		r->ubytes = n;
-	}
-	if (key->kstack != SA_STACK_NONE) {
-		n = bpf_get_stack(ctx, &r->ips[SA_MAX_DEPTH], SA_MAX_DEPTH * sizeof(__u64), 0);
-		if (n < 0) {
-			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
-			return SA_CTR_LOST_KSTACK;
-		}
-		r->kbytes = n;
+	n = inline_stacks(ctx, r->ips, &r->ubytes, &r->kbytes, key->ustack != SA_STACK_NONE,
+			  key->kstack != SA_STACK_NONE, 0, w);
+	if (n) {
+		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+		return n == INLINE_NO_USER ? SA_CTR_LOST_USTACK : SA_CTR_LOST_KSTACK;
 	}
 	flags = BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) > sa_rb_wake)
@@ -588,24 +609,12 @@ static __noinline int off_inline(void *ctx, struct sa_off_start *st, __u32 tid, 
 	r->kind = SA_RB_OFF_START;
 	r->tid = tid;
 	r->ts = st->ts;
-	r->ubytes = r->kbytes = 0;
-	if (which & OFF_USER) {
-		n = w ? uw_copy(r->ips, w)
-		      : bpf_get_stack(ctx, r->ips, SA_MAX_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
-		if (n < 0) {
-			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
-			return SA_CTR_OFF_LOST_USTACK;
-		}
-		r->ubytes = n;
-	}
-	if (which & OFF_KERNEL) {
-		n = bpf_get_stack(ctx, &r->ips[SA_MAX_DEPTH], SA_MAX_DEPTH * sizeof(__u64),
-				  2 & BPF_F_SKIP_FIELD_MASK);
-		if (n < 0) {
-			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
-			return SA_CTR_OFF_LOST_KSTACK;
-		}
-		r->kbytes = n;
+	/* skip this program and bpf_trace_run4(): the stack starts at __schedule */
+	n = inline_stacks(ctx, r->ips, &r->ubytes, &r->kbytes, which & OFF_USER, which & OFF_KERNEL,
+			  2, w);
+	if (n) {
+		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+		return n == INLINE_NO_USER ? SA_CTR_OFF_LOST_USTACK : SA_CTR_OFF_LOST_KSTACK;
 	}
 	bpf_ringbuf_submit(r, offrb_flags());
 	return 0;
