@@ -176,17 +176,31 @@ int rec_output_lock(const char *path, bool keep_old, char *err, size_t errsz)
 	return e ? e : fd;
 }
 
-void rec_output_unlock(const char *path, int fd)
+char *rec_output_lock_name(const char *path)
+{
+	char *lock = NULL;
+
+	return asprintf(&lock, "%s.lock", path) < 0 ? NULL : lock;
+}
+
+void rec_output_unlink_lock(const char *lock, int fd)
 {
 	struct stat a, b;
-	char *lock = NULL;
+
+	/* removed while still held, and only if the name is still this lock */
+	if (lock && fd >= 0 && !fstat(fd, &a) && !lstat(lock, &b) && a.st_ino == b.st_ino &&
+	    a.st_dev == b.st_dev)
+		unlink(lock);
+}
+
+void rec_output_unlock(const char *path, int fd)
+{
+	char *lock;
 
 	if (fd < 0)
 		return;
-	/* removed while still held, and only if the name is still this lock */
-	if (asprintf(&lock, "%s.lock", path) >= 0 && !fstat(fd, &a) && !lstat(lock, &b) &&
-	    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
-		unlink(lock);
+	lock = rec_output_lock_name(path);
+	rec_output_unlink_lock(lock, fd);
 	free(lock);
 	close(fd);
 }

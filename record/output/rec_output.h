@@ -42,6 +42,16 @@ int rec_output_lock(const char *path, bool keep_old, char *err, size_t errsz);
  */
 void rec_output_unlock(const char *path, int fd);
 
+/** rec_output_lock_name() - "@path.lock", malloc'd; NULL without memory. */
+char *rec_output_lock_name(const char *path);
+
+/**
+ * rec_output_unlink_lock() - remove @lock (rec_output_lock_name()) if it
+ * is still the file @fd holds; @fd stays open. Async-signal-safe (fstat,
+ * lstat, unlink): a second stop signal during start-up calls it.
+ */
+void rec_output_unlink_lock(const char *lock, int fd);
+
 /**
  * rec_output_commit() - the first interval is written: once @fd (the
  * temporary file's) is on disk (fdatasync), move an existing @path (a
