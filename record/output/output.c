@@ -44,14 +44,20 @@ int rec_output_open(const char *path, char **tmp)
 	return fd;
 }
 
-int rec_output_commit(const char *path, const char *tmp, int fd, char *err, size_t errsz)
+int rec_output_commit(const char *path, const char *tmp, int fd, bool sync, char *err, size_t errsz)
 {
 	struct stat st;
 	char *old = NULL;
 	int e = 0;
 
-	/* on disk before it replaces anything: a full disk shows here, not after */
-	if (fd >= 0 && fdatasync(fd) && errno != EINVAL) {
+	/*
+	 * On disk before it replaces anything: a full disk shows here, not
+	 * after (on a local file system write() itself says ENOSPC). Without
+	 * @sync the write-back is left to the kernel: a crash in the next
+	 * seconds could leave FILE short, but the previous FILE, long on
+	 * disk, is FILE.old either way.
+	 */
+	if (fd >= 0 && sync && fdatasync(fd) && errno != EINVAL) {
 		e = -errno;
 		snprintf(err, errsz, "writing %s: %s", tmp, strerror(-e));
 		return e;
