@@ -655,7 +655,8 @@ static void prebuild(struct run *r)
 		rec_uwtab__prebuild(r->uw, p);
 	free(p);
 	f = fopen("/proc/self/maps", "re");
-	while (f && getline(&line, &cap, f) > 0) {
+	/* each build is bounded (UW_BUILD_NS); a stop skips those not begun */
+	while (f && !stop_signal && getline(&line, &cap, f) > 0) {
 		p = strchr(line, '/');
 		if (!p || !strstr(line, " r-xp ") ||
 		    (!strstr(p, "/libc.so") && !strstr(p, "/ld-linux")))
