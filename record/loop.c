@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,16 +68,50 @@ static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t hurry;
 /* CLOCK_MONOTONIC ns of the first stop signal (clock_gettime is async-signal-safe) */
 static volatile uint64_t signal_ns;
+/*
+ * Start-up (start(), before sampling is handed to the loop): a stop
+ * abandons it (abandon()); a second stop ends the process in the handler,
+ * removing the temporary file if it has one.
+ */
+static volatile sig_atomic_t starting;
+static const char *volatile start_tmp;
+static const char *volatile start_lock; /* its name, once held ... */
+static volatile int start_lock_fd;	/* ... on this fd */
 
 static void on_stop(int sig)
 {
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	struct timespec ts;
 
-	if (stop_signal)
+	if (stop_signal) {
 		hurry = 1;
-	else if (!clock_gettime(CLOCK_MONOTONIC, &ts))
+		if (starting) { /* unlink, sigaction and raise are async-signal-safe */
+			if (start_tmp)
+				unlink(start_tmp);
+			rec_output_unlink_lock(start_lock, start_lock_fd);
+			sigaction(sig, &dfl, NULL);
+			raise(sig); /* blocked until this handler returns, then fatal */
+			return;
+		}
+	} else if (!clock_gettime(CLOCK_MONOTONIC, &ts))
 		signal_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	stop_signal = sig;
+}
+
+/* Start-up is over: a stop ends a recording from now on. */
+static void started(void)
+{
+	char *lock = (char *)start_lock;
+
+	starting = 0;
+	start_tmp = start_lock = NULL;
+	free(lock);
+}
+
+/* Between the steps of start-up: -ECANCELED once a stop signal came. */
+static int stopped(void)
+{
+	return stop_signal ? -ECANCELED : 0;
 }
 
 /*
@@ -387,16 +423,23 @@ static bool should_stop(struct run *r, uint64_t now)
 	return r->child_done;
 }
 
-/* The first interval is written: the recording replaces FILE (FILE.old kept). */
+/*
+ * The first interval is written: the recording replaces FILE (FILE.old
+ * kept). Once stopping, the disk is not waited for (rec_output_commit()):
+ * fdatasync() took 0.49 s of the stop's budget once.
+ */
 static int commit(struct run *r)
 {
+	bool stopping = stop_signal || r->stop_at ||
+			(r->end_at && sac_now_ns(CLOCK_MONOTONIC) >= r->end_at);
 	char msg[8192];
 	int err;
 
 	if (!r->tmp)
 		return 0;
 	err = rec_output_commit(r->rot ? rec_rotate__path(r->rot) : r->o->output, r->tmp, r->fd,
-				msg, sizeof(msg));
+				!stopping, msg, sizeof(msg));
+	mark("commit");
 	if (err) {
 		fprintf(stderr, "%ssa-record: %s\n", r->tty ? "\n" : "", msg);
 		return err;
@@ -533,7 +576,8 @@ static int record_loop(struct run *r)
 			mark("drained");
 		}
 		r->file_ivs += !err;
-		if (!err)
+		/* the last interval is also the first: committed with END, after finish() */
+		if (!err && !last)
 			err = commit(r);
 		if (!err && r->rot && !last &&
 		    rec_rotate__due(r->rot, r->file_t0, r->iv_start, saf_writer__bytes(r->w)))
@@ -557,6 +601,8 @@ static int capture_targets(struct run *r)
 	if (o->filter != SA_FILTER_TGID)
 		return 0;
 	for (i = 0; i < o->nids; i++) {
+		if ((err = stopped()))
+			return err;
 		err = rec_procs__capture(r->procs, o->ids[i], rec_session__gen(r->s, o->ids[i]));
 		if (err)
 			return err;
@@ -610,7 +656,8 @@ static void prebuild(struct run *r)
 		rec_uwtab__prebuild(r->uw, p);
 	free(p);
 	f = fopen("/proc/self/maps", "re");
-	while (f && getline(&line, &cap, f) > 0) {
+	/* each build is bounded (UW_BUILD_NS); a stop skips those not begun */
+	while (f && !stop_signal && getline(&line, &cap, f) > 0) {
 		p = strchr(line, '/');
 		if (!p || !strstr(line, " r-xp ") ||
 		    (!strstr(p, "/libc.so") && !strstr(p, "/ld-linux")))
@@ -641,6 +688,80 @@ static int start_uw(struct run *r)
 	return 0;
 }
 
+/* rec_session__open() on a thread of its own: the BPF load does not end at a signal. */
+struct opening {
+	const struct rec_opts *o;
+	pid_t child;
+	struct rec_session *s;
+	int e;
+	int done[2]; /* a byte once rec_session__open() returned */
+	char err[512];
+};
+
+static void *opening_main(void *arg)
+{
+	struct opening *op = arg;
+
+	op->s = rec_session__open(op->o, op->child, op->err, sizeof(op->err));
+	op->e = op->s ? 0 : -errno;
+	if (write(op->done[1], "", 1) != 1)
+		op->e = op->e ? op->e : -EIO;
+	return NULL;
+}
+
+/*
+ * Load and attach (rec_session__open()), waiting for it or for a stop
+ * signal, whichever comes first: the load (libbpf parsing the kernel's
+ * BTF, the verifier) took 0.5-1.2 s on a loaded host and has no point at
+ * which to look for a stop. The thread starts with the stop signals
+ * blocked, so they come here (and do not restart the verifier there).
+ * After a stop it is left to the process's exit (abandon()): its BPF
+ * objects are file descriptors the kernel closes.
+ */
+static int open_session(struct run *r, char *err, size_t errsz)
+{
+	struct opening *op = calloc(1, sizeof(*op));
+	struct pollfd pfd = {.events = POLLIN};
+	sigset_t stops, old;
+	pthread_t th;
+	int e;
+
+	if (!op)
+		return -ENOMEM;
+	op->o = r->o;
+	op->child = r->child;
+	if (pipe2(op->done, O_CLOEXEC)) {
+		e = -errno;
+		free(op);
+		return e;
+	}
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stops, &old);
+	e = -pthread_create(&th, NULL, opening_main, op);
+	pfd.fd = op->done[0];
+	/* ppoll() unblocks them while it waits: a stop before it is not missed */
+	while (!e && !stop_signal && ppoll(&pfd, 1, NULL, &old) <= 0)
+		;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!e && !(pfd.revents & POLLIN)) {
+		pthread_detach(th); /* a stop: abandoned with it */
+		return -ECANCELED;
+	}
+	if (!e) {
+		pthread_join(th, NULL);
+		e = op->e;
+		r->s = op->s;
+		snprintf(err, errsz, "%s", op->err);
+	}
+	close(op->done[0]);
+	close(op->done[1]);
+	free(op);
+	return e;
+}
+
 static int start(struct run *r, int go, int status, char *err, size_t errsz)
 {
 	const struct rec_opts *o = r->o;
@@ -656,7 +777,12 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 	r->lock = rec_output_lock(o->output, !r->rot, err, errsz);
 	if (r->lock < 0)
 		return r->lock;
+	start_lock_fd = r->lock;
+	start_lock = rec_output_lock_name(o->output); /* freed by started() */
+	if ((e = stopped()))
+		return e;
 	r->fd = rec_output_open(o->output, &r->tmp);
+	start_tmp = r->tmp;
 	if (r->fd < 0) {
 		if (r->fd == -EISDIR)
 			snprintf(err, errsz, "cannot create %s: %s", o->output, strerror(-r->fd));
@@ -701,13 +827,11 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		r->no_priv = e == -EPERM || e == -EACCES;
 		return e;
 	}
-	r->s = rec_session__open(o, r->child, err, errsz);
-	if (!r->s) {
-		e = -errno;
+	if ((e = stopped()) || (e = open_session(r, err, errsz))) {
 		r->no_priv = e == -EPERM || e == -EACCES;
 		return e;
 	}
-	if ((e = start_uw(r)))
+	if ((e = stopped()) || (e = start_uw(r)) || (e = stopped()))
 		return e;
 	r->t0 = sac_now_ns(CLOCK_MONOTONIC);
 	real = rec_output_realtime_ns();
@@ -747,8 +871,10 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		rec_drain__set_trim(r->d, r->trim);
 	}
 	e = capture_targets(r);
-	if (e)
+	if (e || (e = stopped()))
 		return e;
+	/* from here on a stop ends a recording: CMD runs, or sampling is the loop's */
+	started();
 	if (r->child > 0) {
 		/* a failed exec ends the child with 126/127; the loop sees it exit */
 		e = rec_child__start(go, status);
@@ -869,6 +995,45 @@ static void cleanup(struct run *r)
 	mark("cleanup");
 }
 
+static const char *stop_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+/*
+ * A stop during start-up (docs/reliability.md, "Signals"): nothing was
+ * recorded, so nothing is kept. The temporary file and the lock go, FILE
+ * and FILE.old stay as they were, the `-- CMD` child (not started yet) is
+ * killed, and sa-record ends by the signal itself, as perf record does:
+ * the same status as a signal that came before the handlers were set
+ * (128 + N to a shell). What else start-up made (the BPF load possibly
+ * still under way on its thread, the side band, the kallsyms reader) is
+ * left to the process's exit: joining them could take the start-up's
+ * whole length.
+ */
+static void abandon(struct run *r)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	int sig = stop_signal, ws;
+
+	if (r->child > 0) {
+		kill(r->child, SIGKILL);
+		while (waitpid(r->child, &ws, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (r->tmp)
+		unlink(r->tmp);
+	rec_output_unlock(r->o->output, r->lock);
+	fprintf(stderr, "sa-record: %s during start-up: nothing was recorded; %s left as it was\n",
+		stop_name(sig), r->o->output);
+	mark("abandoned");
+	print_marks(signal_ns);
+	fflush(stderr);
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+	_exit(128 + sig); /* not reached */
+}
+
 static int reap_child(struct run *r)
 {
 	int ws;
@@ -894,10 +1059,14 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 
 	*child_wstatus = 0;
 	diag.on = getenv("SA_DIAG");
+	starting = 1;
 	install_signals();
 	r.starve = rec_starve__new(); /* NULL: not watched */
 	r.tty = isatty(STDERR_FILENO) && !o->quiet;
 	e = start(&r, go, status, err, sizeof(err));
+	if (e && stop_signal)
+		abandon(&r);
+	started();
 	if (e) {
 		if (child > 0) {
 			close(go);

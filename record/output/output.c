@@ -44,14 +44,20 @@ int rec_output_open(const char *path, char **tmp)
 	return fd;
 }
 
-int rec_output_commit(const char *path, const char *tmp, int fd, char *err, size_t errsz)
+int rec_output_commit(const char *path, const char *tmp, int fd, bool sync, char *err, size_t errsz)
 {
 	struct stat st;
 	char *old = NULL;
 	int e = 0;
 
-	/* on disk before it replaces anything: a full disk shows here, not after */
-	if (fd >= 0 && fdatasync(fd) && errno != EINVAL) {
+	/*
+	 * On disk before it replaces anything: a full disk shows here, not
+	 * after (on a local file system write() itself says ENOSPC). Without
+	 * @sync the write-back is left to the kernel: a crash in the next
+	 * seconds could leave FILE short, but the previous FILE, long on
+	 * disk, is FILE.old either way.
+	 */
+	if (fd >= 0 && sync && fdatasync(fd) && errno != EINVAL) {
 		e = -errno;
 		snprintf(err, errsz, "writing %s: %s", tmp, strerror(-e));
 		return e;
@@ -176,17 +182,31 @@ int rec_output_lock(const char *path, bool keep_old, char *err, size_t errsz)
 	return e ? e : fd;
 }
 
-void rec_output_unlock(const char *path, int fd)
+char *rec_output_lock_name(const char *path)
+{
+	char *lock = NULL;
+
+	return asprintf(&lock, "%s.lock", path) < 0 ? NULL : lock;
+}
+
+void rec_output_unlink_lock(const char *lock, int fd)
 {
 	struct stat a, b;
-	char *lock = NULL;
+
+	/* removed while still held, and only if the name is still this lock */
+	if (lock && fd >= 0 && !fstat(fd, &a) && !lstat(lock, &b) && a.st_ino == b.st_ino &&
+	    a.st_dev == b.st_dev)
+		unlink(lock);
+}
+
+void rec_output_unlock(const char *path, int fd)
+{
+	char *lock;
 
 	if (fd < 0)
 		return;
-	/* removed while still held, and only if the name is still this lock */
-	if (asprintf(&lock, "%s.lock", path) >= 0 && !fstat(fd, &a) && !lstat(lock, &b) &&
-	    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
-		unlink(lock);
+	lock = rec_output_lock_name(path);
+	rec_output_unlink_lock(lock, fd);
 	free(lock);
 	close(fd);
 }

@@ -42,15 +42,28 @@ int rec_output_lock(const char *path, bool keep_old, char *err, size_t errsz);
  */
 void rec_output_unlock(const char *path, int fd);
 
+/** rec_output_lock_name() - "@path.lock", malloc'd; NULL without memory. */
+char *rec_output_lock_name(const char *path);
+
+/**
+ * rec_output_unlink_lock() - remove @lock (rec_output_lock_name()) if it
+ * is still the file @fd holds; @fd stays open. Async-signal-safe (fstat,
+ * lstat, unlink): a second stop signal during start-up calls it.
+ */
+void rec_output_unlink_lock(const char *lock, int fd);
+
 /**
  * rec_output_commit() - the first interval is written: once @fd (the
  * temporary file's) is on disk (fdatasync), move an existing @path (a
  * link is moved, not followed) to @path.old, then @tmp to @path. Nothing
  * is renamed when the data cannot reach the disk.
+ * @sync: false once stopping: no fdatasync(), the write-back is left to
+ * the kernel, so the stop's budget holds on a busy disk.
  * @err: gets the message, naming the rename that failed.
  * @return 0 or a negative errno (@tmp then still holds the recording).
  */
-int rec_output_commit(const char *path, const char *tmp, int fd, char *err, size_t errsz);
+int rec_output_commit(const char *path, const char *tmp, int fd, bool sync, char *err,
+		      size_t errsz);
 
 /**
  * rec_output_realtime_ns() - CLOCK_REALTIME as the recorder uses it for

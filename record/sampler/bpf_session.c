@@ -395,6 +395,28 @@ static int refuse_old_kernel(char *err, size_t errsz)
 	return rec_kfeatures__refusal(&kf, err, errsz) ? -ENOTSUP : 0;
 }
 
+/*
+ * SA_RECORD_TEST_START_DELAY_US (docs/sa-record.1, ENVIRONMENT): a load
+ * this much slower, whatever signal comes (a BPF load does not end early
+ * either), so a test can stop sa-record during start-up at the times it
+ * chooses on any host.
+ */
+static void test_start_delay(void)
+{
+	const char *v = getenv("SA_RECORD_TEST_START_DELAY_US");
+	uint64_t until;
+	struct timespec ts;
+
+	if (!v || !*v)
+		return;
+	until = mono_ns() + strtoull(v, NULL, 10) * 1000;
+	for (uint64_t now = mono_ns(); now < until; now = mono_ns()) {
+		ts.tv_sec = (time_t)((until - now) / 1000000000ull);
+		ts.tv_nsec = (long)((until - now) % 1000000000ull);
+		nanosleep(&ts, NULL);
+	}
+}
+
 struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, char *err,
 				      size_t errsz)
 {
@@ -450,6 +472,7 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 			load_error(e, err, errsz);
 		goto cleanup;
 	}
+	test_start_delay();
 	e = fill_targets(s, o, child);
 	if (e) {
 		snprintf(err, errsz, "filling target map: %s", strerror(-e));
