@@ -67,12 +67,12 @@ if [ -n "$SHORT" ]; then
 	CASES="dash:fp dash:dwarf zstd:fp zstd:dwarf"
 else
 	CASES=""
-	for p in dash zstd python3 postgres gcc node cxx workload; do
+	for p in dash zstd python3 postgres redis nginx gcc node cxx workload; do
 		for m in fp dwarf auto; do CASES="$CASES $p:$m"; done
 	done
 	CASES="$CASES pingpong:threads postgres:threads redis:threads"
 	for t in node pgbench /usr/lib/postgresql/15/bin/initdb g++ gcc redis-server redis-benchmark \
-		redis-cli; do
+		redis-cli nginx ab; do
 		command -v "$t" >/dev/null || need "$t not installed"
 	done
 fi
@@ -100,6 +100,7 @@ cleanup()
 {
 	stop_workload
 	[ -n "$PG_DIR" ] && pg_stop
+	nginx_stop
 	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
 	[ -n "$JIT_MAP" ] && rm -f "$JIT_MAP"
 	if [ -n "$KEEP" ]; then rm -rf "$KEEP" && mv "$T" "$KEEP"; else rm -rf "$T"; fi
@@ -305,6 +306,45 @@ start_postgres()
 	PG_PIDS=$(echo "$pm" $(pgrep -P "$pm") | tr ' ' ,)
 }
 
+# nginx serving a 4 KiB static file to ab (apache2-utils) under load: 2
+# keep-alive clients; what is recorded are nginx's master and its worker.
+NGINX_PORT=$((18080 + $$ % 1000))
+NGINX_DIR=
+nginx_stop()
+{
+	[ -n "$NGINX_DIR" ] && [ -f "$NGINX_DIR/nginx.pid" ] &&
+		nginx -p "$NGINX_DIR" -c "$NGINX_DIR/nginx.conf" -s stop 2>/dev/null
+	NGINX_DIR=
+}
+
+start_nginx()
+{
+	local d=$T/nginx pm
+	mkdir -p "$d/www" "$d/tmp" && head -c 3072 /dev/urandom | base64 >"$d/www/index.html" || return 1
+	chmod -R a+rX "$d"
+	cat >"$d/nginx.conf" <<-EOC
+		worker_processes 1;
+		pid $d/nginx.pid;
+		error_log $d/error.log;
+		events { worker_connections 256; }
+		http {
+		    access_log off;
+		    client_body_temp_path $d/tmp/body; proxy_temp_path $d/tmp/proxy;
+		    fastcgi_temp_path $d/tmp/fcgi; uwsgi_temp_path $d/tmp/uwsgi; scgi_temp_path $d/tmp/scgi;
+		    server { listen 127.0.0.1:$NGINX_PORT; root $d/www; }
+		}
+	EOC
+	NGINX_DIR=$d
+	nginx -p "$d" -c "$d/nginx.conf" || return 1
+	for _ in $(seq 50); do [ -s "$d/nginx.pid" ] && break; sleep 0.1; done
+	pm=$(cat "$d/nginx.pid") || return 1
+	ab -q -k -c 2 -t $((DUR + 6)) -n 100000000 "http://127.0.0.1:$NGINX_PORT/index.html" \
+		>"$T/ab.out" 2>&1 &
+	WPIDS=$!
+	sleep 0.5
+	PG_PIDS=$(echo "$pm" $(pgrep -P "$pm") | tr ' ' ,)
+}
+
 # ---- one case ---------------------------------------------------------------
 
 # Where sa and perf are expected to differ, compare.py is told not to compare
@@ -338,7 +378,8 @@ measure()
 	fi
 	sleep 0.5
 	pids=$WPIDS
-	[ "$prog" = postgres ] && pids=$PG_PIDS
+	# servers: the server's processes, not the load client
+	case $prog in postgres | redis | nginx) pids=$PG_PIDS ;; esac
 	if [ "$prog" = gcc ]; then
 		record_both "$dir" "$mode" "-G $CG_NAME" "-a -G $CG_NAME"
 	else
@@ -347,6 +388,8 @@ measure()
 	# the workload prints its measurement when it ends by itself
 	[ "$prog" = workload ] && wait $WPIDS && WPIDS=
 	stop_workload
+	[ "$prog" = redis ] && REDIS_PID=
+	[ "$prog" = nginx ] && nginx_stop
 	fold "$dir"
 	[ -n "$JIT_MAP" ] && rm -f "$JIT_MAP"
 	JIT_MAP=
@@ -390,6 +433,7 @@ run_case()
 		"${why%%	*}" "${why#*	}" >>"$RESULTS"
 	case $prog in
 	postgres) extra+=(--comm postgres) ;;
+	nginx) extra+=(--comm nginx) ;;
 	workload)
 		extra+=(--truth "$(workload_truth)")
 		grep -q 'leaf sa_leaf_a' "$T/workload.out" ||

@@ -8,12 +8,14 @@ retried until it stays up), then sa-record -a; the go file starts the
 threads, and both recorders stop after the workload exits. Each thread's
 samples x period is printed against its own CPU time
 (CLOCK_THREAD_CPUTIME_ID), for both samplers from the same run, with the
-work functions' shares against the split by construction; and the share of
+work functions' shares of the work against the split by construction, and
+of the thread's samples against the workload's own share of its CPU ("of
+thread: a 45.2/45.0", sampled/own); and the share of
 each CPU's perf samples that went to the idle task.
 
 usage: same-run.py BUILD [--freq 999] [--work 20] [--cpu 3] [--runs 1]
                    [--kind a|p] [--busy] [--sa-env K=V,...] [--sa-opts '...'] [--no-perf]
-                   [--quiet PCT [--quiet-wait S]] [--sa2-env K=V,...]
+                   [--quiet PCT [--quiet-wait S]] [--sa2-env K=V,...] [--keep DIR]
 --kind p: both tools -p PID (perf's per-task events) instead of -a; ap:
 perf -a and sa-record -p PID (both per-CPU events; sa's counts map then
 holds the workload only, so a whole host's stacks cannot fill it).
@@ -24,6 +26,7 @@ idle share during the run is printed: the late-interrupt loss needs idle).
 """
 import argparse
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -242,7 +245,12 @@ def line(who, name, t, got, freq):
     e = t['cpu_ns'] * freq / 1e9
     work = sum(fns.values()) or 1
     fs = ' '.join('%s %.1f' % (fn[3:], 100.0 * k / work) for fn, k in sorted(fns.items()))
-    return '%-5s %-7s %6d %8.0f %6.3f  %s' % (who, name, n, e, n / e if e else 0, fs)
+    # of the thread's whole CPU: the samples' share against the workload's
+    # own (CLOCK_THREAD_CPUTIME_ID around each function), sampled/own
+    th = ' '.join('%s %.1f/%.1f' % (fn[3:], 100.0 * fns.get(fn, 0) / max(n, 1), own)
+                  for fn, own in sorted(t['funcs'].items()))
+    return '%-5s %-7s %6d %8.0f %6.3f  %s | of thread: %s' % (who, name, n, e, n / e if e else 0,
+                                                            fs, th)
 
 
 def main():
@@ -261,6 +269,7 @@ def main():
     ap.add_argument('--quiet-wait', type=float, default=300)
     ap.add_argument('--sa-opts', default='')
     ap.add_argument('--sa2-env', help='a second sa-record on the same run, this environment')
+    ap.add_argument('--keep', help="copy each run's perf.data and sa recordings to KEEP/N.*")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix='sa-same-') as tmp:
         # perf 6.1 aborts in util/build-id.c on this kernel while it reads
@@ -273,6 +282,11 @@ def main():
                     i, args.quiet, args.quiet_wait), flush=True)
                 continue
             r = one(args, tmp)
+            if args.keep:
+                os.makedirs(args.keep, exist_ok=True)
+                for f in ('perf.data', 'r.sa', 'r.sa2'):
+                    if os.path.exists(os.path.join(tmp, f)):
+                        shutil.copy(os.path.join(tmp, f), os.path.join(args.keep, '%d.%s' % (i, f)))
             print('# run %d %s: -%s, %d Hz, %.0f us a side, %.0f round trips/s, CPUs %.0f%% idle%s' % (
                 i, time.strftime('%H:%M:%SZ', time.gmtime()), args.kind, args.freq, args.work, r['rate'],
                 r['idle'], ', busy loop' if args.busy else ''))

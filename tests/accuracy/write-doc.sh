@@ -36,8 +36,10 @@ Each case runs one program, then records it with \`sa-record\` and with
 (\`-p\` on the process; the gcc loop's processes are short-lived, so it runs in a cgroup
 of its own, recorded with \`sa-record -G\` and \`perf record -a -G\`): each tool samples
 with its own events, at its own phase. PostgreSQL: the server's processes under
-\`pgbench -S -c 2\`; workload: samples/workload (with frame pointers for fp, without for
-dwarf and auto), whose own measurement of its split is the truth for both tools.
+\`pgbench -S -c 2\`; redis-server under \`redis-benchmark -c 2 -t get,set\`; nginx
+(master and one worker) serving a 4 KiB file to \`ab -k -c 2\`; workload:
+samples/workload (with frame pointers for fp, without for dwarf and auto), whose own
+measurement of its split is the truth for both tools.
 Modes: sa's \`--call-graph fp\` against \`perf record -g\`, sa's \`dwarf\` and \`auto\`
 against \`perf record --call-graph dwarf,16384\` (sa's stack copy size). sa-report's
 folded stacks and perf script's, folded by FlameGraph's stackcollapse-perf.pl, are
