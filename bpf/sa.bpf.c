@@ -570,12 +570,20 @@ int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (ptgid == ctgid)
 		return 0; /* a new thread */
-	/* the child runs its parent's image until it execs */
+	/*
+	 * The child runs its parent's image until it execs. Whatever its pid
+	 * left from a process freed after the pid came back (sa_on_free()) is
+	 * not the child's: cleared.
+	 */
 	gen = bpf_map_lookup_elem(&gens, &ptgid);
 	if (gen)
 		bpf_map_update_elem(&gens, &ctgid, gen, BPF_ANY);
+	else
+		bpf_map_delete_elem(&gens, &ctgid);
 	if (sa_follow && bpf_map_lookup_elem(&targets, &ptgid))
 		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	else if (sa_follow)
+		bpf_map_delete_elem(&targets, &ctgid);
 	return 0;
 }
 
@@ -820,11 +828,27 @@ int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_s
 	return 0;
 }
 
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(sa_on_free, struct task_struct *p)
 {
 	__u32 tgid = p->tgid, tid = p->pid;
+	struct task_struct *now;
 
+	/*
+	 * The free comes an RCU grace period after the pid was released, and
+	 * a new task may hold the pid by then (pids come back at once when
+	 * the cyclic allocator reaches them): the entries are the new task's
+	 * (a target's switch-out: its stay was lost uncounted, one per reused
+	 * pid in a test that forks onto a thread's tid just freed), left alone.
+	 */
+	now = bpf_task_from_pid(tid);
+	if (now) {
+		bpf_task_release(now);
+		return 0;
+	}
 	if (sa_off_cpu)
 		bpf_map_delete_elem(&offstart, &tid);
 	if (sa_python)
