@@ -35,8 +35,8 @@ rm -f "$T/pysplit.py"
 ok $? "sa-report exits 0 (the script deleted)"
 diag_file "$T/rep.err" 5
 
-# share FOLDED FUNC: samples whose stack holds FUNC_[p]
-under() { awk -v fr="$2_[p]" '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st); if (index(";" st ";", ";" fr ";")) t += n } END { print t + 0 }' "$1"; }
+# under FOLDED FUNC: samples whose stack holds the Python frame FUNC_[p]
+under() { folded_with "$1" "" "$2_[p]"; }
 a=$(under "$T/py.folded" py_alpha)
 b=$(under "$T/py.folded" py_beta)
 j=$(under "$T/py.folded" py_json)

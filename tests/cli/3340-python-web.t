@@ -35,7 +35,8 @@ diag_file "$T/clocks" 5
 "$SA_REPORT" -o "$T/web.folded" "$T/web.sa" 2>"$T/rep.err"
 ok $? "sa-report exits 0"
 
-under() { awk -v fr="$2_[p]" '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st); if (index(";" st ";", ";" fr ";")) t += n } END { print t + 0 }' "$1"; }
+# under FOLDED FUNC: samples whose stack holds the Python frame FUNC_[p]
+under() { folded_with "$1" "" "$2_[p]"; }
 p=$(under "$T/web.folded" route_primes)
 j=$(under "$T/web.folded" route_json)
 g=$(under "$T/web.folded" route_page)

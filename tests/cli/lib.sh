@@ -174,14 +174,15 @@ folded_total()
 	END { print t + 0 }' "$1"
 }
 
-# folded_with FILE COMM FRAME: samples of COMM whose stack holds FRAME.
+# folded_with FILE COMM FRAME: samples of COMM (any, when empty) whose stack
+# holds FRAME.
 folded_with()
 {
 	awk -v comm="$2" -v fr="$3" '
 	{
 		n = $NF; st = $0; sub(/ [0-9]+$/, "", st)
 		split(st, f, ";")
-		if (f[1] == comm && index(";" st ";", ";" fr ";")) t += n
+		if ((comm == "" || f[1] == comm) && index(";" st ";", ";" fr ";")) t += n
 	}
 	END { print t + 0 }' "$1"
 }
