@@ -196,6 +196,21 @@ static __always_inline int absent_or_lost(long *id, bool user, bool umode)
 	return 0;
 }
 
+/*
+ * A sample's ring-buffer record (struct sa_rb_sample or sa_rb_ustack):
+ * its interval, the thread and image of @key, the periods it counts and
+ * the thread's name.
+ */
+#define SAMPLE_HEAD(r, key, ep)                                                                    \
+	do {                                                                                       \
+		(r)->epoch = (ep);                                                                 \
+		(r)->tgid = (key)->tgid;                                                           \
+		(r)->tid = (key)->tid;                                                             \
+		(r)->gen = (key)->gen;                                                             \
+		(r)->count = run_weight();                                                         \
+		bpf_get_current_comm((r)->comm, sizeof((r)->comm));                                \
+	} while (0)
+
 #define INLINE_NO_USER	 1
 #define INLINE_NO_KERNEL 2
 
@@ -240,13 +255,8 @@ static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_k
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r)
 		return SA_CTR_LOST_RINGBUF;
-	r->epoch = epoch;
-	r->tgid = key->tgid;
-	r->tid = key->tid;
-	r->gen = key->gen;
+	SAMPLE_HEAD(r, key, epoch);
 	r->flags = flags;
-	r->count = run_weight();
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	n = inline_stacks(ctx, r->ips, &r->ubytes, &r->kbytes, key->ustack != SA_STACK_NONE,
 			  key->kstack != SA_STACK_NONE, 0, w);
 	if (n) {
@@ -400,12 +410,7 @@ static __noinline int capture_ustack(struct bpf_perf_event_data *ctx, struct sa_
 	r = bpf_map_lookup_elem(&uscratch, &cpu);
 	if (!r)
 		return SA_CTR_LOST_OTHER;
-	r->epoch = epoch;
-	r->tgid = key->tgid;
-	r->tid = key->tid;
-	r->gen = key->gen;
-	r->count = run_weight();
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	SAMPLE_HEAD(r, key, epoch);
 	r->regs[0] = BPF_CORE_READ(uregs, ip);
 	r->regs[1] = sp = BPF_CORE_READ(uregs, sp);
 	r->regs[2] = BPF_CORE_READ(uregs, bp);
@@ -582,7 +587,7 @@ int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
 		bpf_map_delete_elem(&gens, &ctgid);
 	if (sa_follow && bpf_map_lookup_elem(&targets, &ptgid))
 		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
-	else if (sa_follow)
+	else /* a -p target's pid, come back as another process: not the target */
 		bpf_map_delete_elem(&targets, &ctgid);
 	return 0;
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # sa-test: san
 # 3161-offcpu-pid-reuse.t - a process whose pid was a task's just freed
-# keeps its off-CPU time. The kernel frees a task (sched_process_free) an
+# keeps its off-CPU time, and a -p target's pid taken by another process
+# does not make that process a target. The kernel frees a task (sched_process_free) an
 # RCU grace period after its pid was released, and the cyclic allocator
 # may give the pid to a new task in between: sa_on_free() then forgot the
 # new task's entries, its switch-out first (the stay lost, counted nowhere:
@@ -18,7 +19,7 @@ tmpdir
 T=$tap_tmp
 [ -w /proc/sys/kernel/ns_last_pid ] || skip_all "no /proc/sys/kernel/ns_last_pid to write"
 
-plan 4
+plan 7
 
 cat >"$T/reuse.c" <<'C'
 #define _GNU_SOURCE
@@ -81,4 +82,43 @@ got=$("$SA_REPORT" --off-cpu --comm sapidreuse "$T/r.sa" 2>/dev/null |
 	awk '/nanosleep/ { s += $NF } END { print s + 0 }')
 [ "$got" -ge 1990000 ]
 ok $? "off-CPU time in nanosleep of the children: $got us of 20 sleeps of 100 ms (want >= 1,990,000)"
+
+# 5-7. -p PID: the target exits and another program is forked onto its pid
+# at once (ns_last_pid; bash's echo is a builtin, so the next fork is the
+# impostor's). The recorder goes on (a process holds the pid) and must not
+# sample the impostor: sa_on_fork() clears a pid's target entry when its
+# parent is no target. Main's recorder sampled it for the rest of the run.
+cat >"$T/busy.c" <<'C'
+#include <time.h>
+int main(void)
+{
+	struct timespec t;
+	volatile unsigned long x = 0;
+
+	do {
+		for (int i = 0; i < 100000; i++)
+			x += i;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	} while (t.tv_sec < 1);
+	return 0;
+}
+C
+cc -O1 -o "$T/saimpostor" "$T/busy.c"
+cp /bin/sleep "$T/sapidtarget"
+"$T/sapidtarget" 2 &
+tp=$!
+"$SA_RECORD" -q -p $tp --duration 5 -o "$T/p.sa" 2>"$T/p.err" &
+rec=$!
+wait $tp
+echo $((tp - 1)) >/proc/sys/kernel/ns_last_pid
+"$T/saimpostor" &
+imp=$!
+wait $imp
+wait $rec
+ok $? "sa-record -p PID --duration 5 exits 0 while another process takes the pid"
+[ "$imp" = "$tp" ]
+ok $? "the other program took the target's pid ($imp, target $tp)"
+n=$("$SA_REPORT" "$T/p.sa" 2>/dev/null | awk '$1 ~ /^saimpostor/ { n += $NF } END { print n + 0 }')
+[ "$n" = 0 ]
+ok $? "the other program is not sampled ($n samples; 1 s of its CPU at 99 Hz would be ~100)"
 done_testing
