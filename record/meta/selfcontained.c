@@ -32,7 +32,6 @@ struct rec_sc {
 	struct rec_sink sb_sink; /* the side band's: sink, or targets_emit() */
 	struct rec_htab *procs;	 /* targets_only: tgid -> 1 a target, 0 exited */
 	bool follow;		 /* a target's fork is a target */
-	uint64_t others;	 /* records of other processes left out */
 	struct rec_ksyms *ks;
 	const char *kallsyms; /* borrowed from the opts */
 	bool ks_tried;
@@ -149,10 +148,8 @@ static int targets_emit(void *ctx, const struct saf_record *r)
 	default:
 		return rec_sink__emit(&sc->sink, r);
 	}
-	if (!is_target(sc, pid)) {
-		sc->others++;
+	if (!is_target(sc, pid))
 		return 0;
-	}
 	err = rec_sink__emit(&sc->sink, r);
 	return err || r->kind != SAF_REC_EXIT ? err : mark(sc, pid, 0);
 }
@@ -421,7 +418,6 @@ void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st)
 	rec_jitmap__stats(sc->jm, &st->jit);
 	st->clipped_paths = rec_maptab__clipped(sc->mt);
 	st->note_ns = sc->note_ns;
-	st->others = sc->others;
 }
 
 struct rec_maptab *rec_sc__maptab(struct rec_sc *sc)

@@ -48,7 +48,6 @@ struct rec_sc_stats {
 	struct rec_jitmap_stats jit;
 	uint64_t clipped_paths; /* mapping paths clipped (strclip.h); names: es.clipped */
 	uint64_t note_ns;	/* time spent noting stacks and flushing symbols */
-	uint64_t others; /* side-band records of other processes, not written (targets_only) */
 };
 
 /**
