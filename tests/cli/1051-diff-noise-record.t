@@ -65,9 +65,14 @@ coloured()
 	grep -o '<title>[^<]*</title><rect [^>]*' "$1" | grep -v 'fill="#d8d8d8"' |
 		sed 's/&#10;/: /; s/<\/title><rect.*fill=/ fill /; s/<title>//'
 }
+# fill NAME SVG: the colour of NAME's widest frame. A stray sample can draw
+# a second, narrow frame of the same name elsewhere (a stack cut short
+# starts at it): grey, and not the change under test.
 fill()
 {
-	grep -o "<title>$1&#10;[^<]*</title><rect [^>]*" "$2" | sed -n 's/.*fill="#\([0-9a-f]*\)".*/\1/p'
+	grep -o "<title>$1&#10;[^<]*</title><rect [^>]*" "$2" |
+		sed -n 's/.*width="\([0-9.]*\)".*fill="#\([0-9a-f]*\)".*/\1 \2/p' |
+		sort -k1,1gr | awk 'NR == 1 { print $2 }'
 }
 
 # The chance of a false colour is at most 0.1% by Bonferroni (the legend

@@ -109,7 +109,10 @@ n=$(late "$T/t.err")
 m=$(lost_us "$T/t.sa")
 clean "$T/t.sa" && [ "${n:-0}" -gt 0 ] && [ "${m:-0}" -ge "$n" ]
 ok $? "finished cleanly; ${n:-no} samples dropped at the deadlines, in lost_userspace (${m:-none})"
-kill -KILL $storm 2>/dev/null
+# $storm is timeout's pid (nice execs it): TERM, which timeout passes on
+# to the storm; KILL would end timeout alone and leave the storm spinning
+# (and holding the script's output open) for the rest of its 45 s.
+kill -TERM $storm 2>/dev/null
 wait $storm 2>/dev/null
 [ -z "$(ls "$T" | grep 'tmp-')" ]
 ok $? "no temporary file left"
