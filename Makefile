@@ -288,12 +288,15 @@ check:
 SAN_B := $(B)/san
 # Jobs for the sanitizer builds: one per CPU (the tests after them run alone).
 SA_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-check-san:
-	@echo "== unit and end-to-end tests under ASan + UBSan ($(SAN_B))"
+.PHONY: san-build tsan-build
+san-build:
 	$(Q)$(MAKE) --no-print-directory -j$(SA_JOBS) B=$(SAN_B) \
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -O1" \
 		EXTRA_LDFLAGS="-fsanitize=address,undefined" CFLAGS="-g" \
 		SA_SANITIZED=1 all unit-bins check-extra
+
+check-san: san-build
+	@echo "== unit and end-to-end tests under ASan + UBSan ($(SAN_B))"
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(MAKE) --no-print-directory B=$(SAN_B) SA_SANITIZED=1 check-unit check-cli
 
@@ -302,10 +305,12 @@ check-san:
 # and fp recordings whose debug files the worker loads (tests/tsan/run-tsan.t).
 TSAN_B := $(B)/tsan
 .PHONY: check-tsan
-check-tsan: all | deps-test
-	@echo "== sa-report's worker thread under ThreadSanitizer ($(TSAN_B))"
+tsan-build:
 	$(Q)$(MAKE) --no-print-directory -j$(SA_JOBS) B=$(TSAN_B) EXTRA_CFLAGS="-fsanitize=thread -O1" \
 		EXTRA_LDFLAGS="-fsanitize=thread" CFLAGS="-g" $(TSAN_B)/bin/sa-report
+
+check-tsan: all tsan-build | deps-test
+	@echo "== sa-report's worker thread under ThreadSanitizer ($(TSAN_B))"
 	$(Q)SA_BUILD=$(CURDIR)/$(B) SA_TSAN_REPORT=$(CURDIR)/$(TSAN_B)/bin/sa-report \
 		prove tests/tsan/run-tsan.t
 
@@ -356,17 +361,22 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_SECONDS ?= 60
 
-$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h)
+# format/ is compiled once per compiler and shared by every harness
+# (fuzz_objs, tests/fuzz/rules.mk).
+FORMAT_HDRS := $(wildcard format/*.h format/include/*.h)
+$(eval $(call fuzz_objs,fmt,$(FORMAT_SRCS),$(FORMAT_HDRS),$(FORMAT_INC)))
+
+$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(FUZZ_GCC_fmt) $(FORMAT_HDRS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $(FORMAT_INC) \
-		-o $@ tests/fuzz/$*.c tests/fuzz/replay.c $(FORMAT_SRCS) $(FORMAT_LIBS)
+		-o $@ tests/fuzz/$*.c tests/fuzz/replay.c $(FUZZ_GCC_fmt) $(FORMAT_LIBS)
 
-$(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FORMAT_SRCS) $(wildcard format/*.h format/include/*.h)
+$(B)/fuzz/libfuzzer_%: tests/fuzz/%.c $(FUZZ_CLANG_fmt) $(FORMAT_HDRS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-		$(FORMAT_INC) -o $@ tests/fuzz/$*.c $(FORMAT_SRCS) $(FORMAT_LIBS)
+		$(FORMAT_INC) -o $@ tests/fuzz/$*.c $(FUZZ_CLANG_fmt) $(FORMAT_LIBS)
 
 .PHONY: fuzz-bins
 fuzz-bins: $(FUZZ_TARGETS:%=$(B)/fuzz/replay_%) $(FUZZ_TARGETS:%=$(B)/fuzz/libfuzzer_%)
