@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a into a full disk)
 # sa-test: san
 # 5010-full-disk.t - recording into a 48 KiB tmpfs until it is full
 # (docs/reliability.md, "Full disk"): a clear error naming the file and the
@@ -27,15 +28,28 @@ start=$(date +%s%N)
 # held no interval; after it a steady workload adds only about 2 KiB/s (a
 # 128 KiB disk once took more than 60 s, 64 KiB 28 s); the guard stops a recorder
 # that would not notice the full disk.
+# How long the disk takes to fill depends on the host (29.9 and 30.2 s
+# here, 2026-12-03, where it once took 20): what is bounded is the time
+# from the moment it is full (no free block left, polled every 50 ms) to
+# the recorder's exit.
+(
+	while [ "$(stat -f -c %a "$T/mnt")" -gt 0 ]; do sleep 0.05; done
+	date +%s%N >"$T/full_at"
+) &
+poller=$!
 timeout -s INT 60 "$SA_RECORD" -F 999 --interval 0.25 -o "$out" >"$T/out" 2>"$T/err"
 rc=$?
-kill "$busy" 2>/dev/null
-wait "$busy" 2>/dev/null
-ms=$((($(date +%s%N) - start) / 1000000))
+end=$(date +%s%N)
+kill "$busy" "$poller" 2>/dev/null
+wait "$busy" "$poller" 2>/dev/null
+ms=$(((end - start) / 1000000))
+full_ms=$([ -s "$T/full_at" ] && echo $(((end - $(cat "$T/full_at")) / 1000000)))
 [ $rc = 1 ]
 ok $? "sa-record exits 1 (got $rc after $ms ms; 124 means it ran until the guard)"
-[ $rc -lt 124 ] && [ $ms -lt 30000 ]
-ok $? "no crash, no hang: status $rc < 124 after $ms ms"
+# 5 s: the stop path's own bound (the END record within 1.3 s of a stop,
+# docs/reliability.md) with room for ASan and a loaded host
+[ $rc -lt 124 ] && [ -n "$full_ms" ] && [ "$full_ms" -lt 5000 ]
+ok $? "no crash, no hang: status $rc < 124, ${full_ms:-?} ms after the disk was full (< 5000)"
 grep -q "$out" "$T/err" && grep -qi 'no space left on device' "$T/err"
 ok $? "the error names the file and the cause: $(tail -n 1 "$T/err")"
 pgrep -f "sa-record -F 999 --interval 0.25 -o $out" >/dev/null
