@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (perf record and perf script (perf 6.1 aborts beside a loaded BPF program))
 # sa-test: statistical
 # sa-report on other tools' stacks: `perf record -e cpu-clock -g` of two
 # samples/workload processes (known split 60/30/10), read as perf script text

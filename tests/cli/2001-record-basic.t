@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a: another script's processes would be in its recording)
 # sa-test: san
 # sa-record basics: --version, --help, one-line usage and runtime errors,
 # a whole-system recording that ends with END, mode 0600, FILE.old, no

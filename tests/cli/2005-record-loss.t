@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a and checks its loss counts)
 # Loss accounting: runs == kept + filtered + sum(lost_*) exactly, in every
 # interval, in a normal run and in a run forced to lose with tiny maps and
 # a one-page ring buffer (losses non-zero, by cause); the COUNT records of

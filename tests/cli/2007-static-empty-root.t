@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a)
 # sa-test: statistical
 # `make static`'s sa-record needs nothing from the host but the kernel: ldd
 # finds no dynamic section, and in an empty root (a chroot holding only the

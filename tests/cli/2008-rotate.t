@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a, file by file)
 # 2008-rotate.t - sa-record --rotate/--keep (docs/deploy.md, "Always on"):
 # every file of the set is a complete recording of its own (END, the STACK
 # and PROC records its samples name), names sort by time, --keep deletes

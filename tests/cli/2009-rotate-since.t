@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a)
 # 2009-rotate-since.t - sa-report --since/--until over a rotated set: the
 # intervals selected are those whose wall-clock midpoint (META's realtime
 # start plus the interval's monotonic offset, read here with sa-dump) is in

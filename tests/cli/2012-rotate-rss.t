@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a and bounds the recorder's memory)
 # 2012-rotate-rss.t - the memory of a rotating recorder stays bounded while
 # the host keeps making new binaries and processes (docs/deploy.md, "Always
 # on"): `sa-record -a --rotate 1s --keep 3` runs 60 s beside a loop that

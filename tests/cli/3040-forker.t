@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (forks and execs trees of processes that every other recorder's side band would carry)
 # sa-record -- CMD follows the command's process tree: samples/forker starts
 # 2 children that start 2 grandchildren each (fork + exec of itself), each
 # burning 0.5 s of CPU in its own function. Every one of the 7 processes has

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (starts 500 processes that every other recorder's side band would carry)
 # sa-test: statistical
 # Short-lived processes (issue 5): samples/shortlived starts 500 processes one
 # after another, each burning about 10 ms in sa_shortlived_work. Recorded at

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (moves the pid allocator (ns_last_pid), which another script's forks would take)
 # sa-test: san
 # 3161-offcpu-pid-reuse.t - a process whose pid was a task's just freed
 # keeps its off-CPU time, and a -p target's pid taken by another process

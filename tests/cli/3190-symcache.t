@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a)
 # The symbol cache (issue 18, docs/symcache.md): on a whole-system capture,
 # sa-report's folded, --top, --svg and --lines output of the workload's
 # process (a whole-system report changes as a shared host's binaries do) is

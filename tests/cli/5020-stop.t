@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a)
 # sa-test: san
 # 5020-stop.t - every ordinary way a recording ends (docs/reliability.md,
 # "Ordinary stops"): SIGINT, SIGTERM, --duration and --max-size each leave a

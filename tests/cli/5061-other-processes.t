@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a and counts other processes' records)
 # sa-test: san
 # 5061-other-processes.t - a recording of some processes holds nothing of
 # the others (docs/security.md, "What a recording holds"). sa-record's side

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (-F 50000 -a: the kernel lowers perf_event_max_sample_rate, which every other recorder then meets)
 # 5100-rate-stop.t - no rate stalls the host or the stop path
 # (docs/reliability.md, "Rates" and "The stop path"): -F over what the host
 # allows is lowered to it and said; at -F 50000 -a, --duration 2 ends on

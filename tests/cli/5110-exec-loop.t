@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (about 500 execs a second: every other recorder's side band would carry them)
 # 5110-exec-loop.t - a process that execs itself again and again keeps its
 # pid: the recorder drops its old images once their samples are written
 # (docs/reliability.md, "Exec loops"), so its RSS stays flat. One loop of

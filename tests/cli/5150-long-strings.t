@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a)
 # 5150-long-strings.t - what a user controls never ends the recording
 # (docs/reliability.md, "Long names"): a function name of 5,000 bytes, a
 # binary run from a path of over 4,600 bytes (20 nested directories) and a

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a)
 # 5151-never-lose.t - a recording already on disk is never lost
 # (docs/reliability.md, "Never lose a recording"): a disk that is full when
 # the recording starts leaves FILE and FILE.old byte-identical; a directory

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a)
 # 5152-keep-decoys.t - --keep deletes only this recorder's own files, the
 # oldest first (docs/reliability.md, "Never lose a recording"). In a shared
 # (sticky, world-writable) output directory another user plants files

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a beside 300 busy threads and bounds the stop's time)
 # 5200-storm-deadline.t - a storm of busy threads does not hold up the stop
 # path (docs/reliability.md, "The stop path" and "Thread storms"):
 # `--duration 2` ends within 4 s of its start and SIGTERM within 2 s, the

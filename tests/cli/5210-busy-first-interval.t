@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a and counts every sample)
 # 5210-busy-first-interval.t - the drain's deadlines, meant for thread
 # storms, lose no sample on an ordinary busy host (docs/reliability.md,
 # "The stop path"). A busy host's first interval is slow to drain for

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (floods the host with new processes: every other recorder's side band would carry them)
 # 5211-sideband-flood.t - a flood of new processes does not hold up the
 # stop path (docs/reliability.md, "The stop path"): the side band's
 # records (each new process's mappings, exec, exit) are handled for at

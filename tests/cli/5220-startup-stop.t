@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# sa-test: alone (records -a and starts perf)
 # 5220-startup-stop.t - a stop during start-up ends sa-record at once and
 # keeps nothing (docs/reliability.md, "Signals"; issue 29): SIGTERM,
 # SIGINT or SIGHUP 0-600 ms after the exec, while the start-up is under
