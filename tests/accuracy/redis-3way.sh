@@ -26,7 +26,7 @@ timeout -s KILL 20 redis-benchmark -p $PORT -c 2 -n 100000000 -q -t get,set >/de
 sleep 1
 perf record -q -B -e cpu-clock -F 999 -g -p $R -o "$T/p.data" -- sleep 8 >/dev/null 2>&1 &
 P1=$!
-perf record -q -B -e cpu-clock -F 999 -g -a -o "$T/a.data" -- sleep 8 >/dev/null 2>&1 &
+perf record -q -B --no-bpf-event -e cpu-clock -F 999 -g -a -o "$T/a.data" -- sleep 8 >/dev/null 2>&1 &
 P2=$!
 sleep 1.5
 "$B/bin/sa-record" -q -F 999 --call-graph fp -p $R --duration 5 -o "$T/s.sa" 2>"$T/s.err" ||

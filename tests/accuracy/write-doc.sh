@@ -70,7 +70,7 @@ caller in glibc: a stripped binary's main has no name).
 | program | mode | samples sa / perf | largest self-share difference, sa - perf (points) | in | z limit | reaching main, sa / perf | result |
 |---|---|---|---|---|---|---|---|
 EOF
-	awk -F'\t' '!/^#/ && NF >= 3 && $2 != "threads" {
+	awk -F'\t' '!/^#/ && NF >= 3 && $2 != "threads" && $2 != "offcpu" {
 		delete kv
 		n = split($3, f, " ")
 		for (i = 2; i <= n; i++) { split(f[i], p, "="); kv[p[1]] = p[2] }
@@ -92,6 +92,18 @@ EOF
 		echo "| program | result: ratios per thread |"
 		echo "|---|---|"
 		awk -F'\t' '!/^#/ && $2 == "threads" { r = $3; gsub(/\|/, "\\|", r); printf "| %s | %s |\n", $1, r }' "$RES"
+	fi
+	if grep -q "	offcpu	" "$RES"; then
+		echo
+		echo "## Off-CPU stacks of servers"
+		echo
+		echo "Blocked time of a server under load, \`sa-record --off-cpu -p\` with the"
+		echo "default call graph (tests/accuracy/offcpu.sh): at least 95% must reach"
+		echo "\`main\` or \`start_thread\`."
+		echo
+		echo "| program | result |"
+		echo "|---|---|"
+		awk -F'\t' '!/^#/ && $2 == "offcpu" { r = $3; gsub(/\|/, "\\|", r); printf "| %s | %s |\n", $1, r }' "$RES"
 	fi
 	echo
 	echo "## Failed comparisons"
