@@ -131,6 +131,10 @@ def canon(name):
     return ALIAS.get(name, name)
 
 
+# The native function one call of which runs a group of Python frames.
+PY_EVAL = '_PyEval_EvalFrameDefault'
+
+
 def frames(stack, tool):
     """The user frames of one folded stack (root first), normalized.
 
@@ -142,9 +146,16 @@ def frames(stack, tool):
     are dropped unless --keep-inline: perf 6.1 shows them only for a dwarf
     unwind, and without them a sample belongs to the function they were
     inlined into. _[j] and _[i] suffixes of frames kept are dropped.
+    sa's Python frames (_[p]: sa-report puts them in place of the native
+    eval-loop call that ran them, docs/python.md) are that call again, one
+    _PyEval_EvalFrameDefault for each run of them: perf shows the call.
     """
     out = []
     for f in stack.split(';')[1:]:
+        if f.endswith('_[p]'):
+            if out and out[-1] == PY_EVAL:
+                continue
+            f = PY_EVAL
         if f.startswith('[inl]'):  # perf's, marked by run.sh
             f = f[5:] + '_[i]'
         if f.endswith('_[k]') or (f.endswith('_[i]') and not KEEP_INLINE):

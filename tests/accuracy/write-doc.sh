@@ -34,7 +34,9 @@ Machine: $cpu, $(nproc) CPUs, kernel $(uname -r), perf $(get perf).
 Each case runs one program, then records it with \`sa-record\` and with
 \`perf record -e cpu-clock\` at the same time, both at $(get freq) Hz for $(get dur) s
 (\`-p\` on the process; the gcc loop's processes are short-lived, so it runs in a cgroup
-of its own, recorded with \`sa-record -G\` and \`perf record -a -G\`): each tool samples
+of its own, recorded with \`sa-record -G\` and \`perf record -a -G\`; the servers with
+\`sa-record -p\` and \`perf record -a\`, perf's per-CPU events as sa's, kept to the
+server's processes by \`perf script --pid\`): each tool samples
 with its own events, at its own phase. PostgreSQL: the server's processes under
 \`pgbench -S -c 2\`; redis-server under \`redis-benchmark -c 2 -t get,set\`; nginx
 (master and one worker) serving a 4 KiB file to \`ab -k -c 2\`; workload:
