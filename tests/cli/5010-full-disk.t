@@ -28,8 +28,8 @@ start=$(date +%s%N)
 # held no interval; after it a steady workload adds only about 2 KiB/s (a
 # 128 KiB disk once took more than 60 s, 64 KiB 28 s); the guard stops a recorder
 # that would not notice the full disk.
-# How long the disk takes to fill depends on the host (29.9 and 30.2 s
-# here, 2026-12-03, where it once took 20): what is bounded is the time
+# How long the disk takes to fill depends on the host (from about 4 s to
+# 30.2 s here on 2026-12-03): what is bounded is the time
 # from the moment it is full (no free block left, polled every 50 ms) to
 # the recorder's exit.
 (
