@@ -7,9 +7,9 @@
 # `start_thread` (a thread's start routine): a stack that stops in the
 # libc wrapper (epoll_wait, sigsuspend) reaches neither. Every stay is
 # counted, none sampled, so the share has no sampling error to allow for:
-# what varies between runs is how many switch-outs come before the
-# targets' tables are in the kernel (built at start, before the capture
-# of -p's targets returns).
+# what varies between runs is how many switch-outs come between the
+# attach and the capture of -p's targets, whose ranges reach the kernel
+# only then: those are walked by frame pointers (docs/unwinding.md).
 
 # offcpu_case PROG: one TAP point.
 offcpu_case()
