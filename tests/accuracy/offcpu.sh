@@ -25,9 +25,7 @@ offcpu_case()
 			-o "$dir/sa.sa" 2>"$dir/sa.err" ||
 			echo "sa-record exited $?: $(tail -1 "$dir/sa.err")" >>"$dir/why"
 	fi
-	stop_workload
-	[ "$prog" = redis ] && REDIS_PID=
-	[ "$prog" = nginx ] && nginx_stop
+	stop_prog "$prog"
 	"$REP" --off-cpu --state blocked -o "$dir/blocked.folded" "$dir/sa.sa" 2>"$dir/report.err" ||
 		echo "sa-report failed: $(tail -1 "$dir/report.err")" >>"$dir/why"
 	# per process name: blocked time and the part reaching main or start_thread

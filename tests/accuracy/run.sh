@@ -117,6 +117,14 @@ stop_workload()
 	WPIDS=
 }
 
+# stop_prog PROG: the workload stopped, and a server's state with it
+stop_prog()
+{
+	stop_workload
+	[ "$1" = redis ] && REDIS_PID=
+	[ "$1" = nginx ] && nginx_stop
+}
+
 # mono: CLOCK_MONOTONIC in seconds (perf record -k CLOCK_MONOTONIC's clock)
 mono()
 {
@@ -403,9 +411,7 @@ measure()
 	fi
 	# the workload prints its measurement when it ends by itself
 	[ "$prog" = workload ] && wait $WPIDS && WPIDS=
-	stop_workload
-	[ "$prog" = redis ] && REDIS_PID=
-	[ "$prog" = nginx ] && nginx_stop
+	stop_prog "$prog"
 	fold "$dir"
 	[ -n "$JIT_MAP" ] && rm -f "$JIT_MAP"
 	JIT_MAP=

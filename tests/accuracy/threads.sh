@@ -44,8 +44,7 @@ threads_sa()
 	kill -INT $rec $perfpid
 	wait $rec || echo "sa-record failed: $(tail -1 "$dir/sa.err")" >>"$dir/why"
 	wait $perfpid
-	stop_workload
-	[ "$prog" = redis ] && REDIS_PID=
+	stop_prog "$prog"
 	"$B/tests/tools/sa-dump" "$dir/sa.sa" >"$dir/dump" 2>"$dir/report.err"
 	"$PY" "$D/cpuclock.py" sa "$dir/trace" "$dir/dump" $FREQ >"$dir/sa.ratios"
 	perf script -i "$dir/perf.data" -F tid,time >"$dir/perf.txt" 2>/dev/null &&
