@@ -327,6 +327,17 @@ static int evaluate(const struct rec_cie *c, const struct rec_fde *f, uint64_t p
 	e.pc = pc;
 	if (!run(&e, f->insns))
 		return REC_CFIROW_HARD;
+	if (e.s.cfa == CFA_PLT) {
+		/* the expression at this one address: rsp + 8, or + 16 once pushed */
+		struct state s = e.s;
+		int ret;
+
+		s.cfa = CFA_OFF;
+		s.cfa_reg = SAC_DWARF_RSP;
+		s.cfa_off = (pc & 15) >= (uint64_t)e.s.cfa_off ? 16 : 8;
+		ret = to_row(&s, c->signal, row);
+		return ret == REC_CFIROW_OK ? REC_CFIROW_PLT : ret;
+	}
 	return to_row(&e.s, c->signal, row);
 }
 

@@ -20,6 +20,13 @@ enum {
 	REC_CFIROW_OK,
 	REC_CFIROW_NONE, /* no FDE of .eh_frame covers the address */
 	REC_CFIROW_HARD, /* a form not evaluated: the caller must not trust a row */
+	/*
+	 * The CFA of gcc's and binutils' PLT entries, an expression of rsp and
+	 * the pc: the row holds its value at this one address (rsp + 8, or
+	 * rsp + 16 once the entry's push has run). Exact for the pc of a
+	 * leaf or of a signal frame's caller only, not for a return address.
+	 */
+	REC_CFIROW_PLT,
 };
 
 /**
@@ -46,9 +53,9 @@ int rec_cfirows__open(int fd, struct rec_cfirows **out);
  * the CIE's instructions, then the FDE's up to @vaddr. A lookup is
  * remembered in @t (64 to 4096 rows by address, by the file's FDE count),
  * so calls on one object must not run concurrently.
- * @return REC_CFIROW_OK, REC_CFIROW_NONE, or REC_CFIROW_HARD (a rule this
- * does not evaluate for the CFA, rbp, rsp or the return address, or FDE data
- * that does not parse).
+ * @return REC_CFIROW_OK, REC_CFIROW_NONE, REC_CFIROW_PLT, or REC_CFIROW_HARD
+ * (a rule this does not evaluate for the CFA, rbp, rsp or the return
+ * address, or FDE data that does not parse).
  */
 int rec_cfirows__at(struct rec_cfirows *t, uint64_t vaddr, struct sac_cfi_row *row);
 
@@ -64,7 +71,8 @@ int rec_cfirows__at_offset(struct rec_cfirows *t, uint64_t off, struct sac_cfi_r
  * rec_cfirow_fn - one row of rec_cfirows__each(): addresses [@lo, @hi) of
  * one FDE, @ret REC_CFIROW_OK with @row, or REC_CFIROW_HARD; @plt, when
  * not 0, says the CFA is the PLT entries' expression (rsp + 8, + 8 where
- * (rip & 15) >= @plt), which rec_cfirows__at() calls HARD.
+ * (rip & 15) >= @plt), which rec_cfirows__at() evaluates for one address
+ * (REC_CFIROW_PLT).
  * @return 0 to go on, or a negative errno that ends the walk with it.
  */
 typedef int (*rec_cfirow_fn)(void *arg, uint64_t lo, uint64_t hi, const struct sac_cfi_row *row,

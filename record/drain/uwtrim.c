@@ -338,6 +338,9 @@ ssize_t rec_uwtrim__runs(struct rec_uwtrim *t, uint32_t pid, uint32_t gen, uint6
 		if (depth > 1)
 			t->pcs[t->npcs++] = pc;
 		rc = row_at(t, pid, gen, exact ? pc : pc - 1, &r, &span);
+		/* a PLT entry's row holds for its own pc: a leaf's, as libdwfl steps it */
+		if (rc == REC_CFIROW_PLT)
+			rc = exact ? REC_CFIROW_OK : REC_CFIROW_HARD;
 
 		if (rc == UT_NO_MODULE) {
 			/* libdwfl's frame-pointer fallback, as the report's walk takes it */

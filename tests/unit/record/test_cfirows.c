@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <gelf.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <cmocka.h>
 #include "cfiread.h"
@@ -33,6 +34,7 @@
 
 struct tally {
 	size_t addrs, in_fde, hard, dwfl, none;
+	size_t plt;    /* of dwfl: PLT entries, evaluated at the address */
 	size_t by_rbx; /* simple rows whose CFA is rbx-based, equal in both */
 	double ns;     /* spent in rec_cfirows__at() */
 };
@@ -54,6 +56,37 @@ static bool same_row(const struct sac_cfi_row *w, const struct sac_cfi_row *g)
 	       w->rbx_off == g->rbx_off && w->rbp == g->rbp && w->rbp_off == g->rbp_off &&
 	       w->rsp == g->rsp && w->rsp_off == g->rsp_off && w->ra == g->ra &&
 	       w->ra_off == g->ra_off && w->signal == g->signal;
+}
+
+/*
+ * A PLT entry's row at @a: libdw's expression (breg7 8, breg16 0, lit15,
+ * and, litN, ge, lit3, shl, plus) evaluated at @a, the return address at
+ * CFA - 8.
+ */
+static void check_plt(uint64_t a, Dwarf_Frame *frame, const struct sac_cfi_row *got,
+		      struct tally *n)
+{
+	static const uint8_t ops_want[] = {DW_OP_breg7, DW_OP_breg16, DW_OP_lit15,
+					   DW_OP_and,	DW_OP_lit0,   DW_OP_ge,
+					   DW_OP_lit3,	DW_OP_shl,    DW_OP_plus};
+	Dwarf_Op *ops;
+	size_t nops, i;
+	uint64_t lit;
+
+	assert_int_equal(dwarf_frame_cfa(frame, &ops, &nops), 0);
+	assert_int_equal(nops, sizeof(ops_want));
+	for (i = 0; i < nops; i++)
+		if (i != 4)
+			assert_int_equal(ops[i].atom, ops_want[i]);
+	assert_true(ops[4].atom >= DW_OP_lit0 && ops[4].atom <= DW_OP_lit31);
+	assert_int_equal(ops[0].number, 8);
+	lit = ops[4].atom - DW_OP_lit0;
+	if (got->cfa_reg != SAC_DWARF_RSP || got->cfa_off != ((a & 15) >= lit ? 16 : 8) ||
+	    got->ra != SAC_CFI_AT || got->ra_off != -8)
+		fail_msg("%#" PRIx64 ": PLT entry (lit%" PRIu64 "): cfirows cfa %u%+" PRId64
+			 " ra %u%+" PRId64,
+			 a, lit, got->cfa_reg, got->cfa_off, got->ra, got->ra_off);
+	n->plt++;
 }
 
 /* The row at @a: libdw's simple row or HARD; HARD where libdw's is not simple; NONE where it has
@@ -80,10 +113,12 @@ static void check_addr(struct rec_cfirows *t, Dwarf_CFI *cfi, uint64_t a, struct
 		return;
 	}
 	rpt_uwrows__compile(frame, &want);
+	if (ret == REC_CFIROW_PLT)
+		check_plt(a, frame, &got, n);
 	free(frame);
 	n->in_fde++;
 	if (want.how != SAC_CFI_RULES) {
-		if (ret != REC_CFIROW_HARD)
+		if (ret != REC_CFIROW_HARD && ret != REC_CFIROW_PLT)
 			fail_msg("%#" PRIx64 ": libdw's row is not simple; cfirows %d", a, ret);
 		n->dwfl++;
 	} else if (ret == REC_CFIROW_HARD) {
@@ -169,9 +204,10 @@ static size_t check_binary(const char *path, unsigned stride, bool index_too)
 	check_fd(fd, stride, &n);
 	close(fd);
 	print_message(
-		"# %s: %zu addresses, %zu in FDEs (%zu not simple, %zu HARD, %zu CFA by rbx), "
-		"%zu none; %.0f ns a lookup\n",
-		real, n.addrs, n.in_fde, n.dwfl, n.hard, n.by_rbx, n.none, n.ns / (double)n.addrs);
+		"# %s: %zu addresses, %zu in FDEs (%zu not simple, %zu of them PLT entries, %zu "
+		"HARD, %zu CFA by rbx), %zu none; %.0f ns a lookup\n",
+		real, n.addrs, n.in_fde, n.dwfl, n.plt, n.hard, n.by_rbx, n.none,
+		n.ns / (double)n.addrs);
 	assert_true(n.in_fde > 0 && n.hard * 100 < n.in_fde);
 	if (!index_too)
 		return n.by_rbx;
@@ -266,7 +302,7 @@ static void test_foreign_and_bare(void **state)
 	unlink(name);
 }
 
-/* Lookups over the executable bytes of @fd give one of the three answers and no crash. */
+/* Lookups over the executable bytes of @fd give one of the four answers and no crash. */
 static int probe(int fd, size_t *ok)
 {
 	struct rec_cfirows *t;
@@ -287,7 +323,7 @@ static int probe(int fd, size_t *ok)
 		for (a = ph.p_vaddr; a < ph.p_vaddr + ph.p_filesz; a += 3) {
 			r = rec_cfirows__at(t, a, &row);
 			assert_true(r == REC_CFIROW_OK || r == REC_CFIROW_NONE ||
-				    r == REC_CFIROW_HARD);
+				    r == REC_CFIROW_HARD || r == REC_CFIROW_PLT);
 			*ok += r == REC_CFIROW_OK;
 		}
 	}
