@@ -36,6 +36,7 @@ const volatile __u32 sa_stack_bytes = 16384; /* --stack-size, <= SA_USTACK_MAX *
 const volatile __u32 sa_urb_wake;	     /* wake user space past this many bytes */
 const volatile bool sa_off_cpu;		     /* sa_on_switch is attached */
 const volatile __u64 sa_off_min_ns;	     /* --off-cpu-min */
+const volatile __u32 sa_test_skip_in;	     /* tests: miss every Nth switch-in of a stay */
 const volatile __u32 sa_offrb_wake;	     /* wake user space past this many bytes */
 const volatile bool sa_uw;		     /* in-kernel unwinding: auto on-CPU, and off-CPU */
 const volatile __u32 sa_uw_id_mask = SA_UW_ID_MASK; /* tests: fewer slots force clashes */
@@ -696,7 +697,10 @@ static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set
 static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool preempt,
 				      unsigned int state, struct sa_ctrs *c)
 {
-	struct sa_off_start st = {.ts = bpf_ktime_get_ns(), .epoch = sa_epoch};
+	struct sa_off_start st = {.ts = bpf_ktime_get_ns(),
+				  .epoch = sa_epoch,
+				  .rt = prev->se.sum_exec_runtime,
+				  .born = prev->start_time};
 	__u32 tgid = prev->tgid, tid = prev->pid, *gen;
 	void *stacks = st.epoch & 1 ? (void *)&stacks1 : (void *)&stacks0;
 	long uid = SA_STACK_NONE, kid = SA_STACK_NONE;
@@ -763,42 +767,105 @@ static __always_inline long off_add(void *counts, struct sa_off_key *key, __u64 
 }
 
 /*
- * A thread comes back on the CPU: the time since its switch-out goes to
- * the current set's off-CPU counts, before its start entry is deleted
- * (user space's scan of the stack ids still needed relies on that order).
+ * The stay @st of thread @t ends, @ns long: to the current set's off-CPU
+ * counts, or as an OFF_END to match its stacks in offrb. The caller
+ * deletes the start entry after (user space's scan of the stack ids still
+ * needed relies on that order). @return a counter slot.
  */
-static __always_inline int switch_in(struct task_struct *next, __u32 set)
+static __noinline int end_stay(struct sa_off_start *st, struct task_struct *t, __u64 ns, __u32 set)
 {
-	__u32 tid = next->pid;
-	struct sa_off_start *st = bpf_map_lookup_elem(&offstart, &tid);
+	__u32 tid = t->pid;
 	struct sa_off_key key;
-	__u64 ns;
 	long err;
 	int slot = SA_CTR_OFF_KEPT;
 
 	if (!st)
-		return -1; /* not a target, or off the CPU since before the recording */
-	ns = bpf_ktime_get_ns() - st->ts;
+		return SA_CTR_OFF_LOST_OTHER;
 	if (ns < sa_off_min_ns) {
 		slot = SA_CTR_OFF_SHORT;
 	} else if (st->flags & SA_OFF_INLINE) {
-		slot = off_inline_end(st, next, ns);
+		slot = off_inline_end(st, t, ns);
 	} else {
-		key = (struct sa_off_key){.tgid = next->tgid,
+		key = (struct sa_off_key){.tgid = t->tgid,
 					  .tid = tid,
 					  .gen = st->gen,
 					  .ustack = st->ustack,
 					  .kstack = st->kstack,
 					  .flags = st->flags,
 					  .sepoch = st->epoch};
-		err = off_add(set ? (void *)&offcounts1 : (void *)&offcounts0, &key, ns, next);
+		err = off_add(set ? (void *)&offcounts1 : (void *)&offcounts0, &key, ns, t);
 		if (err == -E2BIG || err == -ENOMEM)
 			slot = SA_CTR_OFF_LOST_MAPFULL;
 		else if (err)
 			slot = SA_CTR_OFF_LOST_OTHER;
 	}
+	return slot;
+}
+
+__u64 sa_test_ins; /* switch-ins of stays, with sa_test_skip_in */
+
+/* A thread comes back on the CPU: the time since its switch-out. */
+static __always_inline int switch_in(struct task_struct *next, __u32 set)
+{
+	__u32 tid = next->pid;
+	struct sa_off_start *st = bpf_map_lookup_elem(&offstart, &tid);
+	int slot;
+
+	if (!st)
+		return -1; /* not a target, or off the CPU since before the recording */
+	if (sa_test_skip_in &&
+	    __sync_fetch_and_add(&sa_test_ins, 1) % sa_test_skip_in == sa_test_skip_in - 1)
+		return -1; /* as if unseen (end_unseen()) */
+	slot = end_stay(st, next, bpf_ktime_get_ns() - st->ts, set);
 	bpf_map_delete_elem(&offstart, &tid);
 	return slot;
+}
+
+/*
+ * Thread @t leaves the CPU at @now (it may be its exit) with a stay still
+ * open: the program did not see it come back on a CPU (0.2-0.6% of the
+ * switches of a loaded 2-CPU machine here, the kernel's bpf_prog_info
+ * counting no recursion miss). The stay ends by the thread's own clock:
+ * the time since its switch-out less what it ran since (se.sum_exec_runtime,
+ * the scheduler's clock). An entry of another task of that tid (a freed
+ * thread whose tid came back) is dropped, counted lost. @return a counter
+ * slot, or -1 when no stay was open.
+ */
+static __always_inline int end_unseen(struct task_struct *t, __u64 now, __u32 set)
+{
+	__u32 tid = t->pid;
+	struct sa_off_start *st = bpf_map_lookup_elem(&offstart, &tid);
+	__u64 wall, ran;
+	int slot;
+
+	if (!st)
+		return -1;
+	if (st->born != t->start_time) {
+		slot = SA_CTR_OFF_LOST_OTHER;
+	} else {
+		wall = now > st->ts ? now - st->ts : 0;
+		ran = t->se.sum_exec_runtime - st->rt;
+		slot = end_stay(st, t, ran < wall ? wall - ran : 0, set);
+		if (sa_diag) {
+			diag_add(20, 1);
+			diag_add(21, ran < wall ? wall - ran : 0);
+		}
+	}
+	bpf_map_delete_elem(&offstart, &tid);
+	return slot;
+}
+
+/* Count a stay's end in @slot of @c (the current set's counters). */
+static __always_inline void count_end(struct sa_ctrs *c, int slot)
+{
+	if (slot == SA_CTR_OFF_RECOVERED) {
+		c->v[SA_CTR_OFF_RUNS]++;
+		c->v[SA_CTR_OFF_KEPT]++;
+		c->v[SA_CTR_OFF_RECOVERED]++;
+	} else if (slot >= SA_CTR_OFF_KEPT && slot < SA_CTR__NR) {
+		c->v[SA_CTR_OFF_RUNS]++;
+		c->v[slot]++;
+	}
 }
 
 SEC("tp_btf/sched_switch")
@@ -812,24 +879,18 @@ int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (!c)
 		return 0;
 	/* sched_switch runs with interrupts off and does not nest: plain adds */
+	if (prev->pid && (prev_state & TASK_DEAD))
+		count_end(c, end_unseen(prev, bpf_ktime_get_ns(), set));
 	if (prev->pid && !(prev_state & TASK_DEAD) && wanted(prev->tgid, prev->pid)) {
+		count_end(c, end_unseen(prev, bpf_ktime_get_ns(), set));
 		slot = switch_out(ctx, prev, preempt, prev_state, c);
 		if (slot >= SA_CTR_OFF_LOST_USTACK && slot < SA_CTR__NR) {
 			c->v[SA_CTR_OFF_RUNS]++;
 			c->v[slot]++;
 		}
 	}
-	if (next->pid) {
-		slot = switch_in(next, set);
-		if (slot == SA_CTR_OFF_RECOVERED) {
-			c->v[SA_CTR_OFF_RUNS]++;
-			c->v[SA_CTR_OFF_KEPT]++;
-			c->v[SA_CTR_OFF_RECOVERED]++;
-		} else if (slot >= SA_CTR_OFF_KEPT && slot < SA_CTR__NR) {
-			c->v[SA_CTR_OFF_RUNS]++;
-			c->v[slot]++;
-		}
-	}
+	if (next->pid)
+		count_end(c, switch_in(next, set));
 	return 0;
 }
 
@@ -845,17 +906,30 @@ int BPF_PROG(sa_on_free, struct task_struct *p)
 	/*
 	 * The free comes an RCU grace period after the pid was released, and
 	 * a new task may hold the pid by then (pids come back at once when
-	 * the cyclic allocator reaches them): the entries are the new task's
-	 * (a target's switch-out: its stay was lost uncounted, one per reused
-	 * pid in a test that forks onto a thread's tid just freed), left alone.
+	 * the cyclic allocator reaches them). An open stay is the task's own
+	 * only by its start time (another's was lost uncounted: one per reused
+	 * pid in a test that forks onto a thread's tid just freed); its own is
+	 * one whose end no program saw, not even its exit's switch-out.
 	 */
+	if (sa_off_cpu) {
+		struct sa_off_start *st = bpf_map_lookup_elem(&offstart, &tid);
+		__u32 set = sa_epoch & 1;
+		struct sa_ctrs *c = bpf_map_lookup_elem(&ctrs, &set);
+
+		if (st && st->born == p->start_time) {
+			bpf_map_delete_elem(&offstart, &tid);
+			if (c) {
+				__sync_fetch_and_add(&c->v[SA_CTR_OFF_RUNS], 1);
+				__sync_fetch_and_add(&c->v[SA_CTR_OFF_LOST_OTHER], 1);
+			}
+		}
+	}
+	/* the other entries of a tid or tgid held by a new task are the new task's */
 	now = bpf_task_from_pid(tid);
 	if (now) {
 		bpf_task_release(now);
 		return 0;
 	}
-	if (sa_off_cpu)
-		bpf_map_delete_elem(&offstart, &tid);
 	if (sa_python)
 		bpf_map_delete_elem(&pytids, &tid);
 	if (p->pid != p->tgid)

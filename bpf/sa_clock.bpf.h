@@ -88,7 +88,9 @@ static __always_inline void diag_add(int i, __u64 v)
 /*
  * SA_DIAG: 0 target samples, 1 their weights, 2-5 weight 0/1/2/3+,
  * 6-11 lateness (now - the hrtimer's expiry) < 10/20/50/100/200/more us,
- * 12 due before the thread's switch-in (sched_info.last_arrival).
+ * 12 due before the thread's switch-in (sched_info.last_arrival);
+ * --off-cpu (sa.bpf.c, end_unseen()): 20 stays ended by the thread's own
+ * clock at its next switch-out or exit, 21 their nanoseconds.
  */
 static __always_inline void diag(struct task_struct *t, struct perf_event *ev, __u64 clk, __u32 n)
 {

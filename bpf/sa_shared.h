@@ -95,7 +95,8 @@ struct sa_count_val {
 /*
  * --off-cpu: a target thread switched out at @ts with its stacks in the
  * stack map of set (epoch & 1); keyed by tid in the offstart map until it
- * switches in again.
+ * switches in again. @rt and @born let its next switch-out (or its exit)
+ * end the stay where the program did not see it switch in.
  */
 struct sa_off_start {
 	__u64 ts; /* bpf_ktime_get_ns() */
@@ -104,6 +105,8 @@ struct sa_off_start {
 	__s32 ustack, kstack; /* ids in set (epoch & 1)'s stack map, or SA_STACK_NONE */
 	__u32 flags;	      /* SA_OFF_* */
 	__u32 pad;
+	__u64 rt;   /* the thread's se.sum_exec_runtime then */
+	__u64 born; /* its start_time: which task of that tid */
 };
 
 #define SA_OFF_PREEMPTED (1u << 0) /* runnable at switch-out: preempted or yielded */

@@ -21,7 +21,7 @@ _Static_assert(sizeof(struct sa_rb_sample) == 48 + 2 * SA_MAX_DEPTH * 8, "sa_rb_
 _Static_assert(sizeof(struct sa_ctrs) == SA_CTR__NR * 8, "sa_ctrs layout");
 _Static_assert(SA_CTR_OFF_LOST_OTHER - SA_CTR_OFF_RUNS == SAF_CTR_OFF_LOST_OTHER - SAF_CTR_OFF_RUNS,
 	       "off-CPU counters in one order");
-_Static_assert(sizeof(struct sa_off_start) == 32, "sa_off_start layout");
+_Static_assert(sizeof(struct sa_off_start) == 48, "sa_off_start layout");
 _Static_assert(sizeof(struct sa_rb_offstart) == 24 + 2 * SA_MAX_DEPTH * 8, "sa_rb_offstart layout");
 _Static_assert(sizeof(struct sa_rb_offend) == 56, "sa_rb_offend layout");
 _Static_assert(sizeof(struct sa_off_key) == 28, "sa_off_key layout");
