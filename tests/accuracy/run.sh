@@ -167,6 +167,33 @@ record_both()
 	[ $rp = 0 ] || echo "perf record exited $rp: $(tail -1 "$dir/perf.err")" >>"$dir/why"
 }
 
+# record_apart DIR MODE SA_TARGET PERF_TARGET: as record_both, but perf
+# alone first, then sa-record alone, for a workload whose profile holds
+# still (the gcc loop compiles one file again and again). perf 6.1 cannot
+# read back what it recorded while another session asked the kernel for
+# build ids in its mapping records (sa-record's side band does; so does
+# `perf record --buildid-mmap`): processes started meanwhile get mapping
+# records it misreads, and perf script ends in "stack smashing detected"
+# (the gcc loop: 0 and 40 samples read of 5,000). perf's window is the
+# DUR seconds after its first half second.
+record_apart()
+{
+	local dir=$1 mode=$2 t0 rs rp
+	t0=$(mono)
+	# shellcheck disable=SC2086
+	perf record -q -B --no-bpf-event -e cpu-clock -k CLOCK_MONOTONIC -F $FREQ $(perf_cg "$mode") $4 \
+		-o "$dir/perf.data" -- sleep "$((DUR + 1))" >/dev/null 2>"$dir/perf.err"
+	rp=$?
+	awk -v t="$t0" -v d="$DUR" 'BEGIN { printf "%.6f,%.6f\n", t + 0.5, t + 0.5 + d }' \
+		>"$dir/window.perf"
+	# shellcheck disable=SC2086 # the targets are option lists
+	"$REC" -q -F $FREQ --call-graph "$mode" $3 --duration "$DUR" \
+		-o "$dir/sa.sa" 2>"$dir/sa.err"
+	rs=$?
+	[ $rs = 0 ] || echo "sa-record exited $rs: $(tail -1 "$dir/sa.err")" >>"$dir/why"
+	[ $rp = 0 ] || echo "perf record exited $rp: $(tail -1 "$dir/perf.err")" >>"$dir/why"
+}
+
 # mark_inline FILE: perf script text with its inline frames named [inl]NAME
 # (a prefix: stackcollapse-perf.pl cuts a name at its first parenthesis).
 # perf 6.1 prints an address's inline chain as lines of the same address;
@@ -203,6 +230,7 @@ fold()
 			split($i, kv, "="); if (kv[1] == "start" && !a) a = kv[2]; if (kv[1] == "end") b = kv[2] } }
 		END { if (a && b) printf "%.6f,%.6f\n", a / 1e9, b / 1e9 }' >"$dir/window.sa"
 	[ -s "$dir/window.sa" ] && mv "$dir/window.sa" "$dir/window"
+	[ -s "$dir/window.perf" ] && mv "$dir/window.perf" "$dir/window" # record_apart
 	perf script -i "$dir/perf.data" -F comm,pid,tid,time,event,ip,sym,dso \
 		${PERF_PIDS:+--pid "$PERF_PIDS"} \
 		--time "$(tr -d '\n' <"$dir/window")" >"$dir/perf.txt" 2>"$dir/script.err" ||
@@ -396,7 +424,7 @@ measure()
 	case $prog in postgres | redis | nginx) pids=$PG_PIDS server=1 ;; esac
 	PERF_PIDS=
 	if [ "$prog" = gcc ]; then
-		record_both "$dir" "$mode" "-G $CG_NAME" "-a -G $CG_NAME"
+		record_apart "$dir" "$mode" "-G $CG_NAME" "-a -G $CG_NAME"
 	elif [ -n "$server" ]; then
 		# servers: perf's per-CPU events (-a), the kind sa-record uses,
 		# kept to the server's processes by perf script --pid. perf's
@@ -504,9 +532,10 @@ report_case()
 
 # The gcc compile loop: short-lived processes (gcc, cc1, as) that -p cannot
 # follow, so it runs in a cgroup v2 directory of its own, and both tools
-# record that cgroup (sa-record -G; perf record -a -G). perf 6.1 cannot read
-# back a recording of a command it started here (perf script aborts in
-# util/build-id.c on this kernel), which rules out `perf record -- loop`.
+# record that cgroup (sa-record -G; perf record -a -G), one after the
+# other (record_apart). perf 6.1 cannot read back a recording of a command
+# it started here (perf script aborts in util/build-id.c on this kernel),
+# which rules out `perf record -- loop`.
 start_gcc()
 {
 	local mnt name=sa-accuracy-$$

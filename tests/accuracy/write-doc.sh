@@ -34,7 +34,10 @@ Machine: $cpu, $(nproc) CPUs, kernel $(uname -r), perf $(get perf).
 Each case runs one program, then records it with \`sa-record\` and with
 \`perf record -e cpu-clock\` at the same time, both at $(get freq) Hz for $(get dur) s
 (\`-p\` on the process; the gcc loop's processes are short-lived, so it runs in a cgroup
-of its own, recorded with \`sa-record -G\` and \`perf record -a -G\`; the servers with
+of its own, recorded with \`sa-record -G\` and \`perf record -a -G\` one after the other,
+perf first: perf 6.1 cannot read back what it recorded while sa-record's side band asked
+the kernel for build ids in mapping records, and the loop compiles one file again and
+again; the servers with
 \`sa-record -p\` and \`perf record -a\`, perf's per-CPU events as sa's, kept to the
 server's processes by \`perf script --pid\`): each tool samples
 with its own events, at its own phase. PostgreSQL: the server's processes under
