@@ -586,6 +586,20 @@ int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
 		bpf_map_update_elem(&gens, &ctgid, gen, BPF_ANY);
 	else
 		bpf_map_delete_elem(&gens, &ctgid);
+	/*
+	 * ... and its mappings, so its unwind ranges are its parent's until
+	 * user space writes its own (rec_maptab__fork()): a child that blocks
+	 * at once was walked by frame pointers, its stack stopping at the libc
+	 * wrapper (3161's children: 2 of 20 sleeps reached main).
+	 */
+	if (sa_uw) {
+		struct sa_uw_proc *up = bpf_map_lookup_elem(&uwprocs, &ptgid);
+
+		if (up)
+			bpf_map_update_elem(&uwprocs, &ctgid, up, BPF_ANY);
+		else
+			bpf_map_delete_elem(&uwprocs, &ctgid);
+	}
 	if (sa_follow && bpf_map_lookup_elem(&targets, &ptgid))
 		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
 	else /* a -p target's pid, come back as another process: not the target */

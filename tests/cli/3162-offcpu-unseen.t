@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # 3162-offcpu-unseen.t - off-CPU stays the kernel side used to lose
-# uncounted or as map-full. 1-5: a stay whose switch-in the sched_switch program
+# uncounted or as map-full, or walked short. 1-5: a stay whose switch-in the sched_switch program
 # does not see is ended by the thread's own clocks at its next switch-out
 # or at its exit (docs/off-cpu.md). On 6.18 the program misses about 0.5%
 # of a loaded machine's switches; before, the stay was overwritten or
@@ -18,7 +18,7 @@ require_report
 tmpdir
 T=$tap_tmp
 
-plan 8
+plan 10
 
 cat >"$T/unseen.c" <<'C'
 #include <stdio.h>
@@ -133,4 +133,50 @@ ok $st "$n threads' stays, none lost ($runs $kept)"
 got=$("$SA_REPORT" --off-cpu "$T/m.sa" 2>/dev/null | awk '/do_nanosleep/ { s += $NF } END { print s + 0 }')
 [ "$got" -ge 600000000 ]
 ok $? "off-CPU time in nanosleep $got us, the 3,000 sleeps' 600,000,000 at least"
+
+# 9-10. A forked child that blocks at once: its unwind ranges are its
+# parent's from the fork (sa_on_fork()), not only once user space has
+# caught up with the fork. The parent sleeps 1.5 s first, so that its own
+# tables are built (libc's and its binary's: well under 1 s); then 10
+# children each sleep 2 x 50 ms in a function of their own and exit. A
+# child walked by frame pointers stops at the libc wrapper (before: 30% of
+# the children's sleep reached main here, 2 of 20 sleeps in 3161).
+cat >"$T/forks.c" <<'C'
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void __attribute__((noinline)) child_naps(void)
+{
+	usleep(50000);
+	usleep(50000);
+}
+int main(void)
+{
+	printf("parent %d\n", (int)getpid());
+	fflush(stdout);
+	usleep(1500000);
+	for (int i = 0; i < 10; i++) {
+		pid_t c = fork();
+
+		if (!c) {
+			child_naps();
+			_exit(0);
+		}
+		waitpid(c, NULL, 0);
+	}
+	return 0;
+}
+C
+cc -O1 -o "$T/saforks" "$T/forks.c" &&
+	"$SA_RECORD" -q --off-cpu -o "$T/f.sa" -- "$T/saforks" >"$T/f.out" 2>"$T/f.err"
+ok $? "sa-record --off-cpu -- saforks exits 0"
+parent=$(awk '$1 == "parent" { print $2 }' "$T/f.out")
+# the children's sleeps (every pid's but the parent's); of them, those that
+# reach main through child_naps
+read -r all reach < <("$SA_REPORT" --off-cpu --show-pid "$T/f.sa" 2>/dev/null |
+	awk -v p="saforks-${parent:-x};" 'index($0, p) != 1 && /^saforks-/ && /do_nanosleep/ {
+		t += $NF; if (/;main;child_naps;/) m += $NF } END { print t + 0, m + 0 }')
+got=$(pct "$reach" "$all")
+[ "$all" -ge 900000 ] && ge "$got" 95
+ok $? "$got% of the children's $all us asleep reaches main through child_naps (want >= 95 of >= 900,000)"
 done_testing
