@@ -31,11 +31,15 @@ split_run()
 	ok $rc "sa-record -F 999 -- two workloads -c 5 -s $split exits 0 (got $rc)"
 	[ $rc -eq 0 ] || diag_file "$T/record.err"
 
-	# the fixture itself: its own thread-CPU measurement gives the split (a
-	# precondition timed with clock_gettime, no sample of sa in it)
+	# the fixture itself: its own thread-CPU measurement of the split (timed
+	# with clock_gettime, no sample of sa in it) is the truth sa is held to
+	# below. Its units of work are calibrated at start-up, so the measured
+	# split is near the nominal one but moves with the CPU and the load
+	# (61.03% for 60 in a CI run beside two busy loops): here only a
+	# sanity check that the fixture ran its split, within 5 points.
 	got=$(awk '/leaf sa_leaf_a/ { print $(NF-2) }' "$T/w1-$split.out")
-	within "${got:-999}" "$a" 1
-	ok $? "workload measured sa_leaf_a at $got% of its CPU time (want $a +- 1)"
+	within "${got:-999}" "$a" 5
+	ok $? "workload measured sa_leaf_a at $got% of its CPU time (its split $a +- 5)"
 
 	"$SA_REPORT" -o "$folded" "$sa" 2>"$T/report.err"
 	rc=$?
@@ -63,13 +67,13 @@ split_run()
 	# +-2 is 3.47 sd on that side: P = 2.6e-4 per split; 30: 4.36 sd, 1.3e-5
 	# (both sides); 10: 6.7 sd, 3e-11. Both splits: 2 x (2.6e-4 + 1.3e-5)
 	# = 5.5e-4 per run, under 0.1% with the checks below (each < 1e-9).
-	i=0
+	# The shares are held to the two workloads' own measurement (their
+	# leaves' CPU time), not to the nominal split.
 	for leaf in sa_leaf_a sa_leaf_b sa_leaf_c; do
-		want=$(echo "$a $b $c" | cut -d' ' -f$((i + 1)))
+		want=$(workload_measured $leaf "$T/w1-$split.out" "$T/w2-$split.out")
 		got=$(pct "$(folded_with "$folded" workload $leaf)" "$tot")
 		within "$got" "$want" 2
-		ok $? "$leaf holds $got% of workload samples (want $want +- 2)"
-		i=$((i + 1))
+		ok $? "$leaf holds $got% of workload samples (want $want +- 2, the workloads' own measure)"
 	done
 
 	# not a share of the profile but a failure rate, assumed <= 0.1% (2 and
