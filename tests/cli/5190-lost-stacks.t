@@ -14,7 +14,7 @@ require_report
 require_samples offcpu
 tmpdir
 T=$tap_tmp
-plan 7
+plan 8
 
 # broken FILE: off-CPU lines of the workload's threads lacking a user or a
 # kernel part. A blocked or preempted thread of offcpu has both: frames of
@@ -29,6 +29,7 @@ broken()
 	} END { print bad + 0 }' "$1"
 }
 
+off_lost=0 on_lost=0
 for n in 2 5; do
 	SA_RECORD_TEST_LOSE_STACKS=$n "$SA_RECORD" -F 999 --off-cpu -o "$T/l$n.sa" -- \
 		"$SA_SAMPLES/offcpu" -d 3 >/dev/null 2>"$T/l$n.err"
@@ -37,7 +38,8 @@ for n in 2 5; do
 		2>/dev/null
 	bad=$(broken "$T/l$n.folded")
 	lost=$(sed -n 's/.*off-CPU: .* \([0-9]*\) lost,.*/\1/p' "$T/l$n.err")
-	[ "$bad" -eq 0 ] && [ "${lost:-0}" -gt 0 ]
+	off_lost=$((off_lost + ${lost:-0}))
+	[ "$bad" -eq 0 ]
 	ok $? "off-CPU: $bad lines without a user or a kernel stack; ${lost:-?} stays counted lost"
 	"$SA_REPORT" --comm sa-off-worker -o "$T/on$n.folded" "$T/l$n.sa" 2>/dev/null
 	# a lost user stack leaves the name alone or kernel frames only (a
@@ -45,9 +47,15 @@ for n in 2 5; do
 	bad=$(awk '{ n = split($1, f, ";"); if (n < 2 || f[2] ~ /^(entry_SYSCALL|asm_|ret_from_fork)/) bad++ }
 		END { print bad + 0 }' "$T/on$n.folded")
 	lost=$(sed -n 's/.* samples kept of .* \([0-9]*\) lost,.*/\1/p' "$T/l$n.err")
-	[ "$bad" -eq 0 ] && [ "${lost:-0}" -gt 0 ]
+	on_lost=$((on_lost + ${lost:-0}))
+	[ "$bad" -eq 0 ]
 	ok $? "on-CPU: $bad sa-off-worker lines without a user stack; ${lost:-?} samples counted lost"
 done
+# Which reads fail depends on their order (one count over on- and off-CPU
+# reads): a busy CI run at N = 5 failed none of the on-CPU ones. Over the
+# two runs both kinds lose some, or the counting broke.
+[ "$off_lost" -gt 0 ] && [ "$on_lost" -gt 0 ]
+ok $? "losses counted over both runs: $off_lost stays, $on_lost samples"
 # Not vacuous: some stays and samples were kept. (At N = 2 a loaded host
 # can lose every stay of a run: which reads fail depends on their order.)
 [ -s "$T/l2.folded" ] || [ -s "$T/l5.folded" ]
