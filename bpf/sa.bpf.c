@@ -837,9 +837,9 @@ static __always_inline int switch_in(struct task_struct *next, __u32 set)
 
 /*
  * Thread @t leaves the CPU at @now (it may be its exit) with a stay still
- * open: the program did not see it come back on a CPU (0.2-0.6% of the
- * switches of a loaded 2-CPU machine here, the kernel's bpf_prog_info
- * counting no recursion miss). The stay ends by the thread's own clock:
+ * open: the program did not see it come back on a CPU (0.2-1.1% of the
+ * switches of a loaded 2-CPU machine here, docs/off-cpu.md; the kernel's
+ * bpf_prog_info counting no recursion miss). The stay ends by the thread's own clock:
  * the time since its switch-out less what it ran since (se.sum_exec_runtime,
  * the scheduler's clock). An entry of another task of that tid (a freed
  * thread whose tid came back) is dropped, counted lost. @return a counter
