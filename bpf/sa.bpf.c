@@ -273,12 +273,13 @@ static __noinline int recover(struct bpf_perf_event_data *ctx, struct sa_count_k
 
 static __always_inline int count(struct sa_count_key *key, void *counts)
 {
-	struct sa_count_val *v, nv = {.count = run_weight()};
+	struct sa_count_val *v, nv = {.count = run_weight(), .samples = 1};
 	long err;
 
 	v = bpf_map_lookup_elem(counts, key);
 	if (v) {
 		__sync_fetch_and_add(&v->count, nv.count);
+		__sync_fetch_and_add(&v->samples, 1);
 		return 0;
 	}
 	bpf_get_current_comm(nv.comm, sizeof(nv.comm));
@@ -288,6 +289,7 @@ static __always_inline int count(struct sa_count_key *key, void *counts)
 		v = bpf_map_lookup_elem(counts, key);
 		if (v) {
 			__sync_fetch_and_add(&v->count, nv.count);
+			__sync_fetch_and_add(&v->samples, 1);
 			return 0;
 		}
 	}
@@ -515,10 +517,14 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 		c->v[SA_CTR_FILTERED]++;
 		return 0;
 	}
-	/* counters and counts add the sample's weight: runs == kept + filtered + lost holds */
+	/*
+	 * Counters and counts add the sample's weight: runs == kept + filtered
+	 * + lost holds. A sample of weight 0 (its thread's CPU time since its
+	 * last sample is under a period) is still walked and counted as a
+	 * sample: sa-record shares the thread's periods by samples, and where
+	 * a thread's samples fall is the unbiased part (record/drain/share.c).
+	 */
 	n = weight(ctx, key.tid);
-	if (!n)
-		return 0; /* its thread's CPU time since its last sample is under a period */
 	w = bpf_map_lookup_elem(&runw, &zero);
 	if (w)
 		*w = n;

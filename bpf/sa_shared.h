@@ -87,8 +87,14 @@ struct sa_count_key {
 	__s32 kstack;
 };
 
+/*
+ * @count: the periods of its thread's CPU time the samples pay for
+ * (bpf/sa_clock.bpf.h); @samples: the samples. sa-record shares each
+ * thread's periods among its stacks by their samples (record/drain/share.c).
+ */
 struct sa_count_val {
 	__u64 count;
+	__u64 samples;
 	char comm[SA_COMM_LEN];
 };
 

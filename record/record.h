@@ -16,7 +16,7 @@
 #include "saf.h"
 
 _Static_assert(sizeof(struct sa_count_key) == 20, "sa_count_key layout");
-_Static_assert(sizeof(struct sa_count_val) == 24, "sa_count_val layout");
+_Static_assert(sizeof(struct sa_count_val) == 32, "sa_count_val layout");
 _Static_assert(sizeof(struct sa_rb_sample) == 48 + 2 * SA_MAX_DEPTH * 8, "sa_rb_sample layout");
 _Static_assert(sizeof(struct sa_ctrs) == SA_CTR__NR * 8, "sa_ctrs layout");
 _Static_assert(SA_CTR_OFF_LOST_OTHER - SA_CTR_OFF_RUNS == SAF_CTR_OFF_LOST_OTHER - SAF_CTR_OFF_RUNS,

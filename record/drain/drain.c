@@ -27,6 +27,7 @@
 #include "python.h"
 #include "record.h"
 #include "selfcontained.h"
+#include "share.h"
 #include "stackdb.h"
 #include "starve.h"
 #include "throttle.h"
@@ -37,7 +38,7 @@ struct agg_key {
 };
 
 struct agg_val {
-	__u64 count;
+	__u64 count, samples; /* periods, and the samples that hold them */
 	char comm[SA_COMM_LEN];
 };
 
@@ -63,6 +64,7 @@ struct rec_drain {
 	struct rec_ustacks *us;		/* --call-graph dwarf captures, per set */
 	__u64 lost_us[SA_NSETS];	/* samples sa-record itself dropped */
 	struct rec_htab *kid2fid;	/* kid_key -> file id, per drain */
+	struct rec_share *share;	/* NULL, or each thread's periods by samples */
 	struct sa_count_key *keys;
 	struct sa_count_val *vals;
 	__u32 batch;
@@ -124,15 +126,17 @@ static int consume(struct rec_drain *d, uint64_t budget_ns)
 }
 
 static int agg_add(struct rec_drain *d, __u32 set, const struct agg_key *k, __u64 count,
-		   const char *comm)
+		   __u64 samples, const char *comm)
 {
-	struct agg_val *v = rec_htab__put(d->agg[set], k, NULL);
+	bool is_new;
+	struct agg_val *v = rec_htab__put(d->agg[set], k, &is_new);
 
 	if (!v)
 		return -ENOMEM;
-	if (!v->count)
+	if (is_new)
 		memcpy(v->comm, comm, SA_COMM_LEN);
 	v->count += count;
+	v->samples += samples;
 	return 0;
 }
 
@@ -211,7 +215,7 @@ static int on_rb_sample(void *ctx, void *data, size_t len)
 	if (!err)
 		k.kfid = intern(d, SAF_STACK_KERNEL, &r->ips[SA_MAX_DEPTH], r->kbytes / 8, &err);
 	if (!err)
-		err = agg_add(d, set, &k, r->count, r->comm);
+		err = agg_add(d, set, &k, r->count, 1, r->comm);
 	if (err == -ENOMEM) {
 		d->lost_us[set] += r->count;
 		err = 0;
@@ -289,6 +293,7 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 	for (i = 0; i < SA_NSETS; i++)
 		d->agg[i] = rec_htab__new(sizeof(struct agg_key), sizeof(struct agg_val));
 	d->us = rec_ustacks__new();
+	d->share = rec_share__new();
 	if (getenv("SA_RECORD_TEST_LOSE_STACKS"))
 		d->test_lose = strtoul(getenv("SA_RECORD_TEST_LOSE_STACKS"), NULL, 10);
 	if (getenv("SA_RECORD_TEST_DRAIN_DELAY_US"))
@@ -306,7 +311,7 @@ struct rec_drain *rec_drain__new(struct rec_session *s, struct saf_writer *w,
 		d->rb = NULL;
 	}
 	if (!d->keys || !d->vals || !d->db || !d->kid2fid || !d->agg[0] || !d->agg[1] || !d->rb ||
-	    !d->us) {
+	    !d->us || !d->share) {
 		rec_drain__free(d);
 		errno = ENOMEM;
 		return NULL;
@@ -422,7 +427,7 @@ static int add_count(struct rec_drain *d, __u32 set, const struct sa_count_key *
 	if (!err)
 		k.kfid = resolve(d, set, ck->kstack, SAF_STACK_KERNEL, &err);
 	if (!err)
-		err = agg_add(d, set, &k, cv->count, cv->comm);
+		err = agg_add(d, set, &k, cv->count, cv->samples, cv->comm);
 	if (err == -ENOENT || err == -ENOMEM) {
 		d->lost_us[set] += cv->count;
 		d->late_lost[set] += d->late ? cv->count : 0;
@@ -509,6 +514,25 @@ static int carry(void *ctx, __u32 fid)
 	return rec_sc__stack(d->sc, kind, fid, (const uint64_t *)ips, n);
 }
 
+/*
+ * Each thread's periods of the interval, kept in the kernel's counts and in
+ * the stack copies, given to its stacks by their samples (share.h).
+ */
+static void share(struct rec_drain *d, __u32 set)
+{
+	const struct agg_key *k;
+	struct agg_val *v;
+	size_t it;
+
+	rec_share__clear(d->share);
+	for (it = 0; (k = rec_htab__next(d->agg[set], &it, (void **)&v));)
+		rec_share__add(d->share, k->tgid, k->tid, v->count, v->samples);
+	rec_ustacks__share(d->us, set, d->share, false);
+	for (it = 0; (k = rec_htab__next(d->agg[set], &it, (void **)&v));)
+		v->count = rec_share__take(d->share, k->tgid, k->tid, v->count, v->samples);
+	rec_ustacks__share(d->us, set, d->share, true);
+}
+
 static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 {
 	struct saf_record rec = {.kind = SAF_REC_COUNT};
@@ -519,6 +543,8 @@ static int write_counts(struct rec_drain *d, __u32 set, __u64 *truncated)
 
 	*truncated = 0;
 	while ((k = rec_htab__next(d->agg[set], &it, (void **)&v))) {
+		if (!v->count) /* its samples' thread gave it no period */
+			continue;
 		/*
 		 * Past the second deadline the rest is not written: counted as
 		 * lost, and the stop path waits for no more than an interval.
@@ -644,6 +670,8 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 	if (!err)
 		err = saf_writer__interval(d->w, &iv);
 	if (!err)
+		share(d, set);
+	if (!err)
 		err = write_counts(d, set, &truncated);
 	if (!err)
 		err = describe(d, set);
@@ -751,6 +779,7 @@ void rec_drain__free(struct rec_drain *d)
 	for (i = 0; i < SA_NSETS; i++)
 		rec_htab__free(d->agg[i]);
 	rec_htab__free(d->kid2fid);
+	rec_share__free(d->share);
 	rec_stackdb__free(d->db);
 	SAC_FREE_ALL(d->news, d->new_ips, d->stack_keys, d->keys, d->vals, d);
 }

@@ -18,6 +18,7 @@
 #include "htab.h"
 #include "procs.h"
 #include "record.h"
+#include "share.h"
 #include "ustacks.h"
 #include "uwtrim.h"
 
@@ -35,7 +36,7 @@ struct us_ent {
 	__u32 walk;  /* enum saf_walk of the trimmer's walk */
 	__u64 fr;    /* its frames: the set's frames[fr .. fr + nfr) */
 	__u32 nfr;
-	__u32 pad;
+	__u32 samples; /* the samples whose periods @count holds */
 };
 
 /* A capture's hash and, for captures that differ but share it, an ordinal. */
@@ -248,6 +249,7 @@ int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 
 			   .kfid = kfid,
 			   .ubytes = r->ubytes,
 			   .count = r->count,
+			   .samples = 1,
 			   .room = (r->ubytes + 7) & ~7u}; /* walk: SAF_WALK_NONE */
 	struct us_ent *same;
 	int err;
@@ -265,6 +267,7 @@ int rec_ustacks__add(struct rec_ustacks *u, const struct sa_rb_ustack *r, __u32 
 		return err;
 	if (same) {
 		same->count += r->count;
+		same->samples++;
 		return 0;
 	}
 	memcpy(s->arena + s->len, &e, sizeof(e));
@@ -321,7 +324,9 @@ static void trim_set(struct rec_ustacks *u, struct us_set *s)
 		first = ent_find(s, e, b, off, &err);
 		if (first) { /* else e stays on its own, also when out of memory */
 			first->count += e->count;
+			first->samples += e->samples;
 			e->count = 0;
+			e->samples = 0;
 		}
 	}
 }
@@ -395,6 +400,20 @@ int rec_ustacks__write(struct rec_ustacks *u, __u32 set, struct saf_writer *w,
 	rec_htab__clear(s->index);
 	rec_htab__clear(u->noted);
 	return err;
+}
+
+void rec_ustacks__share(struct rec_ustacks *u, __u32 set, struct rec_share *sh, bool take)
+{
+	struct us_set *s = &u->set[set];
+
+	for (size_t off = 0; off < s->len; off = next_ent(s, off)) {
+		struct us_ent *e = (struct us_ent *)(s->arena + off);
+
+		if (take)
+			e->count = rec_share__take(sh, e->tgid, e->tid, e->count, e->samples);
+		else
+			rec_share__add(sh, e->tgid, e->tid, e->count, e->samples);
+	}
 }
 
 void rec_ustacks__set_ensure(struct rec_ustacks *u, rec_ustack_kfid_fn fn, void *ctx)

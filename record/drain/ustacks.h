@@ -32,6 +32,14 @@ void rec_ustacks__set_trim(struct rec_ustacks *u, struct rec_uwtrim *trim);
 bool rec_ustacks__pending(const struct rec_ustacks *u, __u32 set);
 typedef int (*rec_ustack_kfid_fn)(void *ctx, __u32 kfid);
 
+struct rec_share;
+
+/**
+ * rec_ustacks__share() - the captures of @set to @sh (share.h): their
+ * periods and samples when not @take, else their periods from it.
+ */
+void rec_ustacks__share(struct rec_ustacks *u, __u32 set, struct rec_share *sh, bool take);
+
 /** rec_ustacks__set_ensure() - call @fn(@ctx, kfid) before each USTACK is written (--rotate). */
 void rec_ustacks__set_ensure(struct rec_ustacks *u, rec_ustack_kfid_fn fn, void *ctx);
 /* Called every few captures while a set is trimmed and written: the drain
