@@ -137,6 +137,30 @@ perf_cg()
 	if [ "$1" = fp ]; then echo -g; else echo "--call-graph dwarf,16384"; fi
 }
 
+# perf_record DIR MODE PERF_TARGET SECONDS: perf record -e cpu-clock for
+# SECONDS into DIR/perf.data, its timers' phase redrawn every 5-15 ms by
+# perf-phase.py (perf's period is fixed for a run, and which instant of a
+# server's request cycle its samples see then depends on the phase it
+# began with: two perf records of one redis at once gave __libc_write
+# 51.2% and 70.4%; with the redraws 1.0-2.0 points apart, 4 pairs:
+# docs/accuracy.md, "perf's phase"). @return perf's exit status.
+perf_record()
+{
+	local dir=$1 mode=$2 p rp
+	rm -f "$dir/perf.ctl" "$dir/perf.ack"
+	mkfifo "$dir/perf.ctl" "$dir/perf.ack" || return 1
+	# shellcheck disable=SC2086 # the target is an option list
+	perf record -q -B --no-bpf-event -e cpu-clock -k CLOCK_MONOTONIC -F $FREQ $(perf_cg "$mode") $3 \
+		--control "fifo:$dir/perf.ctl,$dir/perf.ack" -o "$dir/perf.data" -- sleep "$4" \
+		>/dev/null 2>"$dir/perf.err" &
+	p=$!
+	"$PY" "$D/perf-phase.py" "$dir/perf.ctl" "$dir/perf.ack" $FREQ 2>"$dir/perf-phase.err" &
+	wait $p
+	rp=$?
+	wait $!
+	return $rp
+}
+
 # record_both DIR MODE SA_TARGET PERF_TARGET: both tools for DUR seconds,
 # concurrently, on the targets given as options (word-split: "-p 1,2",
 # "-G name"; perf also takes "-a" with -G).
@@ -148,9 +172,7 @@ record_both()
 	# early; fold() keeps its samples from sa-record's start to its end
 	# (CLOCK_MONOTONIC both), so both cover one window of a program whose
 	# profile changes (zstd's first second is another profile).
-	# shellcheck disable=SC2086
-	perf record -q -B --no-bpf-event -e cpu-clock -k CLOCK_MONOTONIC -F $FREQ $(perf_cg "$mode") $4 \
-		-o "$dir/perf.data" -- sleep "$((DUR + 2))" >/dev/null 2>"$dir/perf.err" &
+	perf_record "$dir" "$mode" "$4" $((DUR + 2)) &
 	p=$!
 	sleep 1
 	mono >"$dir/window"
@@ -180,9 +202,7 @@ record_apart()
 {
 	local dir=$1 mode=$2 t0 rs rp
 	t0=$(mono)
-	# shellcheck disable=SC2086
-	perf record -q -B --no-bpf-event -e cpu-clock -k CLOCK_MONOTONIC -F $FREQ $(perf_cg "$mode") $4 \
-		-o "$dir/perf.data" -- sleep "$((DUR + 1))" >/dev/null 2>"$dir/perf.err"
+	perf_record "$dir" "$mode" "$4" $((DUR + 1))
 	rp=$?
 	awk -v t="$t0" -v d="$DUR" 'BEGIN { printf "%.6f,%.6f\n", t + 0.5, t + 0.5 + d }' \
 		>"$dir/window.perf"

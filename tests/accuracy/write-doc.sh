@@ -40,7 +40,10 @@ the kernel for build ids in mapping records, and the loop compiles one file agai
 again; the servers with
 \`sa-record -p\` and \`perf record -a\`, perf's per-CPU events as sa's, kept to the
 server's processes by \`perf script --pid\`): each tool samples
-with its own events, at its own phase. PostgreSQL: the server's processes under
+with its own events, at its own phase. perf's phase is redrawn every 5-15 ms
+(tests/accuracy/perf-phase.py, through \`perf record --control\`), as sa-record
+dithers its period: with one phase for a whole run, perf's samples of a server
+see one instant of its request cycle ("perf's phase" below). PostgreSQL: the server's processes under
 \`pgbench -S -c 2\`; redis-server under \`redis-benchmark -c 2 -t get,set\`; nginx
 (master and one worker) serving a 4 KiB file to \`ab -k -c 2\`; workload:
 samples/workload (with frame pointers for fp, without for dwarf and auto), whose own
