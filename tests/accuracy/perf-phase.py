@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Redraw the phase of perf record's sampling timers while it runs.
 
-usage: perf-phase.py CTL_FIFO ACK_FIFO FREQ
+usage: perf-phase.py CTL_FIFO ACK_FIFO FREQ [EVENT]
 
 perf record -F F -e cpu-clock arms one hrtimer per CPU at a fixed period
 for the whole run, so which instant of a server's request cycle its samples
@@ -10,10 +10,13 @@ see is fixed by the phase the run began with; two perf records of one
 redis-server at the same time gave __libc_write 51.2% and 70.4% of its
 samples (tests/accuracy/perf-phase.sh, docs/accuracy.md). sa-record dithers
 its period for that reason. This helper gives perf the same: every 5-15 ms
-it disables perf's events through `perf record --control
-fifo:CTL_FIFO,ACK_FIFO` and enables them again after a random part of one
-period; a cpu-clock event keeps the rest of its period while disabled, so
-its timers resume shifted by that much. It ends when perf does (or when
+it disables perf's sampling event (EVENT, default cpu-clock) through `perf
+record --control fifo:CTL_FIFO,ACK_FIFO` and enables it again after a
+random part of one period; a cpu-clock event keeps the rest of its period
+while disabled, so its timers resume shifted by that much. Only that event:
+disabling all would stop perf's tracking event too, and programs started
+meanwhile would have no mappings (the gcc loop: 10% of perf's samples
+unnamed). It ends when perf does (or when
 perf has not opened the fifo within 30 s).
 """
 import errno
@@ -37,6 +40,7 @@ def open_ctl(path, deadline):
 
 def main():
     ctl_path, ack_path, freq = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    event = sys.argv[4] if len(sys.argv) > 4 else 'cpu-clock'
     period = 1.0 / freq
     ack = os.open(ack_path, os.O_RDONLY | os.O_NONBLOCK)
     try:
@@ -56,9 +60,9 @@ def main():
     try:
         while True:
             time.sleep(random.uniform(0.005, 0.015))
-            command('disable')
+            command('disable ' + event)
             time.sleep(random.uniform(0, period))
-            command('enable')
+            command('enable ' + event)
             redrawn += 1
     except OSError:
         pass
