@@ -595,11 +595,34 @@ static int record_loop(struct run *r)
 	return 0;
 }
 
+/*
+ * -G: the mappings of the cgroup's processes now, into the map table only
+ * (their records are written when they are sampled). A process is
+ * otherwise read from /proc when its first sample is written, at the end
+ * of an interval, and a short-lived one has gone by then: the compile
+ * loop of make accuracy lost the frames of its first cc1, 2.2% of its
+ * samples. At most 4,096 processes.
+ */
+static int preload_one(void *arg, pid_t pid)
+{
+	struct run *r = arg;
+	int err = stopped();
+
+	if (!err && rec_maptab__load_proc(rec_sc__maptab(r->sc), (uint32_t)pid,
+					  rec_session__gen(r->s, (__u32)pid)) == -ENOMEM)
+		err = -ENOMEM;
+	return err;
+}
+
 static int capture_targets(struct run *r)
 {
 	const struct rec_opts *o = r->o;
 	int i, err;
 
+	if (o->filter == SA_FILTER_CGROUP) {
+		err = rec_cgroup_pids(o->cgroup, 4096, preload_one, r);
+		return err == -ENOMEM || err == -ECANCELED ? err : 0;
+	}
 	if (o->filter != SA_FILTER_TGID)
 		return 0;
 	for (i = 0; i < o->nids; i++) {

@@ -5,6 +5,7 @@
  * liveness of -p/-t targets, and the `-- CMD` child, which waits on a pipe
  * until the BPF programs are attached and then execs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -123,6 +124,58 @@ int rec_cgroup_open(const char *path, char *resolved, size_t sz)
 	if (fd >= 0 && resolved)
 		snprintf(resolved, sz, "%s", full);
 	return fd;
+}
+
+/* cgroup.procs of @dfd, then of its children to @depth more levels */
+static int cgroup_walk(int dfd, int depth, rec_cgroup_pid_fn fn, void *ctx, int *left)
+{
+	int fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW), err = 0;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	long v;
+
+	if (fd >= 0 && (f = fdopen(fd, "re"))) {
+		while (!err && *left > 0 && fscanf(f, "%ld", &v) == 1)
+			if (v > 0 && v <= INT32_MAX && --*left >= 0)
+				err = fn(ctx, (pid_t)v);
+		fclose(f);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (err || depth <= 0 || *left <= 0)
+		return err;
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (!err && *left > 0 && (de = readdir(d))) {
+		int sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		err = cgroup_walk(sub, depth - 1, fn, ctx, left);
+		close(sub);
+	}
+	closedir(d);
+	return err;
+}
+
+int rec_cgroup_pids(const char *path, int max, rec_cgroup_pid_fn fn, void *ctx)
+{
+	int fd = rec_cgroup_open(path, NULL, 0), err;
+
+	if (fd < 0)
+		return fd;
+	err = cgroup_walk(fd, 16, fn, ctx, &max);
+	close(fd);
+	return err;
 }
 
 static bool id_alive(pid_t id)

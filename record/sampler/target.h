@@ -31,6 +31,16 @@ int rec_parse_cpu_list(const char *s, int **out, int *n);
  */
 int rec_cgroup_open(const char *path, char *resolved, size_t sz);
 
+typedef int (*rec_cgroup_pid_fn)(void *ctx, pid_t pid);
+
+/**
+ * rec_cgroup_pids() - @fn(@ctx, pid) for each process in the cgroup v2
+ * @path (as rec_cgroup_open() takes it) and in its descendants 16 levels
+ * deep, at most @max of them, symbolic links not followed.
+ * @return 0, the first non-zero return of @fn, or a negative errno.
+ */
+int rec_cgroup_pids(const char *path, int max, rec_cgroup_pid_fn fn, void *ctx);
+
 /**
  * rec_targets_alive() - how many -p/-t targets still run (zombies do not).
  * @return the count; for other modes 1.
