@@ -20,7 +20,7 @@ tmpdir
 T=$tap_tmp
 mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$mnt" ] || skip_all "no cgroup2 mount"
-cg=$mnt/sa-test-2008-$$
+cg=$mnt/sa-test-2013-$$
 mkdir "$cg" || skip_all "cannot create a cgroup under $mnt"
 plan 4
 
