@@ -64,7 +64,7 @@ struct rec_drain {
 	struct rec_ustacks *us;		/* --call-graph dwarf captures, per set */
 	__u64 lost_us[SA_NSETS];	/* samples sa-record itself dropped */
 	struct rec_htab *kid2fid;	/* kid_key -> file id, per drain */
-	struct rec_share *share;	/* NULL, or each thread's periods by samples */
+	struct rec_share *share;	/* each thread's periods by samples, per drain */
 	struct sa_count_key *keys;
 	struct sa_count_val *vals;
 	__u32 batch;

@@ -136,9 +136,12 @@ static int cgroup_walk(int dfd, int depth, rec_cgroup_pid_fn fn, void *ctx, int 
 	long v;
 
 	if (fd >= 0 && (f = fdopen(fd, "re"))) {
-		while (!err && *left > 0 && fscanf(f, "%ld", &v) == 1)
-			if (v > 0 && v <= INT32_MAX && --*left >= 0)
-				err = fn(ctx, (pid_t)v);
+		while (!err && *left > 0 && fscanf(f, "%ld", &v) == 1) {
+			if (v <= 0 || v > INT32_MAX)
+				continue;
+			--*left;
+			err = fn(ctx, (pid_t)v);
+		}
 		fclose(f);
 	} else if (fd >= 0) {
 		close(fd);

@@ -7,7 +7,7 @@ usage: perf-phase.py CTL_FIFO ACK_FIFO FREQ [EVENT]
 perf record -F F -e cpu-clock arms one hrtimer per CPU at a fixed period
 for the whole run, so which instant of a server's request cycle its samples
 see is fixed by the phase the run began with; two perf records of one
-redis-server at the same time gave __libc_write 51.2% and 70.4% of its
+redis-server at the same time gave ksys_write 72.1% and 50.6% of its
 samples (tests/accuracy/perf-phase.sh, docs/accuracy.md). sa-record dithers
 its period for that reason. This helper gives perf the same: every 5-15 ms
 it disables perf's sampling event (EVENT, default cpu-clock) through `perf

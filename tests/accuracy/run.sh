@@ -141,9 +141,10 @@ perf_cg()
 # SECONDS into DIR/perf.data, its timers' phase redrawn every 5-15 ms by
 # perf-phase.py (perf's period is fixed for a run, and which instant of a
 # server's request cycle its samples see then depends on the phase it
-# began with: two perf records of one redis at once gave __libc_write
-# 51.2% and 70.4%; with the redraws 1.0-2.0 points apart, 4 pairs:
-# docs/accuracy.md, "perf's phase"). @return perf's exit status.
+# began with: two perf records of one redis at once gave ksys_write
+# 72.1% and 50.6%; with the redraws within 3.3 points, 4 pairs:
+# tests/accuracy/perf-phase.sh, docs/accuracy.md "perf's phase").
+# @return perf's exit status.
 perf_record()
 {
 	local dir=$1 mode=$2 p rp
