@@ -44,8 +44,10 @@ declare -A PING_US=([cmd]=5 [pid]=5 [cmd100]=100) PONG_US=([cmd]=40 [pid]=40 [cm
 # whatever the load, no luck involved. Shares: binomial over the samples
 # that hold the work, sd = sqrt(p(1-p)/n); 3 runs x 5 functions at
 # z = 4.1 (two-sided 4.1e-5 each): 6.2e-4 per run < 0.1%. The counts are
-# the thread's periods given by samples, periods / samples 0.9-1.1 a
-# thread here, so the bound takes half the counts as n.
+# the thread's periods given by samples: periods / samples is 1 / the
+# one-per-sample ratio above, 0.98-1.09 a thread here (1.001 and 1.008
+# over both threads of the 5/40 and 100/100 runs, SA_DIAG=1), so the
+# bound takes half the counts as n.
 Z=4.1
 plan 24
 
