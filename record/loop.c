@@ -439,8 +439,8 @@ static int commit(struct run *r)
 
 	if (!r->tmp)
 		return 0;
-	err = rec_output_commit(r->rot ? rec_rotate__path(r->rot) : r->o->output, r->tmp, r->fd,
-				!stopping, msg, sizeof(msg));
+	err = r->rot ? rec_rotate__commit(r->rot, r->tmp, r->fd, !stopping, msg, sizeof(msg))
+		     : rec_output_commit(r->o->output, r->tmp, r->fd, !stopping, msg, sizeof(msg));
 	mark("commit");
 	if (err) {
 		fprintf(stderr, "%ssa-record: %s\n", r->tty ? "\n" : "", msg);
