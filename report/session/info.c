@@ -169,8 +169,10 @@ int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose)
 	for (size_t i = 0; i < s->nfiles; i++)
 		info_file(s, out, &s->files[i]);
 	for (size_t i = 0; i < s->nskipped; i++)
-		fprintf(out, "file: %s\n  skipped:    holds no samples: %s\n",
-			rpt_strpool__str(s->env.pool, s->skipped[i].path), s->skipped[i].why);
+		fprintf(out, "file: %s\n  skipped:    %s: %s\n",
+			rpt_strpool__str(s->env.pool, s->skipped[i].path),
+			s->skipped[i].unread ? "cannot be read" : "holds no samples",
+			s->skipped[i].why);
 	for (size_t i = 0; i < n; i++)
 		if (rpt_symbolizer__get(sym, i)->samples)
 			v[nshown++] = rpt_symbolizer__get(sym, i);

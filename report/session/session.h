@@ -134,8 +134,19 @@ int rpt_session__add_stream(struct rpt_session *s, saf_read_fn read, void *cooki
 			    struct rpt_profile *prof);
 
 /**
+ * rpt_session__skip_input() - input @name of a set could not be read at
+ * all (not a recording, a newer major version, unreadable): kept as
+ * skipped, for rpt_session__warn_skipped() and --info, while the other
+ * inputs are read. @why: the reason (a leading "NAME: " is dropped);
+ * both are copied.
+ * @return 0 or -ENOMEM.
+ */
+int rpt_session__skip_input(struct rpt_session *s, const char *name, const char *why);
+
+/**
  * rpt_session__warn_skipped() - one line on @err per recording skipped
- * since the last call ("NAME: holds no samples, not shown: why").
+ * since the last call ("NAME: holds no samples, not shown: why", or
+ * "NAME: cannot be read, skipped: why").
  * @return the number of lines.
  */
 int rpt_session__warn_skipped(struct rpt_session *s, FILE *err);

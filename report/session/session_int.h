@@ -34,6 +34,7 @@
 /* A recording that showed nothing: its name and why. */
 struct rpt_skipped {
 	uint32_t path;
+	bool unread; /* an input of a set that could not be read at all */
 	char why[480];
 };
 
