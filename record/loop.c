@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "drain.h"
 #include "fguard.h"
+#include "hotplug.h"
 #include "loop.h"
 #include "maptab.h"
 #include "procs.h"
@@ -578,6 +579,9 @@ static int record_loop(struct run *r)
 			mark("drained");
 		}
 		r->file_ivs += !err;
+		/* a CPU back from offline: sampled again from the next interval (hotplug.c) */
+		if (!err && (err = rec_hotplug__check(rec_session__hotplug(r->s), r->w, last)) > 0)
+			err = 0;
 		/* the last interval is also the first: committed with END, after finish() */
 		if (!err && !last)
 			err = commit(r);

@@ -526,6 +526,14 @@ int rpt_loaded__record(const struct rpt_stage_env *e, struct rpt_loaded *l,
 	case SAF_REC_END:
 		on_end(l, &r->end);
 		return 0;
+	case SAF_REC_CPUGAP:
+		if (l->st->ncpugaps < sizeof(l->st->cpugaps) / sizeof(l->st->cpugaps[0]))
+			l->st->cpugaps[l->st->ncpugaps] = (struct rpt_cpugap){
+				r->cpugap.cpu, r->cpugap.from_ns, r->cpugap.to_ns};
+		l->st->ncpugaps++;
+		if (r->cpugap.to_ns > r->cpugap.from_ns)
+			l->st->cpugap_ns += r->cpugap.to_ns - r->cpugap.from_ns;
+		return 0;
 	default:
 		return 0;
 	}

@@ -94,6 +94,13 @@ struct rpt_file_stats {
 		uint64_t first, last, from_ns, to_ns;
 	} lost_runs[4]; /* the first lost runs of intervals */
 	size_t nlost_runs;
+	/* CPUGAP: CPUs not sampled for a while (they went offline); the first kept */
+	struct rpt_cpugap {
+		uint32_t cpu;
+		uint64_t from_ns, to_ns;
+	} cpugaps[4];
+	size_t ncpugaps;    /* all of them */
+	uint64_t cpugap_ns; /* their total length */
 };
 
 struct rpt_session;
