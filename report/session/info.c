@@ -99,6 +99,12 @@ static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_st
 		rpt_strpool__str(s->env.pool, f->event), (unsigned long long)f->freq_hz,
 		(unsigned long long)f->ncpus);
 	info_cpugaps(out, f);
+	if (f->maps_dropped || f->meta_dropped) {
+		char line[1024];
+
+		rpt_session__dropped(f, line, sizeof(line));
+		fprintf(out, "  dropped:    %s\n", line);
+	}
 	info_times(out, f);
 	info_losses(out, f);
 	fprintf(out, "  finished:   %s%s%s\n", f->finished && !f->damaged ? "cleanly" : "no",

@@ -366,6 +366,25 @@ void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *
 	}
 }
 
+/* "N mappings not kept ...: pid P (N): PATH...; ..." of a file with dropped records. */
+size_t rpt_session__dropped(const struct rpt_file_stats *f, char *buf, size_t cap)
+{
+	size_t len, i;
+
+	len = (size_t)snprintf(buf, cap,
+			       "%llu mappings and %llu symbol or process records not kept (past "
+			       "half the bound on what records keep; their frames show as "
+			       "unknown)",
+			       (unsigned long long)f->maps_dropped,
+			       (unsigned long long)f->meta_dropped);
+	for (i = 0; i < f->ndropped && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s pid %u: %llu, the first %s%s",
+					i ? ";" : ":", f->dropped[i].pid,
+					(unsigned long long)f->dropped[i].n, f->dropped[i].path,
+					strlen(f->dropped[i].path) >= 95 ? "..." : "");
+	return len;
+}
+
 int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 {
 	char line[1024];
@@ -377,6 +396,10 @@ int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 		if (!f->damaged && f->finished && f->errmsg[0]) /* bytes after END */
 			fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path),
 				f->errmsg);
+		if (f->maps_dropped || f->meta_dropped) {
+			rpt_session__dropped(f, line, sizeof(line));
+			fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path), line);
+		}
 		if (!f->damaged && f->finished)
 			continue;
 		file_damage(f, line, sizeof(line));

@@ -99,7 +99,15 @@ struct rpt_file_stats {
 		uint32_t cpu;
 		uint64_t from_ns, to_ns;
 	} cpugaps[4];
-	size_t ncpugaps;    /* all of them */
+	size_t ncpugaps; /* all of them */
+	/* mappings and symbols not kept: past half the bound on what records keep */
+	uint64_t maps_dropped, meta_dropped; /* MAP records; PROC and symbol records */
+	struct rpt_dropped_maps {
+		uint32_t pid;
+		uint64_t n;
+		char path[96]; /* the first one's, clipped */
+	} dropped[4];	       /* the first processes */
+	size_t ndropped;
 	uint64_t cpugap_ns; /* their total length */
 };
 
@@ -178,6 +186,12 @@ const char *rpt_session__str(struct rpt_session *s, uint32_t off);
  * @buf, @cap: storage for the strings @sum points to.
  */
 void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *buf, size_t cap);
+
+/**
+ * rpt_session__dropped() - one line into @buf (@cap bytes) saying which
+ * mappings and symbols of file @f were not kept, and why. @return its length.
+ */
+size_t rpt_session__dropped(const struct rpt_file_stats *f, char *buf, size_t cap);
 
 /** rpt_session__info() - the --info report of every file read. @return 0 or -errno. */
 int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose);
