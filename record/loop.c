@@ -247,6 +247,7 @@ static void status_line(const struct run *r, uint64_t now)
 static void clipped_line(const struct run *r)
 {
 	struct rec_sc_stats st;
+	uint64_t over, cut;
 
 	rec_sc__stats(r->sc, &st);
 	if (st.es.clipped || st.clipped_paths || r->meta_clipped)
@@ -255,6 +256,12 @@ static void clipped_line(const struct run *r)
 			"%llu command lines\n",
 			SAF_MAX_STRING, (unsigned long long)st.es.clipped,
 			(unsigned long long)st.clipped_paths, (unsigned long long)r->meta_clipped);
+	over = rec_maptab__over(rec_sc__maptab(r->sc), &cut);
+	if (over || cut) /* meta/maptab_int.h: MAPTAB_MAX_PER_IMAGE, _MAX_BYTES, _PROC_NS */
+		fprintf(stderr,
+			"sa-record: mappings not tracked: %llu past 4096 a process image or 64 MiB "
+			"in all, and the rest of %llu /proc/PID/maps read past 100 ms\n",
+			(unsigned long long)over, (unsigned long long)cut);
 }
 
 /* Perf maps (docs/security.md, "JIT maps"): only when some were read. */
