@@ -513,7 +513,8 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 		goto cleanup;
 	}
 	s->hp = rec_hotplug__new(s->links, s->pfds, s->cpus, s->nlinks,
-				 s->skel->progs.sa_on_cpu_sample, open_event, o, !o->cycles);
+				 s->skel->progs.sa_on_cpu_sample, open_event, o, !o->cycles,
+				 s->thr);
 	if (!s->hp) {
 		e = -ENOMEM;
 		goto cleanup;

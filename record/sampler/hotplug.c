@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "hotplug.h"
 #include "saf.h"
+#include "throttle.h"
 
 struct hp_ev {
 	uint64_t count, at; /* the event's count at the last check, and when */
@@ -32,6 +33,7 @@ struct rec_hotplug {
 	struct bpf_program *prog;
 	rec_hotplug_open_fn open;
 	const void *ctx;
+	struct rec_throttle *thr;
 	bool cpu_clock;
 	uint64_t gaps;
 	struct hp_ev ev[];
@@ -63,7 +65,7 @@ static bool offline(int cpu)
 
 struct rec_hotplug *rec_hotplug__new(struct bpf_link **links, int *pfds, const int *cpus, int n,
 				     struct bpf_program *prog, rec_hotplug_open_fn open,
-				     const void *ctx, bool cpu_clock)
+				     const void *ctx, bool cpu_clock, struct rec_throttle *thr)
 {
 	struct rec_hotplug *h = calloc(1, sizeof(*h) + (size_t)(n > 0 ? n : 0) * sizeof(h->ev[0]));
 	uint64_t now = sac_now_ns(CLOCK_MONOTONIC);
@@ -78,6 +80,7 @@ struct rec_hotplug *rec_hotplug__new(struct bpf_link **links, int *pfds, const i
 				  .prog = prog,
 				  .open = open,
 				  .ctx = ctx,
+				  .thr = thr,
 				  .cpu_clock = cpu_clock};
 	for (i = 0; i < n; i++)
 		h->ev[i] = (struct hp_ev){.count = cpu_clock ? ev_count(pfds[i]) : 0, .at = now};
@@ -146,6 +149,7 @@ static int reopen(struct rec_hotplug *h, int i)
 	/* the dither reads pfds[i] for its next period: the new event's from now on */
 	__atomic_store_n(&h->pfds[i], fd, __ATOMIC_RELEASE);
 	h->links[i] = l;
+	rec_throttle__rewatch(h->thr, i, fd);
 	bpf_link__destroy(old); /* closes the dead event's fd */
 	h->ev[i].count = h->cpu_clock ? ev_count(fd) : 0;
 	return 0;

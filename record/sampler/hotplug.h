@@ -13,6 +13,7 @@
 
 struct bpf_link;
 struct bpf_program;
+struct rec_throttle;
 struct saf_writer;
 struct rec_hotplug;
 
@@ -27,12 +28,13 @@ typedef int (*rec_hotplug_open_fn)(const void *ctx, int cpu);
  * the new fd). @open(@ctx, cpu) opens a new event; @ctx is borrowed.
  * @cpu_clock: the events are cpu-clock, whose count runs whenever the CPU
  * is online: a count that stops says the event is dead. Other events are
- * checked by the CPU's online file only.
+ * checked by the CPU's online file only. @thr (borrowed, or NULL) watches
+ * the events' throttling: a new event is watched in place of the old.
  * @return a watcher released with rec_hotplug__free(), or NULL with errno.
  */
 struct rec_hotplug *rec_hotplug__new(struct bpf_link **links, int *pfds, const int *cpus, int n,
 				     struct bpf_program *prog, rec_hotplug_open_fn open,
-				     const void *ctx, bool cpu_clock);
+				     const void *ctx, bool cpu_clock, struct rec_throttle *thr);
 
 /**
  * rec_hotplug__check() - at an interval's end: notice events that stopped
