@@ -70,7 +70,7 @@ BUILD_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzst
 TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils zstd perl procps \
 	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod-dev \
 	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils bpftrace \
-	redis-server redis-tools nginx apache2-utils libfuse3-dev fuse3 openjdk-17-jdk-headless \
+	redis-server redis-tools nginx apache2-utils libfuse3-dev fuse3 openjdk-17-jdk-headless systemd \
 	$(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's

@@ -288,6 +288,11 @@ static void get_small(struct dec *d, struct saf_record *r)
 		r->exit.pid = get_u32(d);
 		r->exit.time_ns = get_u64(d);
 		break;
+	case SAF_REC_CPUGAP:
+		r->cpugap.cpu = get_u32(d);
+		r->cpugap.from_ns = get_u64(d);
+		r->cpugap.to_ns = get_u64(d);
+		break;
 	case SAF_REC_INTERVAL:
 		r->interval.seq = get_u64(d);
 		r->interval.start_ns = get_u64(d);
@@ -367,7 +372,7 @@ int saf_rec_decode(const uint8_t *body, size_t len, struct saf_record *rec, stru
 	kind = get_u64(&d);
 	if (d.err)
 		return d.err;
-	if (kind < SAF_REC_META || kind > SAF_REC_ULINE)
+	if (kind < SAF_REC_META || kind > SAF_REC_CPUGAP)
 		return 0;
 	/* the member read, not the whole union (LOSS's is 800 bytes) */
 	memset(rec, 0, saf_rec_bytes((enum saf_rec_kind)kind));

@@ -91,6 +91,7 @@ int saf_rec_check(const struct saf_record *rec)
 		ok = check_ustack(&rec->ustack, rec->kind == SAF_REC_USTACK_SPARSE);
 		break;
 	case SAF_REC_EXIT:
+	case SAF_REC_CPUGAP:
 	case SAF_REC_INTERVAL:
 	case SAF_REC_END:
 		ok = 1;
@@ -111,6 +112,7 @@ uint32_t saf_rec_chunk_type(enum saf_rec_kind kind)
 	case SAF_REC_MAP:
 	case SAF_REC_COMM:
 	case SAF_REC_EXIT:
+	case SAF_REC_CPUGAP:
 		return SAF_CHUNK_PROCS;
 	case SAF_REC_STACK:
 		return SAF_CHUNK_STACKS;
@@ -312,6 +314,11 @@ static void put_body(struct enc *e, const struct saf_record *r)
 	case SAF_REC_EXIT:
 		put_u(e, r->exit.pid);
 		put_u(e, r->exit.time_ns);
+		break;
+	case SAF_REC_CPUGAP:
+		put_u(e, r->cpugap.cpu);
+		put_u(e, r->cpugap.from_ns);
+		put_u(e, r->cpugap.to_ns);
 		break;
 	case SAF_REC_STACK:
 		put_stack(e, &r->stack);

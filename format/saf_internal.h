@@ -113,6 +113,8 @@ static inline size_t saf_rec_bytes(enum saf_rec_kind k)
 		return REC_BYTES(comm);
 	case SAF_REC_EXIT:
 		return REC_BYTES(exit);
+	case SAF_REC_CPUGAP:
+		return REC_BYTES(cpugap);
 	case SAF_REC_STACK:
 		return REC_BYTES(stack);
 	case SAF_REC_INTERVAL:

@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "drain.h"
 #include "fguard.h"
+#include "hotplug.h"
 #include "loop.h"
 #include "maptab.h"
 #include "procs.h"
@@ -246,6 +247,7 @@ static void status_line(const struct run *r, uint64_t now)
 static void clipped_line(const struct run *r)
 {
 	struct rec_sc_stats st;
+	uint64_t over, cut;
 
 	rec_sc__stats(r->sc, &st);
 	if (st.es.clipped || st.clipped_paths || r->meta_clipped)
@@ -254,6 +256,12 @@ static void clipped_line(const struct run *r)
 			"%llu command lines\n",
 			SAF_MAX_STRING, (unsigned long long)st.es.clipped,
 			(unsigned long long)st.clipped_paths, (unsigned long long)r->meta_clipped);
+	over = rec_maptab__over(rec_sc__maptab(r->sc), &cut);
+	if (over || cut) /* meta/maptab_int.h: MAPTAB_MAX_PER_IMAGE, _MAX_BYTES, _PROC_NS */
+		fprintf(stderr,
+			"sa-record: mappings not tracked: %llu past 4096 a process image or 64 MiB "
+			"in all, and the rest of %llu /proc/PID/maps read past 100 ms\n",
+			(unsigned long long)over, (unsigned long long)cut);
 }
 
 /* Perf maps (docs/security.md, "JIT maps"): only when some were read. */
@@ -439,8 +447,8 @@ static int commit(struct run *r)
 
 	if (!r->tmp)
 		return 0;
-	err = rec_output_commit(r->rot ? rec_rotate__path(r->rot) : r->o->output, r->tmp, r->fd,
-				!stopping, msg, sizeof(msg));
+	err = r->rot ? rec_rotate__commit(r->rot, r->tmp, r->fd, !stopping, msg, sizeof(msg))
+		     : rec_output_commit(r->o->output, r->tmp, r->fd, !stopping, msg, sizeof(msg));
 	mark("commit");
 	if (err) {
 		fprintf(stderr, "%ssa-record: %s\n", r->tty ? "\n" : "", msg);
@@ -578,6 +586,9 @@ static int record_loop(struct run *r)
 			mark("drained");
 		}
 		r->file_ivs += !err;
+		/* a CPU back from offline: sampled again from the next interval (hotplug.c) */
+		if (!err && (err = rec_hotplug__check(rec_session__hotplug(r->s), r->w, last)) > 0)
+			err = 0;
 		/* the last interval is also the first: committed with END, after finish() */
 		if (!err && !last)
 			err = commit(r);

@@ -130,6 +130,8 @@ static void usage(FILE *f)
 	      "  --title T --width PX --min-width PX --inverted --short-names (--svg)\n"
 	      "  --no-normalize --negate         (--diff)\n"
 	      "  -v, --verbose  -q, --quiet  --version  -h, --help\n"
+	      "exit status: 0 shown, 1 failed, 2 usage error, 3 shown but an input of a set\n"
+	      "could not be read (newer format, not a recording) and was skipped\n"
 	      "Stacks recorded with --call-graph fp are frame-pointer walks: code built\n"
 	      "without frame pointers shows truncated stacks (--info names such binaries).\n"
 	      "Stack copies of --call-graph dwarf or auto are unwound here with the sampled\n"

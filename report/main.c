@@ -36,25 +36,46 @@ static int empty_input(const char *path)
 	return st.st_size ? 0 : -ENODATA;
 }
 
-/* Add input @path, of any kind, to @p; prints why not. @return 0 or -errno. */
+/*
+ * An input that could not be read at all (@why): in a set (@in_set) it is
+ * skipped, said and counted, and the others are read (the exit status is
+ * then RPT_EXIT_SKIPPED); alone it fails the run.
+ * @return 0 when skipped, else @err.
+ */
+static int unreadable(struct rpt_cli *c, struct rpt_session *s, const char *path, bool in_set,
+		      const char *why, int err)
+{
+	if (!in_set || rpt_session__skip_input(s, path, why)) {
+		fprintf(stderr, "sa-report: %s\n", why);
+		return err;
+	}
+	c->nunread++;
+	return 0;
+}
+
+/*
+ * Add input @path, of any kind, to @p; prints why not. One of a set
+ * (@in_set) that cannot be read is skipped (unreadable()).
+ * @return 0 or -errno.
+ */
 static int add_input(struct rpt_cli *c, struct rpt_session *s, const char *path,
-		     struct rpt_profile *p)
+		     struct rpt_profile *p, bool in_set)
 {
 	struct rpt_perfscript_opts po = {.show_pid = c->so.show_pid, .show_tid = c->so.show_tid};
 	struct rpt_input *in = rpt_input__open(path);
 	struct rpt_perfscript_stats st;
 	enum rpt_input_kind k = in ? rpt_input__kind(in) : RPT_INPUT_UNKNOWN;
 	const char *sa = k == RPT_INPUT_SA ? rpt_input__path(in) : NULL;
-	char errbuf[256] = "";
+	char errbuf[256] = "", why[1024] = "";
 	int err = -EBADMSG;
 
 	if (k == RPT_INPUT_SA) /* a path, or standard input read once */
 		err = sa ? rpt_session__add_file(s, sa, path, p)
 			 : rpt_session__add_stream(s, rpt_input__read, in, path, p);
 	if (!in)
-		fprintf(stderr, "sa-report: %s: %s\n", path, strerror(errno));
+		snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
 	else if (k == RPT_INPUT_SA && err && err != -ENODATA)
-		fprintf(stderr, "sa-report: %s\n", rpt_session__errmsg(s));
+		snprintf(why, sizeof(why), "%s", rpt_session__errmsg(s));
 	else if (k == RPT_INPUT_FOLDED && (err = empty_input(path)))
 		fprintf(stderr,
 			"sa-report: %s: empty file (0 bytes): not a recording (was sa-record "
@@ -66,18 +87,23 @@ static int add_input(struct rpt_cli *c, struct rpt_session *s, const char *path,
 		err = rpt_perfscript__read(p, rpt_input__stream(in), &po, &st, errbuf,
 					   sizeof(errbuf));
 	else if (k == RPT_INPUT_PERFDATA)
-		fprintf(stderr,
-			"sa-report: %s: a perf.data file; sa-report reads its text: "
-			"perf script -i %s | sa-report [OPTIONS] -\n",
-			path, strcmp(path, "-") ? path : "FILE");
+		snprintf(why, sizeof(why),
+			 "%s: a perf.data file; sa-report reads its text: "
+			 "perf script -i %s | sa-report [OPTIONS] -",
+			 path, strcmp(path, "-") ? path : "FILE");
 	else if (k != RPT_INPUT_SA)
-		fprintf(stderr,
-			"sa-report: %s: not an sa recording, folded stacks or perf script text\n",
-			path);
+		snprintf(why, sizeof(why),
+			 "%s: not an sa recording, folded stacks or perf script text", path);
 	if (errbuf[0] && err)
 		fprintf(stderr, "sa-report: %s: %s\n", path, errbuf);
-	if (k == RPT_INPUT_SA)
+	if (why[0])
+		err = unreadable(c, s, path, in_set, why, err);
+	if (k == RPT_INPUT_SA || why[0])
 		rpt_session__warn_skipped(s, stderr);
+	if (why[0]) {
+		rpt_input__close(in);
+		return err;
+	}
 	/* a recording with no interval (killed at a rotation): the others are read */
 	c->nempty += err == -ENODATA;
 	err = err == -ENODATA ? 0 : err;
@@ -116,16 +142,17 @@ static bool off_cpu_missing(struct rpt_session *s)
 static struct rpt_profile *load(struct rpt_cli *c, struct rpt_session *s, const char **in, int n)
 {
 	struct rpt_profile *p = rpt_profile__new();
-	int nfolded = c->nfolded, nempty = c->nempty;
+	int nfolded = c->nfolded, nempty = c->nempty, nunread = c->nunread;
 	char errbuf[256] = "";
 
 	for (int i = 0; p && i < n; i++) {
-		if (add_input(c, s, in[i], p)) {
+		if (add_input(c, s, in[i], p, n > 1)) {
 			rpt_profile__free(p);
 			return NULL;
 		}
 	}
-	if (p && c->nempty - nempty == n) /* nothing but recordings without samples */
+	/* nothing but recordings without samples, or inputs that could not be read */
+	if (p && c->nempty - nempty + c->nunread - nunread == n)
 		goto fail;
 	/* folded text with other inputs: its frames name no binary, nor always a kind */
 	nfolded = c->nfolded - nfolded;
@@ -359,7 +386,7 @@ static int run(struct rpt_cli *c, struct rpt_session *s)
 		err = -errno;
 	if (err)
 		fprintf(stderr, "sa-report: writing output: %s\n", strerror(-err));
-	ret = err ? RPT_EXIT_FAIL : RPT_EXIT_OK;
+	ret = err ? RPT_EXIT_FAIL : c->nunread ? RPT_EXIT_SKIPPED : RPT_EXIT_OK;
 cleanup:
 	if (out && out != stdout && fclose(out) && !ret)
 		ret = 1;

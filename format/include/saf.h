@@ -21,7 +21,7 @@ extern "C" {
 #define SAF_MAGIC	      "SAF\0\r\n\032\n"
 #define SAF_MAGIC_LEN	      8
 #define SAF_VERSION_MAJOR     1
-#define SAF_VERSION_MINOR     10
+#define SAF_VERSION_MINOR     11
 #define SAF_FILE_HEADER_SIZE  24
 #define SAF_CHUNK_HEADER_SIZE 24
 
@@ -37,7 +37,7 @@ extern "C" {
 /* "Chunk types". A reader skips a type it does not know. */
 enum saf_chunk_type {
 	SAF_CHUNK_META = 1,    /* one SAF_REC_META */
-	SAF_CHUNK_PROCS = 2,   /* PROC, MAP, COMM, EXIT records */
+	SAF_CHUNK_PROCS = 2,   /* PROC, MAP, COMM, EXIT, CPUGAP records */
 	SAF_CHUNK_STACKS = 3,  /* STACK records */
 	SAF_CHUNK_SAMPLES = 4, /* INTERVAL, then COUNT records, then LOSS */
 	SAF_CHUNK_KSYMS = 5,   /* KSYM records */
@@ -67,6 +67,7 @@ enum saf_rec_kind {
 	SAF_REC_OFFCPU = 17,	    /* 1.4: time off the CPU by stacks (--off-cpu) */
 	SAF_REC_PYCODE = 18,	    /* 1.8: a CPython code object's names, or an interpreter */
 	SAF_REC_ULINE = 19,	    /* 1.10: a source position of an embedded binary's range */
+	SAF_REC_CPUGAP = 20,	    /* 1.11: a CPU not sampled for a while (it went offline) */
 };
 
 /* "Stack kinds" */
@@ -233,6 +234,13 @@ struct saf_comm {
 struct saf_exit {
 	uint32_t pid;
 	uint64_t time_ns;
+};
+
+/* "CPUGAP record": CPU @cpu was not sampled from @from_ns to @to_ns. */
+struct saf_cpugap {
+	uint32_t cpu;
+	uint64_t from_ns;
+	uint64_t to_ns;
 };
 
 /*
@@ -446,6 +454,7 @@ struct saf_record {
 		struct saf_map map;
 		struct saf_comm comm;
 		struct saf_exit exit;
+		struct saf_cpugap cpugap;
 		struct saf_stack stack;
 		struct saf_interval interval;
 		struct saf_count count;

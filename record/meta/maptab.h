@@ -175,6 +175,14 @@ size_t rec_maptab__fed(const struct rec_maptab *mt);
 /** rec_maptab__clipped() - mapping paths clipped to SAF_MAX_STRING bytes (strclip.h). */
 uint64_t rec_maptab__clipped(const struct rec_maptab *mt);
 
+/**
+ * rec_maptab__over() - mappings not tracked, past the table's bounds
+ * (MAPTAB_MAX_PER_IMAGE exec mappings per image, 64 MiB in all); @cut
+ * gets the reads of /proc/PID/maps stopped after 100 ms (the mappings
+ * after that point, of unknown number, are not counted).
+ */
+uint64_t rec_maptab__over(const struct rec_maptab *mt, uint64_t *cut);
+
 /** rec_maptab__images() - images (pid, gen) tracked now. */
 size_t rec_maptab__images(const struct rec_maptab *mt);
 

@@ -10,10 +10,24 @@
 #include "htab.h"
 #include "maptab.h"
 
+/* Drains an image outlives its process's exit or exec (its samples are noted first). */
+#define EXIT_DRAINS 2
+
+/*
+ * Bounds on what the table keeps: exec mappings per image, bytes of
+ * entries and paths over all images, and the time one read of
+ * /proc/PID/maps may take (60,000 mappings at a 4,000-byte path take the
+ * kernel 4.4 s to list). Past them mappings are not tracked, and counted.
+ */
+#define MAPTAB_MAX_PER_IMAGE 4096
+#define MAPTAB_MAX_BYTES     (64ull << 20)
+#define MAPTAB_PROC_NS	     100000000ull
+
 struct mapent {
 	struct saf_map m; /* path and build_id: use entry_map(), entries move */
 	int file;	  /* elfsyms id, -1 none */
 	bool emitted;	  /* its MAP record is in the output */
+	bool own_path;	  /* path is this entry's, else an earlier one's (same_file()) */
 	char *path;
 	uint8_t bid[SAF_MAX_BUILD_ID];
 };
@@ -48,6 +62,9 @@ struct rec_maptab {
 	const struct rec_vdso *vdso;	/* borrowed: the image every [vdso] maps, or NULL */
 	uint32_t files;			/* rec_maptab__new_file() calls */
 	uint64_t clipped;		/* paths over SAF_MAX_STRING bytes, clipped */
+	uint64_t bytes;			/* of entries and their own paths, all images */
+	uint64_t over;			/* mappings not tracked: past a bound above */
+	uint64_t cut;			/* /proc/PID/maps reads stopped at MAPTAB_PROC_NS */
 };
 
 struct bidkey {
@@ -66,7 +83,7 @@ static inline struct bidkey maptab_bid_key(const struct saf_map *m)
 /* maptab_rehash() - the hash over mt->imgs at @cap slots; -ENOMEM: unchanged. */
 int maptab_rehash(struct rec_maptab *mt, size_t cap);
 
-/* maptab_free_img() - free @im's mappings (not @im). */
-void maptab_free_img(struct image *im);
+/* maptab_free_img() - free @im's mappings (not @im), taken off mt->bytes. */
+void maptab_free_img(struct rec_maptab *mt, struct image *im);
 
 #endif /* REC_MAPTAB_INT_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * maptab_rotate.c - what a rotation (--rotate) forgets of the mapping
- * table: the images of processes gone, then the build ids no image left
- * names, in the elfsyms registry and the fed set; and the tables shrink.
+ * maptab_rotate.c - what the mapping table forgets: images two drains
+ * after their process exited or exec'd; at a rotation (--rotate) the
+ * images of processes gone, then the build ids no image left names, in the
+ * elfsyms registry and the fed set; and the tables shrink. Its counts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ void rec_maptab__new_file(struct rec_maptab *mt)
 
 		/* named in neither the file just closed nor the one before */
 		if (mt->files - im->seen > 2 && img_gone(im)) {
-			maptab_free_img(im);
+			maptab_free_img(mt, im);
 			continue;
 		}
 		mt->imgs[k++] = *im;
@@ -124,4 +125,38 @@ size_t rec_maptab__entries(const struct rec_maptab *mt)
 size_t rec_maptab__fed(const struct rec_maptab *mt)
 {
 	return rec_htab__len(mt->fed);
+}
+
+void rec_maptab__exit(struct rec_maptab *mt, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < mt->nimgs; i++)
+		if (mt->imgs[i].pid == pid && !mt->imgs[i].expire)
+			mt->imgs[i].expire = EXIT_DRAINS;
+}
+
+void rec_maptab__exec(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+{
+	size_t i;
+
+	for (i = 0; i < mt->nimgs; i++)
+		if (mt->imgs[i].pid == pid && mt->imgs[i].gen != gen && !mt->imgs[i].expire)
+			mt->imgs[i].expire = EXIT_DRAINS;
+}
+
+uint64_t rec_maptab__over(const struct rec_maptab *mt, uint64_t *cut)
+{
+	*cut = mt->cut;
+	return mt->over;
+}
+
+uint64_t rec_maptab__clipped(const struct rec_maptab *mt)
+{
+	return mt->clipped;
+}
+
+size_t rec_maptab__images(const struct rec_maptab *mt)
+{
+	return mt->nimgs;
 }

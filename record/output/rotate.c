@@ -4,7 +4,9 @@
  * each file by its start (UTC, milliseconds, so names sort by time), and
  * keep the set within --keep N files and --keep-size bytes, counting only
  * files whose content says a recorder of this host wrote them
- * (docs/reliability.md, "Never lose a recording").
+ * (docs/reliability.md, "Never lose a recording"). A name someone else
+ * took first is left alone: the file gets the same name with a random
+ * suffix instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +16,24 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include "clock.h"
 #include "grow.h"
 #include "record.h"
 #include "rotate.h"
 
 /* "YYYYMMDDTHHMMSS.mmmZ" */
 #define STAMP_LEN 20
+/* "-xxxxxxxx": the random suffix of a name that was taken */
+#define SUFFIX_LEN 9
+/*
+ * Names tried for one file: the due one, then random suffixes. Anyone who
+ * can write the directory can plant every millisecond name ahead (10 s of
+ * them is 10,000 links), but not a 32-bit random suffix: 15 collisions in
+ * a row take 2^-480 by luck, so the recording never ends for a name.
+ */
+#define NAME_TRIES 16
 /* Bytes read to find a file's META: the header and the META chunk (its two
  * clipped 4 KiB strings included) fit. */
 #define HEAD_BYTES (32u << 10)
@@ -31,6 +44,7 @@ struct rec_rotate {
 	int dirfd;
 	char *cur;		  /* the current file's name in dir */
 	char *path;		  /* dir/cur */
+	char stamp[32];		  /* the current file's start, as its name says it */
 	char host[256], boot[64]; /* as META says them (output.c) */
 	uint8_t *head;		  /* HEAD_BYTES, to read a file's META */
 };
@@ -137,19 +151,36 @@ static void stamp_of(uint64_t real_ns, char *stamp)
 	snprintf(stamp, 32, "%.15s.%03uZ", s, (unsigned int)(real_ns / 1000000ull % 1000));
 }
 
-const char *rec_rotate__name(struct rec_rotate *rt, uint64_t real_ns)
+/* cur and path: STEM-STAMP.EXT, or with @suffix (8 hex digits) STEM-STAMP-SUFFIX.EXT. */
+static void set_name(struct rec_rotate *rt, const char *suffix)
 {
-	char stamp[32];
-
-	stamp_of(real_ns, stamp);
 	free(rt->cur);
 	free(rt->path);
 	rt->path = NULL;
-	if (asprintf(&rt->cur, "%s-%s%s", rt->stem, stamp, rt->ext) < 0)
+	if (asprintf(&rt->cur, "%s-%s%s%s%s", rt->stem, rt->stamp, suffix ? "-" : "",
+		     suffix ? suffix : "", rt->ext) < 0)
 		rt->cur = NULL;
 	if (rt->cur &&
 	    asprintf(&rt->path, "%s%s%s", rt->dir, strcmp(rt->dir, "/") ? "/" : "", rt->cur) < 0)
 		rt->path = NULL;
+}
+
+/* The current file's name taken by someone else: the same with a new random suffix. */
+static void retry_name(struct rec_rotate *rt)
+{
+	uint32_t v;
+	char suffix[16];
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+		v = (uint32_t)(sac_now_ns(CLOCK_MONOTONIC) * 2654435761u); /* no entropy yet */
+	snprintf(suffix, sizeof(suffix), "%08x", v);
+	set_name(rt, suffix);
+}
+
+const char *rec_rotate__name(struct rec_rotate *rt, uint64_t real_ns)
+{
+	stamp_of(real_ns, rt->stamp);
+	set_name(rt, NULL);
 	return rt->path ? rt->path : rt->o->output;
 }
 
@@ -160,12 +191,52 @@ const char *rec_rotate__path(const struct rec_rotate *rt)
 
 int rec_rotate__open(struct rec_rotate *rt)
 {
-	int fd;
+	int fd = -EEXIST, i;
 
-	if (!rt->cur)
-		return -ENOMEM;
-	fd = openat(rt->dirfd, rt->cur, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	return fd < 0 ? -errno : fd;
+	for (i = 0; i < NAME_TRIES && fd == -EEXIST; i++) {
+		if (i)
+			retry_name(rt);
+		if (!rt->cur)
+			return -ENOMEM;
+		fd = openat(rt->dirfd, rt->cur,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = fd < 0 ? -errno : fd;
+	}
+	return fd;
+}
+
+/* @tmp to the current name, never over what is there: 0 or a negative errno. */
+static int link_noreplace(struct rec_rotate *rt, const char *tmp)
+{
+	if (!renameat2(AT_FDCWD, tmp, rt->dirfd, rt->cur, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* a file system without RENAME_NOREPLACE: a hard link fails on any name too */
+	if (linkat(AT_FDCWD, tmp, rt->dirfd, rt->cur, 0))
+		return -errno;
+	return unlink(tmp) && errno != ENOENT ? -errno : 0;
+}
+
+int rec_rotate__commit(struct rec_rotate *rt, const char *tmp, int fd, bool sync, char *err,
+		       size_t errsz)
+{
+	int e = -EEXIST, i;
+
+	if (fd >= 0 && sync && fdatasync(fd) && errno != EINVAL) {
+		e = -errno;
+		snprintf(err, errsz, "writing %s: %s", tmp, strerror(-e));
+		return e;
+	}
+	for (i = 0; i < NAME_TRIES && e == -EEXIST; i++) {
+		if (i)
+			retry_name(rt);
+		e = rt->cur ? link_noreplace(rt, tmp) : -ENOMEM;
+	}
+	if (e)
+		snprintf(err, errsz, "cannot rename %s to %s: %s", tmp, rec_rotate__path(rt),
+			 strerror(-e));
+	return e;
 }
 
 void rec_rotate__discard(struct rec_rotate *rt)
@@ -184,21 +255,28 @@ bool rec_rotate__due(const struct rec_rotate *rt, uint64_t start_ns, uint64_t no
 	return o->rotate_bytes && bytes >= o->rotate_bytes;
 }
 
-/* Is @name STEM-YYYYMMDDTHHMMSS.mmmZ.EXT? */
+/* Is @name STEM-YYYYMMDDTHHMMSS.mmmZ.EXT, or STEM-YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx.EXT? */
 static bool ours(const struct rec_rotate *rt, const char *name)
 {
-	size_t ls = strlen(rt->stem), le = strlen(rt->ext), i;
+	size_t ls = strlen(rt->stem), le = strlen(rt->ext), n = strlen(name), i, sfx;
 	const char *p = name + ls + 1;
 
-	if (strlen(name) != ls + 1 + STAMP_LEN + le || strncmp(name, rt->stem, ls) ||
-	    name[ls] != '-' || strcmp(p + STAMP_LEN, rt->ext))
+	if (n == ls + 1 + STAMP_LEN + le)
+		sfx = 0;
+	else if (n == ls + 1 + STAMP_LEN + SUFFIX_LEN + le)
+		sfx = SUFFIX_LEN;
+	else
 		return false;
-	for (i = 0; i < STAMP_LEN; i++) {
+	if (strncmp(name, rt->stem, ls) || name[ls] != '-' || strcmp(p + STAMP_LEN + sfx, rt->ext))
+		return false;
+	for (i = 0; i < STAMP_LEN + sfx; i++) {
 		char c = p[i];
-		bool ok = i == 8    ? c == 'T'
-			  : i == 15 ? c == '.'
-			  : i == 19 ? c == 'Z'
-				    : c >= '0' && c <= '9';
+		bool ok = i == 8	   ? c == 'T'
+			  : i == 15	   ? c == '.'
+			  : i == 19	   ? c == 'Z'
+			  : i == STAMP_LEN ? c == '-'
+			  : i > STAMP_LEN  ? (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
+					   : c >= '0' && c <= '9';
 
 		if (!ok)
 			return false;

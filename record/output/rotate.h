@@ -39,10 +39,23 @@ const char *rec_rotate__path(const struct rec_rotate *rt);
 
 /**
  * rec_rotate__open() - create the current file (O_EXCL, never through a
- * symbolic link, mode 0600).
+ * symbolic link, mode 0600). When its name is taken (by anyone: a file, a
+ * link, a directory; none is followed or touched), the current file
+ * becomes STEM-STAMP-xxxxxxxx.EXT with a random suffix, tried a bounded
+ * number of times; rec_rotate__path() says the name it got.
  * @return a writable fd the caller closes, or a negative errno.
  */
 int rec_rotate__open(struct rec_rotate *rt);
+
+/**
+ * rec_rotate__commit() - the first file, written as @tmp (a path in the
+ * set's directory) with @fd open on it, renamed to the current name, never
+ * over a name that exists: taken, it gets a random suffix as in
+ * rec_rotate__open(). With @sync, @fd's data is on disk first.
+ * @return 0, or a negative errno with a message in @err (@errsz bytes).
+ */
+int rec_rotate__commit(struct rec_rotate *rt, const char *tmp, int fd, bool sync, char *err,
+		       size_t errsz);
 
 /** rec_rotate__discard() - remove the current file (it could not get its META). */
 void rec_rotate__discard(struct rec_rotate *rt);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/sysmacros.h>
+#include "clock.h"
 #include "pyint.h"
 #include "safeopen.h"
 
@@ -87,6 +88,7 @@ static int find_mappings(uint32_t pid, struct rec_py_bin *b, int cap)
 	char path[64], line[4096 + 128], file[4096];
 	unsigned int maj, min;
 	unsigned long long s, e, off, ino;
+	uint64_t until = sac_now_ns(CLOCK_MONOTONIC) + 100000000ull;
 	int found = 0, n = 0;
 	FILE *f;
 
@@ -94,8 +96,12 @@ static int find_mappings(uint32_t pid, struct rec_py_bin *b, int cap)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	/* bounded: a process with millions of mappings is read in part */
-	while (n++ < 65536 && found < cap && fgets(line, sizeof(line), f)) {
+	/*
+	 * bounded: a process with millions of mappings is read in part, and in
+	 * 100 ms at most (60,000 lines of 4 KB paths take the kernel 4.4 s)
+	 */
+	while (n++ < 65536 && found < cap && sac_now_ns(CLOCK_MONOTONIC) < until &&
+	       fgets(line, sizeof(line), f)) {
 		file[0] = '\0';
 		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %4095s", &s, &e, &off, &maj, &min,
 			   &ino, file) < 7 ||

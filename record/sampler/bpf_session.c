@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "bpf_session.h"
 #include "dither.h"
+#include "hotplug.h"
 #include "kfeatures.h"
 #include "record.h"
 #include "sa.skel.h"
@@ -32,6 +33,7 @@ struct rec_session {
 	int nlinks;
 	struct rec_dither *dither; /* cpu-clock: random periods around 1/F */
 	struct rec_throttle *thr;  /* what the kernel did not sample, throttling */
+	struct rec_hotplug *hp;	   /* CPUs that go offline and back (hotplug.c) */
 	int ncpus_possible;
 	int cgroup_fd;
 	__u32 stack_entries, counts_entries, rb_bytes, urb_bytes, off_entries, offrb_bytes;
@@ -284,8 +286,9 @@ static int fill_targets(struct rec_session *s, const struct rec_opts *o, pid_t c
 	return 0;
 }
 
-static int open_event(const struct rec_opts *o, int cpu)
+static int open_event(const void *ctx, int cpu)
 {
+	const struct rec_opts *o = ctx;
 	struct perf_event_attr a = {
 		.size = sizeof(a),
 		.type = o->cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
@@ -509,6 +512,13 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 		snprintf(err, errsz, "watching for throttling: %s", strerror(-e));
 		goto cleanup;
 	}
+	s->hp = rec_hotplug__new(s->links, s->pfds, s->cpus, s->nlinks,
+				 s->skel->progs.sa_on_cpu_sample, open_event, o, !o->cycles,
+				 s->thr);
+	if (!s->hp) {
+		e = -ENOMEM;
+		goto cleanup;
+	}
 	return s;
 cleanup:
 	rec_session__free(s);
@@ -655,6 +665,11 @@ struct rec_throttle *rec_session__throttle(const struct rec_session *s)
 	return s->thr;
 }
 
+struct rec_hotplug *rec_session__hotplug(const struct rec_session *s)
+{
+	return s->hp;
+}
+
 void rec_session__free(struct rec_session *s)
 {
 	int i;
@@ -663,6 +678,7 @@ void rec_session__free(struct rec_session *s)
 		return;
 	rec_dither__stop(s->dither); /* before the links close its fds */
 	rec_throttle__free(s->thr);
+	rec_hotplug__free(s->hp);
 	for (i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);

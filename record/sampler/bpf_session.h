@@ -119,6 +119,13 @@ int rec_session__ncpus(const struct rec_session *s);
 uint64_t rec_session__kernel_bytes(const struct rec_session *s);
 
 struct rec_throttle;
+struct rec_hotplug;
+
+/**
+ * rec_session__hotplug() - the watch on CPUs that go offline and back
+ * (hotplug.h); borrowed, valid until rec_session__free().
+ */
+struct rec_hotplug *rec_session__hotplug(const struct rec_session *s);
 
 /**
  * rec_session__throttle() - the samples the kernel did not take because it

@@ -33,10 +33,44 @@ struct rec_throttle {
 	uint64_t off_ns; /* throttled time not yet taken */
 };
 
+/* @r's ring on event @fd: 0, or -1 (then unwatched). */
+static int map_ring(struct thr_ring *r, int fd)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *m;
+
+	r->map_len = (size_t)pg * (1 + THR_DATA_PAGES);
+	m = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		r->m = NULL;
+		return -1;
+	}
+	r->m = m;
+	r->data = (char *)m + (r->m->data_offset ? r->m->data_offset : (uint64_t)pg);
+	r->data_sz = r->m->data_size ? r->m->data_size : (uint64_t)pg * THR_DATA_PAGES;
+	return 0;
+}
+
+void rec_throttle__rewatch(struct rec_throttle *t, int i, int fd)
+{
+	struct thr_ring *r;
+
+	if (!t || i < 0 || i >= t->n)
+		return;
+	r = &t->r[i];
+	rec_throttle__read(t); /* what the old event said before it stopped */
+	if (r->m)
+		munmap(r->m, r->map_len);
+	else
+		t->unwatched--;
+	r->since = 0;
+	if (map_ring(r, fd))
+		t->unwatched++;
+}
+
 struct rec_throttle *rec_throttle__new(const int *fds, int nfds, double freq)
 {
 	struct rec_throttle *t = calloc(1, sizeof(*t));
-	long pg = sysconf(_SC_PAGESIZE);
 	int i;
 
 	if (!t || !(t->r = calloc(nfds > 0 ? nfds : 1, sizeof(*t->r)))) {
@@ -46,20 +80,9 @@ struct rec_throttle *rec_throttle__new(const int *fds, int nfds, double freq)
 	}
 	t->n = nfds;
 	t->freq = freq;
-	for (i = 0; i < nfds; i++) {
-		struct thr_ring *r = &t->r[i];
-		void *m;
-
-		r->map_len = (size_t)pg * (1 + THR_DATA_PAGES);
-		m = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
-		if (m == MAP_FAILED) {
+	for (i = 0; i < nfds; i++)
+		if (map_ring(&t->r[i], fds[i]))
 			t->unwatched++;
-			continue;
-		}
-		r->m = m;
-		r->data = (char *)m + (r->m->data_offset ? r->m->data_offset : (uint64_t)pg);
-		r->data_sz = r->m->data_size ? r->m->data_size : (uint64_t)pg * THR_DATA_PAGES;
-	}
 	return t;
 }
 

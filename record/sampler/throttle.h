@@ -45,6 +45,13 @@ uint64_t rec_throttle__spans(const struct rec_throttle *t);
 /** rec_throttle__unwatched() - events without a ring. */
 int rec_throttle__unwatched(const struct rec_throttle *t);
 
+/**
+ * rec_throttle__rewatch() - event @i was replaced by @fd (hotplug.c): read
+ * the old ring's last records, unmap it, and map one on @fd (borrowed).
+ * @t: NULL does nothing. Not thread-safe with rec_throttle__read().
+ */
+void rec_throttle__rewatch(struct rec_throttle *t, int i, int fd);
+
 /** rec_throttle__free() - unmap the rings and free. Accepts NULL. */
 void rec_throttle__free(struct rec_throttle *t);
 

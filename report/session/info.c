@@ -33,6 +33,23 @@ static void info_times(FILE *out, const struct rpt_file_stats *f)
 		(unsigned long long)f->intervals);
 }
 
+/* "CPU 1 not sampled 5.02-10.31 s (offline)", seconds from the file's start. */
+static void info_cpugaps(FILE *out, const struct rpt_file_stats *f)
+{
+	uint64_t start = f->has_meta ? f->start_mono_ns : f->first_ns;
+	size_t i, n = f->ncpugaps < 4 ? f->ncpugaps : 4;
+
+	if (!f->ncpugaps)
+		return;
+	fprintf(out, "  cpu gaps:   %zu, %.3f s in all (offline, not sampled):", f->ncpugaps,
+		f->cpugap_ns / 1e9);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s CPU %u %.3f-%.3f s", i ? "," : "", f->cpugaps[i].cpu,
+			((double)f->cpugaps[i].from_ns - (double)start) / 1e9,
+			((double)f->cpugaps[i].to_ns - (double)start) / 1e9);
+	fprintf(out, "%s\n", f->ncpugaps > n ? ", ..." : "");
+}
+
 static void info_losses(FILE *out, const struct rpt_file_stats *f)
 {
 	uint64_t lost = 0;
@@ -81,6 +98,13 @@ static void info_file(struct rpt_session *s, FILE *out, const struct rpt_file_st
 	fprintf(out, "  event:      %s at %llu Hz on %llu CPUs\n",
 		rpt_strpool__str(s->env.pool, f->event), (unsigned long long)f->freq_hz,
 		(unsigned long long)f->ncpus);
+	info_cpugaps(out, f);
+	if (f->maps_dropped || f->meta_dropped) {
+		char line[1024];
+
+		rpt_session__dropped(f, line, sizeof(line));
+		fprintf(out, "  dropped:    %s\n", line);
+	}
 	info_times(out, f);
 	info_losses(out, f);
 	fprintf(out, "  finished:   %s%s%s\n", f->finished && !f->damaged ? "cleanly" : "no",
@@ -169,8 +193,10 @@ int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose)
 	for (size_t i = 0; i < s->nfiles; i++)
 		info_file(s, out, &s->files[i]);
 	for (size_t i = 0; i < s->nskipped; i++)
-		fprintf(out, "file: %s\n  skipped:    holds no samples: %s\n",
-			rpt_strpool__str(s->env.pool, s->skipped[i].path), s->skipped[i].why);
+		fprintf(out, "file: %s\n  skipped:    %s: %s\n",
+			rpt_strpool__str(s->env.pool, s->skipped[i].path),
+			s->skipped[i].unread ? "cannot be read" : "holds no samples",
+			s->skipped[i].why);
 	for (size_t i = 0; i < n; i++)
 		if (rpt_symbolizer__get(sym, i)->samples)
 			v[nshown++] = rpt_symbolizer__get(sym, i);

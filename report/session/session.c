@@ -141,6 +141,7 @@ static int skip_recording(struct rpt_session *s, int64_t name, const struct rpt_
 		return -ENOMEM;
 	k = &s->skipped[s->nskipped++];
 	k->path = (uint32_t)name;
+	k->unread = false;
 	file_damage(st, k->why, sizeof(k->why));
 	return 0;
 }
@@ -260,14 +261,37 @@ int rpt_session__add_stream(struct rpt_session *s, saf_read_fn read, void *cooki
 	return add_reader(s, r, errbuf, name, prof);
 }
 
+int rpt_session__skip_input(struct rpt_session *s, const char *name, const char *why)
+{
+	struct rpt_skipped *k;
+	int64_t off = rpt_strpool__intern(rpt_symbolizer__pool(s->sym), name, strlen(name));
+	size_t ln = strlen(name);
+
+	if (off < 0)
+		return (int)off;
+	if (SAC_GROW(s->skipped, s->skipped_cap, s->nskipped + 1, 4))
+		return -ENOMEM;
+	/* the reader's messages begin with the name: said once */
+	if (!strncmp(why, name, ln) && !strncmp(why + ln, ": ", 2))
+		why += ln + 2;
+	k = &s->skipped[s->nskipped++];
+	k->path = (uint32_t)off;
+	k->unread = true;
+	snprintf(k->why, sizeof(k->why), "%s", why);
+	return 0;
+}
+
 int rpt_session__warn_skipped(struct rpt_session *s, FILE *err)
 {
 	int n = 0;
 
-	for (; s->nskipped_told < s->nskipped; s->nskipped_told++, n++)
-		fprintf(err, "sa-report: %s: holds no samples, not shown: %s\n",
-			rpt_session__str(s, s->skipped[s->nskipped_told].path),
-			s->skipped[s->nskipped_told].why);
+	for (; s->nskipped_told < s->nskipped; s->nskipped_told++, n++) {
+		const struct rpt_skipped *k = &s->skipped[s->nskipped_told];
+
+		fprintf(err, "sa-report: %s: %s: %s\n", rpt_session__str(s, k->path),
+			k->unread ? "cannot be read, skipped" : "holds no samples, not shown",
+			k->why);
+	}
 	return n;
 }
 
@@ -342,6 +366,25 @@ void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *
 	}
 }
 
+/* "N mappings not kept ...: pid P (N): PATH...; ..." of a file with dropped records. */
+size_t rpt_session__dropped(const struct rpt_file_stats *f, char *buf, size_t cap)
+{
+	size_t len, i;
+
+	len = (size_t)snprintf(buf, cap,
+			       "%llu mappings and %llu symbol or process records not kept (past "
+			       "half the bound on what records keep; their frames show as "
+			       "unknown)",
+			       (unsigned long long)f->maps_dropped,
+			       (unsigned long long)f->meta_dropped);
+	for (i = 0; i < f->ndropped && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s pid %u: %llu, the first %s%s",
+					i ? ";" : ":", f->dropped[i].pid,
+					(unsigned long long)f->dropped[i].n, f->dropped[i].path,
+					strlen(f->dropped[i].path) >= 95 ? "..." : "");
+	return len;
+}
+
 int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 {
 	char line[1024];
@@ -353,6 +396,10 @@ int rpt_session__warn_damage(struct rpt_session *s, FILE *err)
 		if (!f->damaged && f->finished && f->errmsg[0]) /* bytes after END */
 			fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path),
 				f->errmsg);
+		if (f->maps_dropped || f->meta_dropped) {
+			rpt_session__dropped(f, line, sizeof(line));
+			fprintf(err, "sa-report: %s: %s\n", rpt_session__str(s, f->path), line);
+		}
 		if (!f->damaged && f->finished)
 			continue;
 		file_damage(f, line, sizeof(line));

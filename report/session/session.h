@@ -94,6 +94,21 @@ struct rpt_file_stats {
 		uint64_t first, last, from_ns, to_ns;
 	} lost_runs[4]; /* the first lost runs of intervals */
 	size_t nlost_runs;
+	/* CPUGAP: CPUs not sampled for a while (they went offline); the first kept */
+	struct rpt_cpugap {
+		uint32_t cpu;
+		uint64_t from_ns, to_ns;
+	} cpugaps[4];
+	size_t ncpugaps; /* all of them */
+	/* mappings and symbols not kept: past half the bound on what records keep */
+	uint64_t maps_dropped, meta_dropped; /* MAP records; PROC and symbol records */
+	struct rpt_dropped_maps {
+		uint32_t pid;
+		uint64_t n;
+		char path[96]; /* the first one's, clipped */
+	} dropped[4];	       /* the first processes */
+	size_t ndropped;
+	uint64_t cpugap_ns; /* their total length */
 };
 
 struct rpt_session;
@@ -134,8 +149,19 @@ int rpt_session__add_stream(struct rpt_session *s, saf_read_fn read, void *cooki
 			    struct rpt_profile *prof);
 
 /**
+ * rpt_session__skip_input() - input @name of a set could not be read at
+ * all (not a recording, a newer major version, unreadable): kept as
+ * skipped, for rpt_session__warn_skipped() and --info, while the other
+ * inputs are read. @why: the reason (a leading "NAME: " is dropped);
+ * both are copied.
+ * @return 0 or -ENOMEM.
+ */
+int rpt_session__skip_input(struct rpt_session *s, const char *name, const char *why);
+
+/**
  * rpt_session__warn_skipped() - one line on @err per recording skipped
- * since the last call ("NAME: holds no samples, not shown: why").
+ * since the last call ("NAME: holds no samples, not shown: why", or
+ * "NAME: cannot be read, skipped: why").
  * @return the number of lines.
  */
 int rpt_session__warn_skipped(struct rpt_session *s, FILE *err);
@@ -160,6 +186,12 @@ const char *rpt_session__str(struct rpt_session *s, uint32_t off);
  * @buf, @cap: storage for the strings @sum points to.
  */
 void rpt_session__summary(struct rpt_session *s, struct rpt_summary *sum, char *buf, size_t cap);
+
+/**
+ * rpt_session__dropped() - one line into @buf (@cap bytes) saying which
+ * mappings and symbols of file @f were not kept, and why. @return its length.
+ */
+size_t rpt_session__dropped(const struct rpt_file_stats *f, char *buf, size_t cap);
 
 /** rpt_session__info() - the --info report of every file read. @return 0 or -errno. */
 int rpt_session__info(struct rpt_session *s, FILE *out, bool verbose);

@@ -34,6 +34,7 @@
 /* A recording that showed nothing: its name and why. */
 struct rpt_skipped {
 	uint32_t path;
+	bool unread; /* an input of a set that could not be read at all */
 	char why[480];
 };
 
@@ -123,6 +124,7 @@ struct rpt_loaded {
 	struct saf_file_info base; /* the reader's damage counts when this recording began */
 	bool empty;		   /* damaged or unfinished, and no interval: not shown */
 	uint64_t kept, keep_max;   /* bytes records keep here, and their bound (keep()) */
+	uint64_t meta_kept;	   /* of kept, by mappings and symbols: at most keep_max / 2 */
 	struct rpt_maps maps;
 	struct rpt_symtab ksyms; /* key 0 */
 	struct rpt_symtab jit;	 /* key pid */

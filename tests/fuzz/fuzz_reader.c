@@ -93,6 +93,7 @@ static void touch(const struct saf_record *r)
 		touch_str(r->usym.name);
 		sink += r->usym.offset + r->usym.size;
 		break;
+	case SAF_REC_CPUGAP: sink += r->cpugap.cpu + r->cpugap.from_ns + r->cpugap.to_ns; break;
 	case SAF_REC_ULINE:
 		touch_str(r->uline.file), touch_str(r->uline.name);
 		sink += r->uline.offset + r->uline.size + r->uline.depth + r->uline.line;

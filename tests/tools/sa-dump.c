@@ -61,6 +61,10 @@ static void print_rec(const struct saf_record *r)
 	case SAF_REC_EXIT:
 		printf("EXIT pid=%u\n", r->exit.pid);
 		break;
+	case SAF_REC_CPUGAP:
+		printf("CPUGAP cpu=%u from=%" PRIu64 " to=%" PRIu64 "\n", r->cpugap.cpu,
+		       r->cpugap.from_ns, r->cpugap.to_ns);
+		break;
 	case SAF_REC_STACK:
 		printf("STACK id=%u kind=%u n=%u", r->stack.id, r->stack.kind, r->stack.nframes);
 		for (uint32_t i = 0; i < r->stack.nframes; i++)

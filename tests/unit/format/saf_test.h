@@ -134,6 +134,7 @@ static __attribute__((unused)) size_t tst_records(struct saf_record *out, size_t
 						{ tst_build_id, sizeof(tst_build_id) } } },
 		{ .kind = SAF_REC_COMM, .comm = { 42, 43, 1002, saf_str__from("worker") } },
 		{ .kind = SAF_REC_EXIT, .exit = { 41, 999 } },
+		{ .kind = SAF_REC_CPUGAP, .cpugap = { 1, 5000000000ull, 10310000000ull } },
 		{ .kind = SAF_REC_KSYM, .ksym = { 0xffffffff81000000ull,
 						  saf_str__from("do_syscall_64"),
 						  saf_str__from("") } },
@@ -312,6 +313,8 @@ static __attribute__((unused)) int tst_rec_eq(const struct saf_record *a, const 
 		       a->comm.time_ns == b->comm.time_ns && tst_str_eq(a->comm.comm, b->comm.comm);
 	case SAF_REC_EXIT:
 		return a->exit.pid == b->exit.pid && a->exit.time_ns == b->exit.time_ns;
+	case SAF_REC_CPUGAP:
+		return !memcmp(&a->cpugap, &b->cpugap, sizeof(a->cpugap));
 	case SAF_REC_STACK:
 		return a->stack.id == b->stack.id && a->stack.kind == b->stack.kind &&
 		       a->stack.nframes == b->stack.nframes &&

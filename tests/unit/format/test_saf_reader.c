@@ -121,7 +121,7 @@ static void test_newer_major_refused(void **state)
 	errno = 0;
 	assert_null(saf_reader__open_mem(b.p, b.len, &o));
 	assert_int_equal(errno, ENOTSUP);
-	assert_string_equal(eb, "offset 8: format version 2.0 is newer than this reader (1.10); "
+	assert_string_equal(eb, "offset 8: format version 2.0 is newer than this reader (1.11); "
 				"a newer sa is needed to read it");
 	saf_buf_release(&b);
 }
