@@ -27,7 +27,18 @@
  * ELF: st_size of _PyRuntime is 0x28b20 = sizeof(_PyRuntimeState) in
  * /usr/bin/python3.11 and in libpython3.11.so.1.0 (readelf -sW). 3.11's ABI promise covers these
  * structures for every 3.11.x; the size check guards against patched builds.
+ *
+ * 3.12 and 3.13: confirmed 2026-12-07 the same way against pyenv's 3.12.1
+ * and 3.13.0 (their include/python3.1x, tests/tools/pyoffsets.c) and their
+ * libpython3.1x.so.1.0: _PyRuntime 0x704a8 and 0x452b8 bytes. 3.12 marks
+ * the start of each eval-loop call by a frame of the C stack (owner 3)
+ * instead of is_entry; 3.13 drops _PyCFrame (current_frame is in the
+ * thread state) and names f_code f_executable. Both drop str's wstr.
  */
+/* str without wstr (3.12+): PyASCIIObject is 40 bytes, PyCompactUnicodeObject 56 */
+#define STR_312                                                                                    \
+	.str_state = 32, .str_ascii_data = 40, .str_utf8_len = 40, .str_utf8 = 48,                 \
+	.str_latin1_data = 56
 static const struct rec_py_layout layouts[] = {
 	{
 		.min = 0x030b0000,
@@ -54,6 +65,51 @@ static const struct rec_py_layout layouts[] = {
 		.str_utf8_len = 48,
 		.str_utf8 = 56,
 		.str_latin1_data = 72,
+	},
+	{
+		.min = 0x030c0000,
+		.max = 0x030cffff,
+		.runtime_size = 459944,
+		.off =
+			{
+				.rt_interp_head = 40,
+				.is_tstate_head = 72,
+				.ts_next = 8,
+				.ts_native_tid = 144,
+				.ts_cframe = 56,
+				.cf_frame = 0,
+				.fr_code = 0,
+				.fr_previous = 8,
+				.fr_is_entry = 70,
+				.flags = SA_PY_F_SHIM,
+			},
+		.co_firstlineno = 68,
+		.co_filename = 112,
+		.co_qualname = 128,
+		.code_head = 136,
+		STR_312,
+	},
+	{
+		.min = 0x030d0000,
+		.max = 0x030dffff,
+		.runtime_size = 283320,
+		.off =
+			{
+				.rt_interp_head = 632,
+				.is_tstate_head = 7344,
+				.ts_next = 8,
+				.ts_native_tid = 160,
+				.ts_cframe = 72,
+				.fr_code = 0,
+				.fr_previous = 8,
+				.fr_is_entry = 70,
+				.flags = SA_PY_F_SHIM | SA_PY_F_NO_CFRAME,
+			},
+		.co_firstlineno = 68,
+		.co_filename = 112,
+		.co_qualname = 128,
+		.code_head = 136,
+		STR_312,
 	},
 };
 
