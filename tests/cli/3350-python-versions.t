@@ -19,7 +19,7 @@ T=$tap_tmp
 PYROOT=${PYENV_ROOT:-$HOME/.pyenv}
 
 # label and interpreter, one a line: the newest pyenv build of each minor
-VERSIONS=${SA_PY_VERSIONS:-"3.11 3.12 3.13"} # a subset by hand: SA_PY_VERSIONS="3.13"
+VERSIONS=${SA_PY_VERSIONS:-"3.8 3.9 3.10 3.11 3.12 3.13"} # a subset by hand: SA_PY_VERSIONS="3.13"
 list=()
 for v in $VERSIONS; do
 	py=$(ls -d "$PYROOT"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1)
@@ -107,7 +107,7 @@ for e in "${list[@]}"; do
 	want=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 	split_run "$lab" "$py" fp
 	"$SA_REPORT" --info "$T/$lab.fp.sa" >"$T/$lab.info" 2>&1
-	grep -q "python: .*1 processes' frames read.*CPython $want\." "$T/$lab.info"
+	grep -q "python: .*1 processes' frames read.*CPython $want[.,]" "$T/$lab.info"
 	ok $? "$lab: --info says frames read, CPython $want: $(grep python: "$T/$lab.info")"
 	# off the box: the interpreter's directory hidden, the same names
 	dir=$(dirname "$(dirname "$(readlink -f "$py")")")
