@@ -8,19 +8,21 @@
 # ns/run with Python frames, without (--no-python), and the difference,
 # each version's difference against 3.11's (Debian's). Needs root.
 # usage: tests/bench/bench-pyversions.sh [BUILD_DIR]
-# env: SECONDS_REC (5), ROUNDS (3), VERSIONS ("3.8 3.9 3.10 3.11 3.12 3.13")
+# env: SECONDS_REC (5), ROUNDS (3), VERSIONS ("3.8 3.9 3.10 3.11 3.12 3.13"), RAW
 set -u
 B=${1:-build}
 export SECONDS_REC=${SECONDS_REC:-5} ROUNDS=${ROUNDS:-3} PYONLY=1
 PYROOT=${PYENV_ROOT:-$HOME/.pyenv}
 HERE=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=${RAW:-$(mktemp -d)} # RAW=DIR keeps each round's lines there
+mkdir -p "$tmp"
+[ -n "${RAW:-}" ] || trap 'rm -rf "$tmp"' EXIT
 
 # median NAME FILE: the median ns/run of NAME's lines in FILE
 median() {
-	awk -v n="$1" '$1 == n { for (i = 1; i <= NF; i++) if ($i == "ns/run," || $i ~ /^ns\/run/) v[++k] = $(i - 1) }
-		END { if (!k) { print 0; exit } asort(v); print (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }' "$2"
+	awk -v n="$1" '$1 == n { for (i = 2; i <= NF; i++) if ($i ~ /^ns\/run/) print $(i - 1) }' "$2" |
+		sort -n | awk '{ v[NR] = $1 }
+		END { if (!NR) print 0; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 list=("3.11 (Debian):/usr/bin/python3.11")
