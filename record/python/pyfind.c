@@ -161,6 +161,8 @@ static int python_name(const char *path)
 		return -1;
 	for (; *b >= '0' && *b <= '9'; b++)
 		minor = minor < 1000 ? minor * 10 + (*b - '0') : minor;
+	if (*b == 'm' && minor < 8)
+		b++; /* 3.7's and 3.6's ABI tag: libpython3.7m.so */
 	return !*b || !strncmp(b, ".so", 3) ? minor : -1;
 }
 
@@ -296,15 +298,12 @@ const struct rec_py_layout *rec_py__layout(uint32_t version, uint64_t runtime_si
 
 /*
  * The version of an interpreter without Py_Version (before 3.11): 3.X of
- * its file's name, the micro version unknown (REC_PY_MICRO_UNKNOWN), for
- * 3.8 to 3.10 only. @return 0 or -ENOENT.
+ * its file's name, the micro version unknown (REC_PY_MICRO_UNKNOWN). Only
+ * 3.8 to 3.10 have rows, so only they are ever read by it.
  */
-static int version_from_name(const struct rec_py_bin *b, uint32_t *v)
+static uint32_t version_from_name(const struct rec_py_bin *b)
 {
-	if (b->name_minor < 8 || b->name_minor > 10)
-		return -ENOENT;
-	*v = 0x03000000u | (uint32_t)b->name_minor << 16 | REC_PY_MICRO_UNKNOWN << 8;
-	return 0;
+	return 0x03000000u | (uint32_t)(b->name_minor & 0xff) << 16 | REC_PY_MICRO_UNKNOWN << 8;
 }
 
 /*
@@ -329,16 +328,18 @@ static int read_elf(uint32_t pid, struct rec_py_bin *b)
 		goto cleanup;
 	scan_syms(elf, &y);
 	first_load(elf, &y);
-	if (!y.runtime && !y.version_addr && y.have_load) {
+	b->version = version_from_name(b);
+	b->why = "no _PyRuntime, PyCode_Type or PyUnicode_Type symbol";
+	if (!y.runtime && !y.version_addr && y.have_load && !strstr(b->path, "/libpython")) {
 		err = -EAGAIN; /* python3.X linking libpython, which may not be mapped yet */
 		goto cleanup;
 	}
-	if (!y.runtime || !y.code_type || !y.unicode_type || !y.have_load)
+	if (!y.runtime || !y.code_type || !y.unicode_type || !y.have_load) {
+		err = -ENOTSUP; /* a python3.X or libpython3.X without what the reader needs */
 		goto cleanup;
-	if (y.version_addr)
-		err = read_u32_at(elf, fd, y.version_addr, &b->version);
-	else
-		err = version_from_name(b, &b->version);
+	}
+	b->why = "layout not confirmed";
+	err = y.version_addr ? read_u32_at(elf, fd, y.version_addr, &b->version) : 0;
 	if (err)
 		goto cleanup;
 	bias = b->start - b->pgoff - y.first_vaddr;
@@ -368,7 +369,7 @@ int rec_py__find(uint32_t pid, struct rec_py_bin *b)
 
 		if (e != -EAGAIN || err == -ENOENT)
 			err = e; /* -EAGAIN only when no file said more */
-		if (!err || err == -ENOTSUP)
+		if (!err || err == -ENOTSUP || err == -EAGAIN)
 			*b = c[i];
 	}
 	free(c);

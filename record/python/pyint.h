@@ -40,6 +40,7 @@ struct rec_py_bin {
 	uint32_t version;			   /* Py_Version (before 3.11: of the name) */
 	uint64_t runtime, code_type, unicode_type; /* addresses in the process */
 	const struct rec_py_layout *layout;	   /* NULL: not confirmed */
+	const char *why; /* static: why its frames are not read (refused) */
 };
 
 /**

@@ -42,6 +42,7 @@ struct rec_py {
 	struct rec_htab *fids;	    /* fid -> struct fid_ent */
 	struct rec_htab *fid_procs; /* (tgid, fid) -> u8: named already */
 	struct rec_htab *retries;   /* tgid -> u32: wakes answered "ask again" */
+	char first_refused[600];    /* "pid N, CPython V, PATH: WHY" of the first refused */
 	struct rec_py_bin **bins;
 	size_t nbins, bins_cap;
 	uint64_t *words;
@@ -104,6 +105,9 @@ bool rec_py__summary(const struct rec_py *py, char *buf, size_t sz)
 		 (unsigned long long)s->procs_read, (unsigned long long)s->procs_refused,
 		 (unsigned long long)s->named, (unsigned long long)s->unnamed,
 		 (unsigned long long)s->over_budget);
+	if (py->first_refused[0] && strlen(buf) + 20 < sz)
+		snprintf(buf + strlen(buf), sz - strlen(buf), "; first refused: %s",
+			 py->first_refused);
 	return true;
 }
 
@@ -181,6 +185,8 @@ int rec_py__wake(struct rec_py *py, uint32_t tgid)
 		free(b);
 		return 0;
 	}
+	if (err == -EAGAIN)
+		err = -ENOTSUP; /* its libpython never came: a build the reader cannot read */
 	if (err && err != -ENOTSUP) {
 		answer(py, tgid, SA_PY_NONE, NULL);
 		free(b);
@@ -193,10 +199,14 @@ int rec_py__wake(struct rec_py *py, uint32_t tgid)
 		free(b);
 		return -ENOMEM;
 	}
-	if (is_new && err) /* a process asked again (an exec, an LRU eviction) counts once */
-		py->st.procs_refused++;
-	else if (is_new)
+	if (is_new && err) { /* a process asked again (an exec, an LRU eviction) counts once */
+		if (!py->st.procs_refused++)
+			snprintf(py->first_refused, sizeof(py->first_refused),
+				 "pid %u, CPython %s, %.400s: %s", tgid, ver, b->path,
+				 b->why ? b->why : "layout not confirmed");
+	} else if (is_new) {
 		py->st.procs_read++;
+	}
 	py->bins[py->nbins++] = b;
 	pe->bin = err ? 0 : (uint32_t)py->nbins;
 	pe->file = py->file;
