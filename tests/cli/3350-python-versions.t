@@ -3,7 +3,7 @@
 # sa-test: statistical
 # CPython frames for each version production hosts run (issue 47,
 # docs/python.md): for each of pyenv's 3.8 to 3.13 and Debian's python3,
-# recorded with --call-graph fp and auto: tests/tools/pysplit.py's three
+# recorded with --call-graph fp and auto (off-CPU dwarf too): tests/tools/pysplit.py's three
 # functions (1:2:3 by their own thread CPU clocks) each get their share of
 # the samples under the three within 3 points of their clocks; off-CPU,
 # tests/tools/pyoffcpu.py's three (time.sleep, a pipe, an Event) each get
@@ -26,7 +26,7 @@ for v in $VERSIONS; do
 	list+=("$v:${py:-$PYROOT/versions/$v.x/bin/python$v}")
 done
 [ -n "${SA_PY_VERSIONS:-}" ] || list+=("debian:/usr/bin/python3")
-PER=18
+PER=22
 plan $((${#list[@]} * PER))
 
 # under FOLDED FUNC: samples (or microseconds) whose stack holds FUNC_[p]
@@ -119,6 +119,7 @@ for e in "${list[@]}"; do
 	split_run "$lab" "$py" auto
 	off_run "$lab" "$py" fp
 	off_run "$lab" "$py" auto
+	off_run "$lab" "$py" dwarf
 done
 
 done_testing
