@@ -36,7 +36,7 @@
  * thread state) and names f_code f_executable. Both drop str's wstr.
  *
  * 3.8, 3.9 and 3.10: confirmed 2026-12-07 against pyenv's 3.8.18, 3.9.18
- * and 3.10.13 the same way (_PyRuntime 1,464, 656 and 672 bytes); the
+ * and 3.10.13 (tests/tools/pyoffsets_old.c; _PyRuntime 1,464, 656 and 672 bytes); the
  * offsets the walk and the names need are the same in all three. Their
  * frames are PyFrameObjects, each run by its own eval-loop call, found from
  * PyThreadState.frame; a thread state says whose it is by thread_id, its

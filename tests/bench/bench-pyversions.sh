@@ -8,7 +8,8 @@
 # ns/run with Python frames, without (--no-python), and the difference,
 # each version's difference against 3.11's (Debian's). Needs root.
 # usage: tests/bench/bench-pyversions.sh [BUILD_DIR]
-# env: SECONDS_REC (5), ROUNDS (3), VERSIONS ("3.8 3.9 3.10 3.11 3.12 3.13"), RAW
+# env: SECONDS_REC (5), ROUNDS (3), VERSIONS ("3.8 3.9 3.10 3.11 3.12 3.13"), RAW,
+# TABLE_ONLY=1 (the table again from RAW's rounds, nothing run)
 set -u
 B=${1:-build}
 export SECONDS_REC=${SECONDS_REC:-5} ROUNDS=${ROUNDS:-3} PYONLY=1
@@ -20,7 +21,8 @@ mkdir -p "$tmp"
 
 # median NAME FILE: the median ns/run of NAME's lines in FILE
 median() {
-	awk -v n="$1" '$1 == n { for (i = 2; i <= NF; i++) if ($i ~ /^ns\/run/) print $(i - 1) }' "$2" |
+	# a round whose recorder's program was not found reads 0: no measure
+	awk -v n="$1" '$1 == n { for (i = 2; i <= NF; i++) if ($i ~ /^ns\/run/ && $(i - 1) > 0) print $(i - 1) }' "$2" |
 		sort -n | awk '{ v[NR] = $1 }
 		END { if (!NR) print 0; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
@@ -30,11 +32,14 @@ for v in ${VERSIONS:-3.8 3.9 3.10 3.11 3.12 3.13}; do
 	py=$(ls -d "$PYROOT"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1)
 	[ -n "$py" ] && list+=("$(basename "$(dirname "$(dirname "$py")")"):$py")
 done
+: >"$tmp/rows"
 for e in "${list[@]}"; do
 	lab=${e%%:*} py=${e#*:}
 	k=$(echo "$lab" | tr -c 'a-zA-Z0-9.\n' _)
-	PY=$py OFFCPU=0 "$HERE/bench-pycost.sh" "$B" >"$tmp/$k.on" 2>&1
-	PY=$py OFFCPU=1 "$HERE/bench-pycost.sh" "$B" >"$tmp/$k.off" 2>&1
+	if [ "${TABLE_ONLY:-0}" != 1 ]; then
+		PY=$py OFFCPU=0 "$HERE/bench-pycost.sh" "$B" >"$tmp/$k.on" 2>&1
+		PY=$py OFFCPU=1 "$HERE/bench-pycost.sh" "$B" >"$tmp/$k.off" 2>&1
+	fi
 	echo "$lab $(median python-py "$tmp/$k.on") $(median python-nopy "$tmp/$k.on")" \
 		"$(median pp-py "$tmp/$k.off") $(median pp-nopy "$tmp/$k.off")" >>"$tmp/rows"
 done
