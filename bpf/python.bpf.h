@@ -55,27 +55,47 @@ static __always_inline const struct sa_py_proc *py_proc(__u32 tgid, __u32 gen, v
 }
 
 /*
+ * What a PyThreadState of the current thread @tid holds to say it is its
+ * own: native_thread_id (3.11+), or thread_id, its pthread_self(), which
+ * glibc on x86-64 keeps in the fs base (3.8-3.10, SA_PY_F_PTHREAD; such a
+ * layout is never answered on other architectures). The thread must be the
+ * current task: the sampled one, or the one switching out.
+ */
+static __always_inline __u64 py_thread_key(const struct sa_py_proc *p, __u32 tid)
+{
+#ifdef __TARGET_ARCH_x86
+	if (p->flags & SA_PY_F_PTHREAD) {
+		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+		return BPF_CORE_READ(t, thread.fsbase);
+	}
+#endif
+	return tid;
+}
+
+/*
  * The PyThreadState of thread @tid: the one found last time while its
- * native_thread_id still says @tid, else a search of the main
+ * thread id still says @tid (py_thread_key()), else a search of the main
  * interpreter's thread list (bounded). Threads without the GIL are found
  * like the one holding it, which _PyRuntime.gilstate.tstate_current would
  * not do. @return its address, or 0.
  */
 static __noinline __u64 py_tstate(const struct sa_py_proc *p, __u32 tid)
 {
-	__u64 *c = bpf_map_lookup_elem(&pytids, &tid), ts, v;
+	__u64 *c = bpf_map_lookup_elem(&pytids, &tid), ts, v, want;
 	int i;
 
 	if (!p)
 		return 0;
-	if (c && py_read(*c + p->ts_native_tid, &v) && v == tid)
+	want = py_thread_key(p, tid);
+	if (c && py_read(*c + p->ts_native_tid, &v) && v == want)
 		return *c;
 	if (!py_read(p->runtime + p->rt_interp_head, &v) || !py_read(v + p->is_tstate_head, &ts))
 		return 0;
 	for (i = 0; i < SA_PY_THREADS && ts; i++) {
 		if (!py_read(ts + p->ts_native_tid, &v))
 			return 0;
-		if (v == tid) {
+		if (v == want) {
 			bpf_map_update_elem(&pytids, &tid, &ts, BPF_ANY);
 			return ts;
 		}
@@ -89,34 +109,45 @@ static __noinline __u64 py_tstate(const struct sa_py_proc *p, __u32 tid)
 struct py_walk {
 	__u64 *ips; /* the per-CPU frames, native ones first */
 	const struct sa_py_proc *p;
-	__u64 frame; /* the next _PyInterpreterFrame, 0 at the end */
+	__u64 frame; /* the next frame (_PyInterpreterFrame, PyFrameObject), 0 at the end */
 	__u32 base;  /* native frames before the Python ones */
 	__u32 n;     /* frames in ips */
 };
 
 /*
- * One frame: its word at ips[base + i], then its caller. A frame that
- * cannot be read gets a word with address 0 (a marked unknown frame) and
- * ends the walk. In a bpf_loop() callback, verified once: a plain loop
- * left a state per depth for the rest of the program and went past the
- * verifier's budget. @return 1 to stop.
+ * One frame: its word at ips[n], then its caller. A frame that cannot be
+ * read gets a word with address 0 (a marked unknown frame) and ends the
+ * walk. Which frames begin an eval-loop call (SA_PY_ENTRY): 3.11 says so
+ * in is_entry; 3.12+ put a frame of the C stack (a shim, no word of its
+ * own) after each such call's first frame; 3.8-3.10 call it once a frame.
+ * In a bpf_loop() callback, verified once: a plain loop left a state per
+ * depth for the rest of the program and went past the verifier's budget.
+ * @return 1 to stop.
  */
 static long py_step(__u32 i, void *arg)
 {
 	struct py_walk *c = arg;
 	const struct sa_py_proc *p = c->p;
-	__u64 code, entry, w = SA_PY_TAG, n = c->base + (__u64)i, next = 0;
+	__u64 code, flag = 0, w = SA_PY_TAG, n = c->n, next = 0;
+	__u8 b;
 
 	asm volatile("" : "+r"(n)); /* one register, bounded below and used */
 	if (n >= SA_MAX_DEPTH || !c->frame || !p || !c->ips)
 		return 1;
 	if (py_read(c->frame + p->fr_code, &code) &&
-	    py_read(c->frame + (p->fr_is_entry & ~7u), &entry)) {
-		w |= code & SA_PY_ADDR_MASK;
-		if ((entry >> ((p->fr_is_entry & 7) * 8)) & 0xff)
-			w |= SA_PY_ENTRY;
+	    ((p->flags & SA_PY_F_ALL_ENTRY) || py_read(c->frame + (p->fr_is_entry & ~7u), &flag))) {
+		b = flag >> ((p->fr_is_entry & 7) * 8);
 		if (!py_read(c->frame + p->fr_previous, &next))
 			next = 0;
+		if ((p->flags & SA_PY_F_SHIM) && b == SA_PY_OWNER_CSTACK) {
+			if (n > c->base)
+				c->ips[n - 1] |= SA_PY_ENTRY;
+			c->frame = next;
+			return !next;
+		}
+		w |= code & SA_PY_ADDR_MASK;
+		if ((p->flags & SA_PY_F_ALL_ENTRY) || (!(p->flags & SA_PY_F_SHIM) && b))
+			w |= SA_PY_ENTRY;
 	}
 	c->ips[n] = w;
 	c->n = n + 1;
@@ -145,7 +176,11 @@ static __noinline __u32 py_walk(__u64 *ips, __u32 n, const struct sa_py_proc *p,
 	if (n >= 1 && n <= SA_MAX_DEPTH && (ips[n - 1] & SA_PY_TAG_MASK) == SA_PY_TAG)
 		ips[n - 1] ^= 1ull << 56;
 	ts = py_tstate(p, tid);
-	if (!ts || !py_read(ts + p->ts_cframe, &cf) || !py_read(cf + p->cf_frame, &c.frame))
+	if (!ts || !py_read(ts + p->ts_cframe, &cf))
+		return n;
+	if (p->flags & SA_PY_F_NO_CFRAME)
+		c.frame = cf;
+	else if (!py_read(cf + p->cf_frame, &c.frame))
 		return n;
 	bpf_loop(SA_PY_FRAMES, py_step, &c, 0);
 	return c.n;

@@ -292,21 +292,37 @@ enum sa_py_state {
 	SA_PY_REFUSED = 3, /* CPython whose layout could not be confirmed */
 };
 
+/*
+ * sa_py_proc.flags, how a version's structures differ from 3.11's.
+ * SHIM (3.12+): fr_is_entry is `owner`; a frame the C stack owns
+ * (SA_PY_OWNER_CSTACK) is no Python frame, and the one before it began an
+ * eval-loop call. NO_CFRAME (3.13): ts_cframe is current_frame itself.
+ * ALL_ENTRY (3.8-3.10): each frame is an eval-loop call of its own.
+ * PTHREAD (3.8-3.10): ts_native_tid is thread_id, pthread_self() (x86-64:
+ * the fs base).
+ */
+#define SA_PY_F_SHIM	   1
+#define SA_PY_F_NO_CFRAME  2
+#define SA_PY_F_ALL_ENTRY  4
+#define SA_PY_F_PTHREAD	   8
+#define SA_PY_OWNER_CSTACK 3
+
 /* pyprocs value, keyed by tgid: where the interpreter's state is, for image gen. */
 struct sa_py_proc {
 	__u32 gen;
 	__u32 state;	      /* enum sa_py_state */
 	__u64 runtime;	      /* address of _PyRuntime */
 	__u16 rt_interp_head; /* _PyRuntimeState.interpreters.head */
-	__u16 is_tstate_head; /* PyInterpreterState.threads.head */
+	__u16 is_tstate_head; /* PyInterpreterState.threads.head (tstate_head) */
 	__u16 ts_next;	      /* PyThreadState.next */
-	__u16 ts_native_tid;  /* PyThreadState.native_thread_id */
-	__u16 ts_cframe;      /* PyThreadState.cframe */
+	__u16 ts_native_tid;  /* PyThreadState.native_thread_id (thread_id: SA_PY_F_PTHREAD) */
+	__u16 ts_cframe;      /* PyThreadState.cframe (current_frame, frame: SA_PY_F_NO_CFRAME) */
 	__u16 cf_frame;	      /* _PyCFrame.current_frame */
-	__u16 fr_code;	      /* _PyInterpreterFrame.f_code */
-	__u16 fr_previous;    /* _PyInterpreterFrame.previous */
-	__u16 fr_is_entry;    /* _PyInterpreterFrame.is_entry (a byte) */
-	__u16 pad[3];
+	__u16 fr_code;	      /* f_code (3.13: f_executable) */
+	__u16 fr_previous;    /* previous (3.8-3.10: PyFrameObject.f_back) */
+	__u16 fr_is_entry;    /* is_entry (3.12+: owner), a byte */
+	__u16 flags;	      /* SA_PY_F_* */
+	__u16 pad[2];
 };
 
 /* Ring buffer record asking user space about a process (pyprocs pending). */

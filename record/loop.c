@@ -347,7 +347,7 @@ static void deadline_lines(const struct run *r)
 static void summary(const struct run *r)
 {
 	const struct rec_totals *t = rec_drain__totals(r->d);
-	char b[32], k[32], py[256];
+	char b[32], k[32], py[1024];
 
 	if (r->o->quiet)
 		return;

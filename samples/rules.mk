@@ -41,18 +41,19 @@ $(B)/samples/gosplit-stripped: samples/gosplit/main.go
 	$(Q)$(GO_ENV) go build -ldflags=-s -o $@ $<
 CHECK_EXTRA_DEPS += $(B)/samples/gosplit $(B)/samples/gosplit-stripped
 
-# A process whose memory lies to the Python reader (issue 33, 3330): a fake
-# libpython3.11.so the finder accepts, and the program that fills its
-# _PyRuntime with looping frames and code objects pointing anywhere.
-$(B)/samples/pyhostile/libpython3.11.so: samples/pyhostile/libpython.c
+# A process whose memory lies to the Python reader (issues 33, 47; 3330): a
+# fake libpython3.X.so the finder accepts for each layout, and the program
+# that loads one (-V 3.X) and fills its _PyRuntime with looping frames and
+# code objects pointing anywhere.
+PYH_LIBS := $(foreach m,8 9 10 11 12 13,$(B)/samples/pyhostile/libpython3.$(m).so)
+$(B)/samples/pyhostile/libpython3.%.so: samples/pyhostile/libpython.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(SAMPLE_CFLAGS) -fPIC -shared -Wl,-soname,libpython3.11.so -o $@ $<
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -DPYH_MINOR=$* -fPIC -shared -Wl,-soname,libpython3.$*.so -o $@ $<
 
-$(B)/samples/pyhostile/pyhostile: samples/pyhostile/main.c $(wildcard samples/*.h) \
-		$(B)/samples/pyhostile/libpython3.11.so
+$(B)/samples/pyhostile/pyhostile: samples/pyhostile/main.c $(wildcard samples/*.h) $(PYH_LIBS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -L$(@D) -l:libpython3.11.so -Wl,-rpath,'$$ORIGIN'
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -ldl -lpthread
 
 all: $(B)/samples/pyhostile/pyhostile

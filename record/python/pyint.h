@@ -24,7 +24,7 @@ struct rec_py_layout {
 	uint32_t min, max;     /* Py_Version (PY_VERSION_HEX) range */
 	uint64_t runtime_size; /* st_size of _PyRuntime: sizeof(_PyRuntimeState) */
 	struct sa_py_proc off; /* the offsets only */
-	uint16_t co_firstlineno, co_filename, co_qualname;
+	uint16_t co_firstlineno, co_filename, co_qualname; /* co_qualname: co_name before 3.11 */
 	uint16_t code_head;		 /* bytes of a code object read: past co_qualname */
 	uint16_t str_state;		 /* PyASCIIObject.state */
 	uint16_t str_ascii_data;	 /* sizeof(PyASCIIObject): a compact ASCII string's bytes */
@@ -36,15 +36,19 @@ struct rec_py_layout {
 struct rec_py_bin {
 	uint64_t start, end, pgoff, dev, ino; /* its lowest mapping */
 	char path[4096];
-	uint32_t version;			   /* Py_Version */
+	int name_minor;				   /* X of the file's name python3.X */
+	uint32_t version;			   /* Py_Version (before 3.11: of the name) */
 	uint64_t runtime, code_type, unicode_type; /* addresses in the process */
 	const struct rec_py_layout *layout;	   /* NULL: not confirmed */
+	const char *why; /* static: why its frames are not read (refused) */
 };
 
 /**
  * rec_py__find() - the interpreter of process @pid into @b.
  * @return 0 with b->layout set; -ENOTSUP for a CPython whose layout is not
- * confirmed (b->version and b->path set); -ENOENT for none; or -errno.
+ * confirmed (b->version and b->path set); -EAGAIN for a python3.X whose
+ * libpython is not mapped (yet: ld.so may be loading it); -ENOENT for none;
+ * or -errno.
  */
 int rec_py__find(uint32_t pid, struct rec_py_bin *b);
 
@@ -54,7 +58,10 @@ int rec_py__find(uint32_t pid, struct rec_py_bin *b);
  */
 const struct rec_py_layout *rec_py__layout(uint32_t version, uint64_t runtime_size);
 
-/** rec_py__version_str() - "3.11.2" of a Py_Version value. */
+/* The micro version byte of a version read from a file's name (3.8-3.10) */
+#define REC_PY_MICRO_UNKNOWN 0xffu
+
+/** rec_py__version_str() - "3.11.2" of a Py_Version value ("3.10": micro unknown). */
 void rec_py__version_str(uint32_t v, char *buf, size_t sz);
 
 /* A code object's names, as read (pynames.c). Strings are NUL-terminated. */

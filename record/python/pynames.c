@@ -41,6 +41,8 @@ struct rec_py {
 	struct rec_htab *codes;	    /* struct code_key -> u8 */
 	struct rec_htab *fids;	    /* fid -> struct fid_ent */
 	struct rec_htab *fid_procs; /* (tgid, fid) -> u8: named already */
+	struct rec_htab *retries;   /* tgid -> u32: wakes answered "ask again" */
+	char first_refused[600];    /* "pid N, CPython V, PATH: WHY" of the first refused */
 	struct rec_py_bin **bins;
 	size_t nbins, bins_cap;
 	uint64_t *words;
@@ -61,7 +63,8 @@ struct rec_py *rec_py__new(int pyprocs_fd, struct saf_writer *w)
 	py->codes = rec_htab__new(sizeof(struct code_key), 1);
 	py->fids = rec_htab__new(sizeof(uint32_t), sizeof(struct fid_ent));
 	py->fid_procs = rec_htab__new(2 * sizeof(uint32_t), 1);
-	if (!py->procs || !py->codes || !py->fids || !py->fid_procs) {
+	py->retries = rec_htab__new(sizeof(uint32_t), sizeof(uint32_t));
+	if (!py->procs || !py->codes || !py->fids || !py->fid_procs || !py->retries) {
 		rec_py__free(py);
 		errno = ENOMEM;
 		return NULL;
@@ -79,6 +82,7 @@ void rec_py__free(struct rec_py *py)
 	rec_htab__free(py->codes);
 	rec_htab__free(py->fids);
 	rec_htab__free(py->fid_procs);
+	rec_htab__free(py->retries);
 	free(py->bins);
 	free(py->words);
 	free(py);
@@ -101,6 +105,9 @@ bool rec_py__summary(const struct rec_py *py, char *buf, size_t sz)
 		 (unsigned long long)s->procs_read, (unsigned long long)s->procs_refused,
 		 (unsigned long long)s->named, (unsigned long long)s->unnamed,
 		 (unsigned long long)s->over_budget);
+	if (py->first_refused[0] && strlen(buf) + 20 < sz)
+		snprintf(buf + strlen(buf), sz - strlen(buf), "; first refused: %s",
+			 py->first_refused);
 	return true;
 }
 
@@ -139,6 +146,30 @@ static void answer(struct rec_py *py, uint32_t tgid, __u32 state, const struct r
 	bpf_map_update_elem(py->fd, &tgid, &v, BPF_EXIST);
 }
 
+/*
+ * A shared build's python3.X was met before ld.so mapped its libpython (a
+ * sample in its first milliseconds): its pyprocs entry is removed, so the
+ * next sample asks again, at most RETRIES times a process (then "none").
+ * Before this, such a process was answered "none" for good now and then
+ * (3350: no Python frame in a whole recording of pyenv's 3.9, 1 of 18).
+ * @return true if it will be asked again.
+ */
+#define RETRIES 64
+static bool ask_again(struct rec_py *py, uint32_t tgid)
+{
+	bool is_new;
+	uint32_t *n = rec_htab__put(py->retries, &tgid, &is_new);
+
+	if (!n)
+		return false;
+	if (is_new)
+		*n = 0;
+	if (++*n > RETRIES)
+		return false;
+	bpf_map_delete_elem(py->fd, &tgid);
+	return true;
+}
+
 int rec_py__wake(struct rec_py *py, uint32_t tgid)
 {
 	struct rec_py_bin *b = calloc(1, sizeof(*b));
@@ -150,6 +181,12 @@ int rec_py__wake(struct rec_py *py, uint32_t tgid)
 	if (!b)
 		return -ENOMEM;
 	err = rec_py__find(tgid, b);
+	if (err == -EAGAIN && ask_again(py, tgid)) {
+		free(b);
+		return 0;
+	}
+	if (err == -EAGAIN)
+		err = -ENOTSUP; /* its libpython never came: a build the reader cannot read */
 	if (err && err != -ENOTSUP) {
 		answer(py, tgid, SA_PY_NONE, NULL);
 		free(b);
@@ -162,10 +199,14 @@ int rec_py__wake(struct rec_py *py, uint32_t tgid)
 		free(b);
 		return -ENOMEM;
 	}
-	if (is_new && err) /* a process asked again (an exec, an LRU eviction) counts once */
-		py->st.procs_refused++;
-	else if (is_new)
+	if (is_new && err) { /* a process asked again (an exec, an LRU eviction) counts once */
+		if (!py->st.procs_refused++)
+			snprintf(py->first_refused, sizeof(py->first_refused),
+				 "pid %u, CPython %s, %.400s: %s", tgid, ver, b->path,
+				 b->why ? b->why : "layout not confirmed");
+	} else if (is_new) {
 		py->st.procs_read++;
+	}
 	py->bins[py->nbins++] = b;
 	pe->bin = err ? 0 : (uint32_t)py->nbins;
 	pe->file = py->file;

@@ -14,6 +14,9 @@
 /* The native function one call of which runs a group of Python frames. */
 #define EVAL_FN "_PyEval_EvalFrameDefault"
 
+/* The outermost frame of a process whose Python frames were not read. */
+#define PY_NOT_READ "[python: frames not read]"
+
 /* Native frames of one stack the merge handles; a deeper one is left as it is. */
 #define MERGE_MAX 1024
 
@@ -29,8 +32,15 @@ int rpt_loaded__pycode(const struct rpt_stage_env *e, struct rpt_loaded *l,
 			l->st->py_read++;
 		else
 			l->st->py_refused++;
-		/* (pid, 0): the frames of this process were read (rpt_res__py_first()) */
-		if (p->line == SAF_PY_READ && rpt_symtab__add(&l->py, p->pid, 0, 1, 0))
+		/*
+		 * (pid, 0): the frames of this process were read (no name:
+		 * rpt_res__py_first()), or not (named by the mark its
+		 * samples get: rpt_res__py_refused())
+		 */
+		name = p->line == SAF_PY_READ
+			       ? 0
+			       : rpt_strpool__intern(pool, PY_NOT_READ, strlen(PY_NOT_READ));
+		if (name < 0 || rpt_symtab__add(&l->py, p->pid, 0, 1, (uint32_t)name))
 			return -ENOMEM;
 		if (l->st->py_first)
 			return 0;
@@ -97,7 +107,17 @@ uint32_t rpt_res__py_first(struct res_ctx *x, const uint64_t *ips, uint32_t n)
 	if (i == n)
 		return n;
 	e = rpt_symtab__lookup(&x->l->py, x->c->k.pid, 0);
-	return e && e->start == 0 ? i : n;
+	return e && e->start == 0 && !e->name ? i : n;
+}
+
+int rpt_res__py_refused(struct res_ctx *x)
+{
+	const struct rpt_symtab_ent *e = rpt_symtab__lookup(&x->l->py, x->c->k.pid, 0);
+
+	if (!e || e->start != 0 || !e->name)
+		return 0;
+	x->cur_dso = RPT_NO_DSO;
+	return rpt_res__push(x, e->name, RPT_FRAME_UNKNOWN);
 }
 
 int rpt_res__python(struct res_ctx *x, uint32_t n0, const uint64_t *py, uint32_t npy)

@@ -128,6 +128,8 @@ static int user_frames(struct res_ctx *x, const struct rpt_stackref *ref)
 	x->cur_dso = RPT_NO_DSO;
 	if (!err && npy)
 		err = rpt_res__python(x, n0, &l->ips[ref->first + py0], npy);
+	else if (!err)
+		err = rpt_res__py_refused(x);
 	return err;
 }
 

@@ -125,6 +125,14 @@ void rpt_res__cache_fini(struct addr_cache *c);
  */
 uint32_t rpt_res__py_first(struct res_ctx *x, const uint64_t *ips, uint32_t n);
 /**
+ * rpt_res__py_refused() - a process whose CPython frames the recorder could
+ * not read (its interpreter record says so): "[python: frames not read]"
+ * pushed as the outermost user frame, so its samples are marked. @return
+ * 0 or -ENOMEM.
+ */
+int rpt_res__py_refused(struct res_ctx *x);
+
+/**
  * rpt_res__python() - the user frames x->fr[@n0 .. x->n), leaf first, of a
  * stack whose Python frames are the words @py[0..@npy): each native
  * _PyEval_EvalFrameDefault replaced by the Python frames that call ran

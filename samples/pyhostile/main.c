@@ -16,9 +16,13 @@
  *   pyh-nostate no thread state of its own: the thread list ends in a
  *               state whose next is itself
  *
- * Usage: pyhostile [-d SECONDS] (default 4). Prints "ready PID" once set up.
+ * Usage: pyhostile [-d SECONDS] [-V 3.X] (default 4 s, 3.11): -V picks the
+ * layout (3.8 to 3.13) and the libpython3.X.so beside the program, loaded
+ * with dlopen(). Prints "ready PID" once set up.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,26 +36,41 @@
 #include "../sa_sample.h"
 
 /* The fake library's (libpython.c): its objects by their addresses there. */
-void *pyh_runtime(void), *pyh_code_type(void), *pyh_unicode_type(void);
-void _PyEval_EvalFrameDefault(void (*fn)(void *), void *arg);
+static void *(*pyh_runtime)(void), *(*pyh_code_type)(void), *(*pyh_unicode_type)(void);
+static void (*eval_frame)(void (*fn)(void *), void *arg);
 
-/* CPython 3.11's offsets, as record/python/pyfind.c's table has them. */
-#define RT_INTERP_HEAD 40
-#define IS_TSTATE_HEAD 16
-#define TS_NEXT	       8
-#define TS_NATIVE_TID  160
-#define TS_CFRAME      56
-#define CF_FRAME       8
-#define FR_CODE	       32
-#define FR_PREVIOUS    48
-#define CO_FIRSTLINENO 72
-#define CO_FILENAME    112
-#define CO_QUALNAME    128
+/* Each version's offsets, as record/python/pyfind.c's table has them. */
+struct lay {
+	int minor;
+	unsigned rt_interp_head, is_tstate_head, ts_next, ts_tid, ts_frame, cf_frame;
+	unsigned fr_code, fr_previous, co_firstlineno, co_filename, co_qualname;
+	unsigned str_ascii_data, str_utf8_len, str_utf8;
+	int cframe, pthread; /* a _PyCFrame between state and frame; thread_id = pthread_self() */
+};
+static const struct lay lays[] = {
+	{8, 32, 8, 8, 176, 24, 0, 32, 24, 40, 104, 112, 48, 48, 56, 0, 1},
+	{9, 32, 8, 8, 176, 24, 0, 32, 24, 40, 104, 112, 48, 48, 56, 0, 1},
+	{10, 32, 8, 8, 176, 24, 0, 32, 24, 40, 104, 112, 48, 48, 56, 0, 1},
+	{11, 40, 16, 8, 160, 56, 8, 32, 48, 72, 112, 128, 48, 48, 56, 1, 0},
+	{12, 40, 72, 8, 144, 56, 0, 0, 8, 68, 112, 128, 40, 40, 48, 1, 0},
+	{13, 632, 7344, 8, 160, 72, 0, 0, 8, 68, 112, 128, 40, 40, 48, 0, 0},
+};
+static const struct lay *L = &lays[3];
+
+#define RT_INTERP_HEAD L->rt_interp_head
+#define IS_TSTATE_HEAD L->is_tstate_head
+#define TS_NEXT	       L->ts_next
+#define TS_NATIVE_TID  L->ts_tid
+#define FR_CODE	       L->fr_code
+#define FR_PREVIOUS    L->fr_previous
+#define CO_FIRSTLINENO L->co_firstlineno
+#define CO_FILENAME    L->co_filename
+#define CO_QUALNAME    L->co_qualname
 #define STR_LENGTH     16
 #define STR_STATE      32
-#define STR_UTF8_LEN   48
-#define STR_UTF8       56
-#define STR_ASCII_DATA 48
+#define STR_UTF8_LEN   L->str_utf8_len
+#define STR_UTF8       L->str_utf8
+#define STR_ASCII_DATA L->str_ascii_data
 
 #define HUGE_NAME (64u << 10) /* 'A' bytes mapped before the hole */
 
@@ -90,14 +109,18 @@ static void *before_hole(size_t n)
 	return p + len - n;
 }
 
-/* A thread state for @tid whose current frame is @frame. */
+/* A thread state for thread @tid (the calling one) whose current frame is @frame. */
 static void *tstate(uint64_t tid, void *frame)
 {
 	char *ts = zalloc(512), *cf = zalloc(64);
 
-	put(ts, TS_NATIVE_TID, tid);
-	put(ts, TS_CFRAME, (uintptr_t)cf);
-	put(cf, CF_FRAME, (uintptr_t)frame);
+	put(ts, TS_NATIVE_TID, L->pthread ? (uint64_t)pthread_self() : tid);
+	if (L->cframe) {
+		put(ts, L->ts_frame, (uintptr_t)cf);
+		put(cf, L->cf_frame, (uintptr_t)frame);
+	} else {
+		put(ts, L->ts_frame, (uintptr_t)frame);
+	}
 	return ts;
 }
 
@@ -188,8 +211,44 @@ static void *thread_main(void *arg)
 		t->ts = t->setup((uint64_t)syscall(SYS_gettid));
 	pthread_barrier_wait(&ready); /* the list is linked */
 	pthread_barrier_wait(&ready); /* go */
-	_PyEval_EvalFrameDefault(pyh_spin, t);
+	eval_frame(pyh_spin, t);
 	return NULL;
+}
+
+static int pick(int minor)
+{
+	for (size_t i = 0; i < sizeof(lays) / sizeof(lays[0]); i++)
+		if (lays[i].minor == minor)
+			return !!(L = &lays[i]);
+	return 0;
+}
+
+/* libpython3.X.so from the program's own directory, and its functions. */
+static void load_lib(void)
+{
+	char exe[4096], path[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	void *h;
+
+	if (n <= 0) {
+		perror("pyhostile: /proc/self/exe");
+		exit(1);
+	}
+	exe[n] = '\0';
+	snprintf(path, sizeof(path), "%s/libpython3.%d.so", dirname(exe), L->minor);
+	h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "pyhostile: %s\n", dlerror());
+		exit(1);
+	}
+	pyh_runtime = (void *(*)(void))dlsym(h, "pyh_runtime");
+	pyh_code_type = (void *(*)(void))dlsym(h, "pyh_code_type");
+	pyh_unicode_type = (void *(*)(void))dlsym(h, "pyh_unicode_type");
+	eval_frame = (void (*)(void (*)(void *), void *))dlsym(h, "_PyEval_EvalFrameDefault");
+	if (!pyh_runtime || !pyh_code_type || !pyh_unicode_type || !eval_frame) {
+		fprintf(stderr, "pyhostile: %s lacks a symbol\n", path);
+		exit(1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -200,16 +259,20 @@ int main(int argc, char **argv)
 		{"pyh-nostate", NULL, NULL},
 	};
 	pthread_t th[3];
-	char *interp = zalloc(256), *last = zalloc(512);
+	char *interp = zalloc(8192), *last = zalloc(512);
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:")) != -1) {
-		if (opt != 'd') {
-			fprintf(stderr, "usage: pyhostile [-d SECONDS]\n");
+	while ((opt = getopt(argc, argv, "d:V:")) != -1) {
+		if (opt == 'd') {
+			run_s = sa_parse_double("pyhostile", "-d", optarg);
+		} else if (opt == 'V' && !strncmp(optarg, "3.", 2) && pick(atoi(optarg + 2))) {
+			continue;
+		} else {
+			fprintf(stderr, "usage: pyhostile [-d SECONDS] [-V 3.8 ... 3.13]\n");
 			return 2;
 		}
-		run_s = sa_parse_double("pyhostile", "-d", optarg);
 	}
+	load_lib();
 	pthread_barrier_init(&ready, NULL, 4);
 	go = 1;
 	for (int i = 0; i < 3; i++)

@@ -10,7 +10,9 @@
 # one CPU, each blocking 22 Python frames deep).
 # Alternating rounds; medians are left to the reader. Needs root.
 # usage: tests/bench/bench-pycost.sh [BUILD_DIR]
-# env: FREQ (999), SECONDS_REC (8), ROUNDS (3), OFFCPU (0)
+# env: FREQ (999), SECONDS_REC (8), ROUNDS (3), OFFCPU (0), PY (the interpreter,
+# /usr/bin/python3.11), PYONLY (1: the Python workload alone, as
+# bench-pyversions.sh runs it)
 set -u
 B=${1:-build}
 FREQ=${FREQ:-999}
@@ -28,6 +30,8 @@ trap 'sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; kill $(jobs -p) 2>/dev/n
 sysctl -qw kernel.bpf_stats_enabled=1
 
 OFFCPU=${OFFCPU:-0}
+PY=${PY:-/usr/bin/python3.11}
+PYONLY=${PYONLY:-0}
 PROG=sa_on_cpu_sample PTYPE=7 # perf_event
 Q=-q
 [ "$OFFCPU" = 1 ] && PROG=sa_on_switch PTYPE=26 Q= # tracing: the busiest of them; the summary
@@ -72,16 +76,18 @@ if [ "$OFFCPU" = 1 ]; then
 	for r in $(seq "$ROUNDS"); do
 		echo "== round $r: $D s, --off-cpu, pypingpong.py 20 on CPU 1"
 		one pp-nopy --off-cpu --no-python -- \
-			taskset -c 1 /usr/bin/python3.11 "$SRC/tests/tools/pypingpong.py" 20 $((D + 3))
+			taskset -c 1 "$PY" "$SRC/tests/tools/pypingpong.py" 20 $((D + 3))
 		one pp-py --off-cpu -- \
-			taskset -c 1 /usr/bin/python3.11 "$SRC/tests/tools/pypingpong.py" 20 $((D + 3))
+			taskset -c 1 "$PY" "$SRC/tests/tools/pypingpong.py" 20 $((D + 3))
 	done
 	exit 0
 fi
 for r in $(seq "$ROUNDS"); do
 	echo "== round $r: $D s at $FREQ Hz"
-	one native-nopy --no-python -- "$B/samples/workload" -t 2 -d $((D + 3))
-	one native-py -- "$B/samples/workload" -t 2 -d $((D + 3))
-	one python-nopy --no-python -- /usr/bin/python3.11 "$SRC/tests/tools/pysplit.py" 1000 /dev/null
-	one python-py -- /usr/bin/python3.11 "$SRC/tests/tools/pysplit.py" 1000 /dev/null
+	if [ "$PYONLY" != 1 ]; then
+		one native-nopy --no-python -- "$B/samples/workload" -t 2 -d $((D + 3))
+		one native-py -- "$B/samples/workload" -t 2 -d $((D + 3))
+	fi
+	one python-nopy --no-python -- "$PY" "$SRC/tests/tools/pysplit.py" 1000 /dev/null
+	one python-py -- "$PY" "$SRC/tests/tools/pysplit.py" 1000 /dev/null
 done

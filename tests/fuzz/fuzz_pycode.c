@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_pycode.c - libFuzzer harness: the bytes are the memory of a process
- * that claims to run CPython 3.11 (docs/python.md), mapped at IMG, with a
- * code object at IMG. record/python/pyread.c names it as sa-record does,
- * with the 3.11 row of the layout table, its reads of the process served
+ * that claims to run CPython (docs/python.md), mapped at IMG, with a code
+ * object at IMG. record/python/pyread.c names it as sa-record does, with
+ * each row of the layout table in turn (3.8 to 3.13, every input read once
+ * per layout: the offsets differ, the bounds must not), its reads of the process served
  * from the bytes (pyread.c is built with -DREC_PY_VM_READV=fuzz_pycode_readv,
  * its only seam). Whatever the bytes hold: at most five reads of at most
  * 256 bytes each (every one fills the buffer it was given, so ASan sees a
@@ -51,7 +52,7 @@ ssize_t fuzz_pycode_readv(pid_t pid, const struct iovec *local, unsigned long nl
 	assert(remote->iov_len == len);
 	assert(len <= READ_MAX); /* bounded, whatever the lengths the memory claims */
 	nreads++;
-	assert(nreads <= 5); /* the code object, each string's header and bytes */
+	assert(nreads <= 5);		    /* the code object, each string's header and bytes */
 	memset(local->iov_base, 0xa5, len); /* the buffer must hold what was asked */
 	if (addr < IMG || addr - IMG >= memlen) {
 		errno = EFAULT;
@@ -63,10 +64,11 @@ ssize_t fuzz_pycode_readv(pid_t pid, const struct iovec *local, unsigned long nl
 	return (ssize_t)n;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Name the code object at IMG with the layout of @version, as sa-record does. */
+static void read_one(const uint8_t *data, size_t size, uint32_t version, uint64_t runtime_size)
 {
-	const struct rec_py_layout *l = rec_py__layout(0x030b02f0, 166688);
-	struct rec_py_bin b = {.version = 0x030b02f0, .runtime = IMG + 0x100000};
+	const struct rec_py_layout *l = rec_py__layout(version, runtime_size);
+	struct rec_py_bin b = {.version = version, .runtime = IMG + 0x100000};
 	struct rec_py_code c;
 	int err;
 
@@ -89,5 +91,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(rec_py__read_code(PID, &b, 0, &c) == -EFAULT && nreads == 0);
 	b.layout = NULL;
 	assert(rec_py__read_code(PID, &b, IMG, &c) == -EBADMSG && nreads == 0);
+}
+
+/* Each layout of the table: a version and its _PyRuntime's size */
+static const struct {
+	uint32_t version;
+	uint64_t runtime_size;
+} layouts[] = {
+	{0x0308ff00, 1464},   {0x0309ff00, 656},    {0x030aff00, 672},
+	{0x030b02f0, 166688}, {0x030c01f0, 459944}, {0x030d00f0, 283320},
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		read_one(data, size, layouts[i].version, layouts[i].runtime_size);
 	return 0;
 }

@@ -67,8 +67,17 @@ static void test_names(void **state)
 
 	(void)state;
 	assert_non_null(bin.layout);
-	assert_null(rec_py__layout(0x030c00f0, 166688)); /* 3.12: not confirmed */
+	assert_null(rec_py__layout(0x030c00f0, 166688)); /* 3.12 of 3.11's size: not confirmed */
 	assert_null(rec_py__layout(0x030b02f0, 166680)); /* another _PyRuntimeState */
+	/* each version's row, at its own size only (pyfind.c) */
+	assert_non_null(rec_py__layout(0x030c01f0, 459944));
+	assert_non_null(rec_py__layout(0x030d00f0, 283320));
+	assert_non_null(rec_py__layout(0x0308ff00, 1464));
+	assert_non_null(rec_py__layout(0x0309ff00, 656));
+	assert_non_null(rec_py__layout(0x030aff00, 672));
+	assert_null(rec_py__layout(0x030aff00, 656));	 /* 3.10 of 3.9's size */
+	assert_null(rec_py__layout(0x0307ff00, 1464));	 /* 3.7: no row */
+	assert_null(rec_py__layout(0x030e00f0, 283320)); /* 3.14: no row */
 	assert_int_equal(read_it(&c), 0);
 	assert_string_equal(c.name, "Parser.parse");
 	assert_string_equal(c.file, "/srv/app.py");

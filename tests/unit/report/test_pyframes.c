@@ -7,7 +7,9 @@
  * words only look like Python frames (a frame-pointer walk through garbage
  * reads any 8 bytes) where they are not the stack's last run of such words,
  * or where the recording holds no interpreter read for the process
- * (--no-python): native, dropped as in no mapping.
+ * (--no-python): native, dropped as in no mapping. A process whose
+ * interpreter was refused has its stacks marked "[python: frames not
+ * read]" at their root.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,14 +23,14 @@
 #include "saf.h"
 #include "session.h"
 
-#define PID	  42
-#define PID_NOPY  43 /* no interpreter record: --no-python, or not Python */
-#define PID_REFUSED 44 /* its interpreter's layout refused */
-#define CODE_SLP  0x7f0000001000ull /* py_sleep */
-#define CODE_MAIN 0x7f0000002000ull /* main */
-#define CODE_CND  0x7f0000003000ull /* py_cond */
-#define CODE_BAD  0x7f0000009000ull /* no PYCODE: [python:unknown] */
-#define KADDR	  0xffffffff81001000ull
+#define PID	    42
+#define PID_NOPY    43		      /* no interpreter record: --no-python, or not Python */
+#define PID_REFUSED 44		      /* its interpreter's layout refused */
+#define CODE_SLP    0x7f0000001000ull /* py_sleep */
+#define CODE_MAIN   0x7f0000002000ull /* main */
+#define CODE_CND    0x7f0000003000ull /* py_cond */
+#define CODE_BAD    0x7f0000009000ull /* no PYCODE: [python:unknown] */
+#define KADDR	    0xffffffff81001000ull
 
 static void add(struct saf_writer *w, const struct saf_record *r)
 {
@@ -173,11 +175,12 @@ static uint64_t of(const struct rpt_profile *prof, const char *want)
 	return 0;
 }
 
-#define SLP "python3/4;main/6;py_sleep/6;[unknown]/5;do_nanosleep/1"
-#define BAD "python3/4;[python:unknown]/6;[unknown]/5;do_nanosleep/1"
-#define CND "python3/4;main/6;py_cond/6;[unknown]/5;do_nanosleep/1"
-#define MID "python3/4;main/6;[unknown]/5;do_nanosleep/1"
-#define NOPY "python3/4;[unknown]/5;do_nanosleep/1"
+#define SLP	"python3/4;main/6;py_sleep/6;[unknown]/5;do_nanosleep/1"
+#define BAD	"python3/4;[python:unknown]/6;[unknown]/5;do_nanosleep/1"
+#define CND	"python3/4;main/6;py_cond/6;[unknown]/5;do_nanosleep/1"
+#define MID	"python3/4;main/6;[unknown]/5;do_nanosleep/1"
+#define NOPY	"python3/4;[unknown]/5;do_nanosleep/1"
+#define REFUSED "python3/4;[python: frames not read]/5;[unknown]/5;do_nanosleep/1"
 
 static void test_offcpu_all(void **state)
 {
@@ -185,12 +188,13 @@ static void test_offcpu_all(void **state)
 	struct rpt_profile *prof = load(RPT_OFF_ALL, &s);
 
 	(void)state;
-	assert_int_equal(prof->nstacks, 5);
+	assert_int_equal(prof->nstacks, 6);
 	assert_int_equal(of(prof, SLP), 3000);
 	assert_int_equal(of(prof, BAD), 1000);
 	assert_int_equal(of(prof, CND), 2000);
 	assert_int_equal(of(prof, MID), 4000);
-	assert_int_equal(of(prof, NOPY), 11000); /* 43's and 44's: no Python frames */
+	assert_int_equal(of(prof, NOPY), 5000);	   /* 43's: no Python frames */
+	assert_int_equal(of(prof, REFUSED), 6000); /* 44's: none, and marked */
 	rpt_session__free(s);
 	rpt_profile__free(prof);
 }
@@ -201,7 +205,7 @@ static void test_offcpu_blocked(void **state)
 	struct rpt_profile *prof = load(RPT_OFF_BLOCKED, &s);
 
 	(void)state;
-	assert_int_equal(prof->nstacks, 4);
+	assert_int_equal(prof->nstacks, 5);
 	assert_int_equal(of(prof, SLP), 3000);
 	assert_int_equal(of(prof, BAD), 1000);
 	assert_int_equal(of(prof, CND), 0);
