@@ -248,6 +248,8 @@ static int choose_programs(struct rec_session *s, const struct rec_kfeatures *f)
 	/* weight() never reaches it then, but the map must exist: a plain hash */
 	if (!err && !rec_kfeatures__on(f, REC_KF_TASK_STORAGE))
 		err = bpf_map__set_type(k->maps.paid, BPF_MAP_TYPE_HASH);
+	if (!err && !rec_kfeatures__on(f, REC_KF_TASK_STORAGE))
+		err = bpf_map__set_max_entries(k->maps.paid, 1);
 	return err;
 }
 

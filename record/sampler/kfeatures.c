@@ -51,7 +51,7 @@ static const struct {
 				  "Linux 6.2 or later"},
 };
 
-/* What every mode needs, then what --call-graph dwarf and auto need beyond it. */
+/* What every mode needs, then what --call-graph dwarf and auto need beyond it, oldest first. */
 static const enum rec_kfeature kf_every[] = {REC_KF_BTF, REC_KF_TP_BTF, REC_KF_RINGBUF};
 static const enum rec_kfeature kf_walk[] = {REC_KF_TASK_BTF, REC_KF_LOOP, REC_KF_TASK_PT_REGS,
 					    REC_KF_FIND_VMA};
@@ -142,13 +142,33 @@ static void probe(struct rec_kfeatures *f)
 	f->has[REC_KF_MMAP_BUILD_ID] = mmap_build_id();
 }
 
+/*
+ * SA_RECORD_TEST_NO_KFEATURES=name,...: those features taken as absent, so
+ * that the older kernels' program variants run on this one (tests).
+ */
+static void test_off(struct rec_kfeatures *f)
+{
+	const char *v = getenv("SA_RECORD_TEST_NO_KFEATURES"), *p;
+	size_t n;
+	int i;
+
+	for (p = v; p && *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		for (i = 0; i < REC_KF_N; i++)
+			if (strlen(kf_names[i].name) == n && !strncmp(p, kf_names[i].name, n))
+				f->has[i] = 0;
+	}
+}
+
 const struct rec_kfeatures *rec_kfeatures__get(void)
 {
 	static struct rec_kfeatures f;
 	static bool done;
 
-	if (!done)
+	if (!done) {
 		probe(&f);
+		test_off(&f);
+	}
 	done = true;
 	return &f;
 }
@@ -158,21 +178,21 @@ bool rec_kfeatures__on(const struct rec_kfeatures *f, enum rec_kfeature k)
 	return f->has[k] != 0;
 }
 
-/* The first of @ks[@n] @f lacks, or -1. */
-static int first_missing(const struct rec_kfeatures *f, const enum rec_kfeature *ks, int n)
+/* The first (@last: the last, the newest) of @ks[@n] that @f lacks, or -1. */
+static int missing(const struct rec_kfeatures *f, const enum rec_kfeature *ks, int n, bool last)
 {
-	int i;
+	int i, k = -1;
 
 	for (i = 0; i < n; i++)
-		if (!f->has[ks[i]])
-			return ks[i];
-	return -1;
+		if (!f->has[ks[i]] && (k = ks[i]) >= 0 && !last)
+			break;
+	return k;
 }
 
 bool rec_kfeatures__refusal(const struct rec_kfeatures *f, const struct rec_opts *o, char *buf,
 			    size_t len)
 {
-	int k = first_missing(f, kf_every, sizeof(kf_every) / sizeof(kf_every[0]));
+	int k = missing(f, kf_every, sizeof(kf_every) / sizeof(kf_every[0]), false);
 	const char *mode =
 		o && o->call_graph == SA_CG_AUTO ? "--call-graph auto" : "--call-graph dwarf";
 
@@ -184,7 +204,7 @@ bool rec_kfeatures__refusal(const struct rec_kfeatures *f, const struct rec_opts
 	}
 	if (!o || o->call_graph == SA_CG_FP)
 		return false;
-	k = first_missing(f, kf_walk, sizeof(kf_walk) / sizeof(kf_walk[0]));
+	k = missing(f, kf_walk, sizeof(kf_walk) / sizeof(kf_walk[0]), true);
 	if (k < 0)
 		return false;
 	snprintf(buf, len,
