@@ -250,6 +250,9 @@ static int choose_programs(struct rec_session *s, const struct rec_kfeatures *f)
 		err = bpf_map__set_type(k->maps.paid, BPF_MAP_TYPE_HASH);
 	if (!err && !rec_kfeatures__on(f, REC_KF_TASK_STORAGE))
 		err = bpf_map__set_max_entries(k->maps.paid, 1);
+	/* before 5.13 a perf_event program may use only preallocated hashes */
+	if (!err && !rec_kfeatures__on(f, REC_KF_TASK_STORAGE))
+		err = bpf_map__set_map_flags(k->maps.paid, 0);
 	return err;
 }
 
