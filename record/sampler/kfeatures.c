@@ -132,6 +132,9 @@ static void probe(struct rec_kfeatures *f)
 	for (i = 0; i < REC_KF_N; i++)
 		f->has[i] = -1;
 	probe_btf(f);
+	/* without the privileges to load BPF every probe says absent: not known then */
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_ARRAY, NULL) != 1)
+		return;
 	f->has[REC_KF_RINGBUF] = answer(libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL));
 	f->has[REC_KF_TASK_STORAGE] =
 		answer(libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL));
