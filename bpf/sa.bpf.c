@@ -40,6 +40,8 @@ const volatile __u32 sa_test_skip_in;	     /* tests: miss every Nth switch-in of
 const volatile __u32 sa_offrb_wake;	     /* wake user space past this many bytes */
 const volatile bool sa_uw;		     /* in-kernel unwinding: auto on-CPU, and off-CPU */
 const volatile __u32 sa_uw_id_mask = SA_UW_ID_MASK; /* tests: fewer slots force clashes */
+const volatile bool sa_task_btf; /* bpf_get_current_task_btf() (5.11): else probe reads */
+const volatile bool sa_births;	 /* sa_on_free_nokf is loaded: sa_on_fork fills births */
 
 /* Written by user space through the mmapped .bss: the current interval. */
 volatile __u32 sa_epoch;
@@ -159,8 +161,13 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
  */
 static __always_inline bool no_user_mm(void)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t;
 
+	if (!sa_task_btf) {
+		t = (struct task_struct *)bpf_get_current_task();
+		return (BPF_CORE_READ(t, flags) & PF_KTHREAD) || !BPF_CORE_READ(t, mm);
+	}
+	t = bpf_get_current_task_btf();
 	return (t->flags & PF_KTHREAD) || !t->mm;
 }
 
@@ -484,8 +491,13 @@ static __noinline int sample_uw(struct bpf_perf_event_data *ctx, struct sa_count
 	return sample(ctx, key, epoch, &stacks0, &counts0, rflags, &w, wid);
 }
 
-SEC("perf_event")
-int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
+/*
+ * The program's body, @full a constant: false leaves out every path that
+ * needs bpf_loop() (5.13) or bpf_find_vma() (5.17): in-kernel unwinding,
+ * CPython frames and dwarf's stack copies. A kernel before 5.13 rejects a
+ * program that holds a bpf_loop() callback even where it is never reached.
+ */
+static __always_inline int on_cpu_sample(struct bpf_perf_event_data *ctx, const bool full)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct sa_count_key key = {
@@ -530,13 +542,13 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 		*w = n;
 	gen = bpf_map_lookup_elem(&gens, &key.tgid);
 	key.gen = gen ? *gen : 0;
-	if (sa_python && sa_call_graph == SA_CG_FP && !sa_kernel_only && !no_user_mm())
+	if (full && sa_python && sa_call_graph == SA_CG_FP && !sa_kernel_only && !no_user_mm())
 		py = py_proc(key.tgid, key.gen, &rb);
-	if (sa_uw && sa_call_graph == SA_CG_AUTO && !sa_kernel_only && !no_user_mm())
+	if (full && sa_uw && sa_call_graph == SA_CG_AUTO && !sa_kernel_only && !no_user_mm())
 		slot = sample_uw(ctx, &key, epoch, &rflags, c);
-	else if (py)
+	else if (full && py)
 		slot = sample_py(ctx, &key, epoch, &rflags, py);
-	else if (sa_call_graph == SA_CG_DWARF && !sa_kernel_only && !no_user_mm())
+	else if (full && sa_call_graph == SA_CG_DWARF && !sa_kernel_only && !no_user_mm())
 		slot = capture_ustack(ctx, &key, epoch);
 	else if (set)
 		slot = sample(ctx, &key, epoch, &stacks1, &counts1, &rflags, NULL, 0);
@@ -551,6 +563,19 @@ int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
 	else if (slot == SA_CTR_KEPT && (rflags & SA_RB_MAPFULL))
 		c->v[SA_CTR_MAPFULL_RECOVERED] += n;
 	return 0;
+}
+
+SEC("perf_event")
+int sa_on_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	return on_cpu_sample(ctx, true);
+}
+
+/* Frame pointers only, for kernels without bpf_loop() (user space picks one of the two). */
+SEC("perf_event")
+int sa_on_cpu_sample_fp(struct bpf_perf_event_data *ctx)
+{
+	return on_cpu_sample(ctx, false);
 }
 
 /*
@@ -573,13 +598,25 @@ int BPF_PROG(sa_on_exec, struct task_struct *p, pid_t old_pid, struct linux_binp
 	return 0;
 }
 
+/* sa_births: tid -> start time of the task that took it last (sa_on_free_nokf) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+} births SEC(".maps");
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sa_on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, ctid = child->pid;
+	__u64 born = child->start_time;
 	__u8 one = 1;
 	__u32 *gen;
 
+	if (sa_births)
+		bpf_map_update_elem(&births, &ctid, &born, BPF_ANY);
 	if (ptgid == ctgid)
 		return 0; /* a new thread */
 	/*
@@ -715,7 +752,7 @@ static __noinline long off_ustack(struct task_struct *prev, __u32 gen, __u32 set
  * clears the map (record/drain/offcpu.c). @return a counter slot, or 0 when kept.
  */
 static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool preempt,
-				      unsigned int state, struct sa_ctrs *c)
+				      unsigned int state, struct sa_ctrs *c, const bool full)
 {
 	struct sa_off_start st = {.ts = bpf_ktime_get_ns(),
 				  .epoch = sa_epoch,
@@ -728,7 +765,7 @@ static __always_inline int switch_out(void *ctx, struct task_struct *prev, bool 
 
 	gen = bpf_map_lookup_elem(&gens, &tgid);
 	st.gen = gen ? *gen : 0;
-	if (!sa_kernel_only && sa_uw && !no_user_mm()) {
+	if (full && !sa_kernel_only && sa_uw && !no_user_mm()) {
 		uid = off_ustack(prev, st.gen, st.epoch & 1, &w, c);
 		wp = &w;
 	} else if (!sa_kernel_only) {
@@ -825,7 +862,7 @@ static __noinline int end_stay(struct sa_off_start *st, struct task_struct *t, _
 __u64 sa_test_ins; /* switch-ins of stays, with sa_test_skip_in */
 
 /* A thread comes back on the CPU: the time since its switch-out. */
-static __always_inline int switch_in(struct task_struct *next, __u32 set)
+static __always_inline int switch_in(struct task_struct *next, __u32 set, const bool full)
 {
 	__u32 tid = next->pid;
 	struct sa_off_start *st = bpf_map_lookup_elem(&offstart, &tid);
@@ -833,7 +870,8 @@ static __always_inline int switch_in(struct task_struct *next, __u32 set)
 
 	if (!st)
 		return -1; /* not a target, or off the CPU since before the recording */
-	if (sa_test_skip_in &&
+	/* a fetching atomic (5.12): 5.10 rejects it even where it is never reached */
+	if (full && sa_test_skip_in &&
 	    __sync_fetch_and_add(&sa_test_ins, 1) % sa_test_skip_in == sa_test_skip_in - 1)
 		return -1; /* as if unseen (end_unseen()) */
 	slot = end_stay(st, next, bpf_ktime_get_ns() - st->ts, set);
@@ -888,9 +926,10 @@ static __always_inline void count_end(struct sa_ctrs *c, int slot)
 	}
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+/* sa_on_switch's body; @full as in on_cpu_sample(): false walks no user stack here. */
+static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct *prev,
+				     struct task_struct *next, unsigned int prev_state,
+				     const bool full)
 {
 	__u32 set = sa_epoch & 1;
 	struct sa_ctrs *c = bpf_map_lookup_elem(&ctrs, &set);
@@ -903,25 +942,75 @@ int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_s
 		count_end(c, end_unseen(prev, bpf_ktime_get_ns(), set));
 	if (prev->pid && !(prev_state & TASK_DEAD) && wanted(prev->tgid, prev->pid)) {
 		count_end(c, end_unseen(prev, bpf_ktime_get_ns(), set));
-		slot = switch_out(ctx, prev, preempt, prev_state, c);
+		slot = switch_out(ctx, prev, preempt, prev_state, c, full);
 		if (slot >= SA_CTR_OFF_LOST_USTACK && slot < SA_CTR__NR) {
 			c->v[SA_CTR_OFF_RUNS]++;
 			c->v[slot]++;
 		}
 	}
 	if (next->pid)
-		count_end(c, switch_in(next, set));
+		count_end(c, switch_in(next, set, full));
 	return 0;
 }
 
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sa_on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return on_switch(ctx, preempt, prev, next, prev_state, true);
+}
 
-SEC("tp_btf/sched_process_free")
-int BPF_PROG(sa_on_free, struct task_struct *p)
+/* Before 5.18 the tracepoint had no prev_state: the task's own, read as 5.18 does it. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sa_on_switch_fp, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	unsigned int state;
+
+	if (bpf_core_field_exists(prev->__state))
+		state = BPF_CORE_READ(prev, __state);
+	else
+		state = BPF_CORE_READ((struct task_struct___pre514 *)prev, state);
+	return on_switch(ctx, preempt, prev, next, state, false);
+}
+
+/* kfuncs of 6.2: weak, so that libbpf opens the object on kernels without them */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
+
+/*
+ * Whether the pid of @p, being freed, now names another task. With the
+ * kfuncs of 6.2 (@kf a constant) the kernel says it; before, births says
+ * when the pid's last holder started, as sa_on_fork() saw it: another
+ * start time is a task forked onto the pid since. A pid no fork took
+ * during the recording is still @p's (a fork between its pid allocation
+ * and its sched_process_fork sets its own entries after this).
+ */
+static __always_inline bool pid_reused(struct task_struct *p, const bool kf)
+{
+	__u32 tid = p->pid;
+	struct task_struct *now;
+	__u64 *born;
+
+	if (kf) {
+		now = bpf_task_from_pid(tid);
+		if (now)
+			bpf_task_release(now);
+		return now != NULL;
+	}
+	born = bpf_map_lookup_elem(&births, &tid);
+	if (born && *born != p->start_time)
+		return true;
+	bpf_map_delete_elem(&births, &tid);
+	return false;
+}
+
+static __always_inline int on_free(struct task_struct *p, const bool kf)
 {
 	__u32 tgid = p->tgid, tid = p->pid;
-	struct task_struct *now;
 
 	/*
 	 * The free comes an RCU grace period after the pid was released, and
@@ -945,11 +1034,8 @@ int BPF_PROG(sa_on_free, struct task_struct *p)
 		}
 	}
 	/* the other entries of a tid or tgid held by a new task are the new task's */
-	now = bpf_task_from_pid(tid);
-	if (now) {
-		bpf_task_release(now);
+	if (pid_reused(p, kf))
 		return 0;
-	}
 	if (sa_python)
 		bpf_map_delete_elem(&pytids, &tid);
 	if (p->pid != p->tgid)
@@ -962,4 +1048,17 @@ int BPF_PROG(sa_on_free, struct task_struct *p)
 	if (sa_follow)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
+}
+
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(sa_on_free, struct task_struct *p)
+{
+	return on_free(p, true);
+}
+
+/* Before 6.2 (no bpf_task_from_pid()): with births, which sa_on_fork() fills. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(sa_on_free_nokf, struct task_struct *p)
+{
+	return on_free(p, false);
 }

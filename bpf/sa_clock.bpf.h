@@ -67,12 +67,18 @@ static __always_inline __u64 cpu_now(struct bpf_perf_event_data *ctx, struct tas
 	if (!ev)
 		return 0;
 	*clk = BPF_CORE_READ(ev, hw.prev_count.a.a.counter);
-	/* the task's run queue (runqueues is no symbol without KALLSYMS_ALL) */
+	rt = t->se.sum_exec_runtime;
+	/*
+	 * The task's run queue (runqueues is no symbol without KALLSYMS_ALL);
+	 * se.cfs_rq is there only with CONFIG_FAIR_GROUP_SCHED. Without it,
+	 * what the scheduler last accounted: up to a tick less.
+	 */
+	if (!bpf_core_field_exists(t->se.cfs_rq))
+		return rt;
 	rq = t->se.cfs_rq->rq; /* BTF pointer loads, no helper calls */
 	rclk = rq->clock;
 	rtask = rq->clock_task;
 	start = t->se.exec_start;
-	rt = t->se.sum_exec_runtime;
 	if (*clk > rclk)
 		rtask += *clk - rclk;
 	if (rtask > start)
@@ -172,12 +178,14 @@ static __always_inline void diag_run(struct bpf_perf_event_data *ctx, __u32 tid)
  */
 static __always_inline __u32 weight(struct bpf_perf_event_data *ctx, __u32 tid)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t;
 	struct perf_event *ev = NULL;
 	__u64 per = sa_period_ns, rt, n, clk = 0, *p;
 
+	/* 0 also where task storage (5.11) is missing: no helper below is verified then */
 	if (!per || !tid)
 		return 1;
+	t = bpf_get_current_task_btf();
 	p = bpf_task_storage_get(&paid, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!p)
 		return 1;

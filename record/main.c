@@ -15,6 +15,7 @@
 #include "rotate.h"
 #include "target.h"
 #include "grow.h"
+#include "kfeatures.h"
 
 static const char usage_text[] =
 	"Usage: sa-record [OPTIONS] [-- CMD [ARGS...]]\n"
@@ -435,6 +436,21 @@ static int check(struct rec_opts *o, int ntargets)
 	return 0;
 }
 
+/* The version, then the running kernel's features, one a line (probed as root). */
+static int version(void)
+{
+	const struct rec_kfeatures *f;
+	char line[256];
+	int i;
+
+	printf("sa-record %s\n", SA_VERSION);
+	fflush(stdout);
+	f = rec_kfeatures__get();
+	for (i = 0; rec_kfeatures__describe(f, i, line, sizeof(line)); i++)
+		printf("kernel feature %s\n", line);
+	return 0;
+}
+
 static int parse(struct rec_opts *o, int argc, char **argv)
 {
 	const char *target_arg = "";
@@ -445,10 +461,8 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		}
-		if (c == 'V') {
-			printf("sa-record %s\n", SA_VERSION);
-			exit(0);
-		}
+		if (c == 'V')
+			exit(version());
 		if (c == '?')
 			return REC_EXIT_USAGE;
 		if ((err = parse_opt(o, c, optarg, &ntargets)))
@@ -485,11 +499,18 @@ int main(int argc, char **argv)
 		.stack_size = 16384,
 	};
 	int go = -1, status = -1, wstatus, err;
+	char line[512];
 	pid_t child = 0;
 
 	err = parse(&o, argc, argv);
 	if (err)
 		goto cleanup;
+	/* a mode this kernel cannot run: one line, before any file or child */
+	if (rec_kfeatures__refusal(rec_kfeatures__get(), &o, line, sizeof(line))) {
+		fprintf(stderr, "sa-record: %s\n", line);
+		err = o.cmd ? REC_EXIT_CMD_FAIL : REC_EXIT_FAIL;
+		goto cleanup;
+	}
 	if (o.cmd) {
 		child = rec_child__spawn(o.cmd, &go, &status);
 		if (child < 0) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * sideband.c - one PERF_COUNT_SW_DUMMY event per CPU whose ring carries
- * MMAP2 (with build ids), COMM, FORK, EXIT and LOST records. Records of all
+ * MMAP2 (with build ids from Linux 5.12; before, the maps table reads them
+ * from the files), COMM, FORK, EXIT and LOST records. Records of all
  * CPUs are copied out, merged by time (a fork on one CPU must be handled
  * before the child's exec on another) and turned into saf records, with the
  * exec generation kept as the BPF program keeps it.
@@ -81,7 +82,13 @@ static size_t read_pid_max(void)
 	return v ? v + 1 : 4194305;
 }
 
-static int open_ring(struct ring *r, int cpu, size_t pages)
+/*
+ * A kernel before 5.12 refuses the build_id bit it does not know with
+ * EINVAL: asked without it from then on (*@bid cleared), MMAP2 records
+ * carry the file's device and inode, and rec_maptab__add() reads the build
+ * id from the file, as for /proc/PID/maps.
+ */
+static int open_ring(struct ring *r, int cpu, size_t pages, bool *bid)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -93,7 +100,7 @@ static int open_ring(struct ring *r, int cpu, size_t pages)
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
-		.build_id = 1,
+		.build_id = *bid,
 		.sample_id_all = 1,
 		.use_clockid = 1,
 		.clockid = CLOCK_MONOTONIC,
@@ -102,6 +109,11 @@ static int open_ring(struct ring *r, int cpu, size_t pages)
 
 	r->data_size = pages * psz;
 	r->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (r->fd < 0 && errno == EINVAL && *bid) {
+		*bid = false;
+		attr.build_id = 0;
+		r->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (r->fd < 0)
 		return -errno;
 	r->base = mmap(NULL, (pages + 1) * psz, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
@@ -130,6 +142,7 @@ struct rec_sideband *rec_sideband__open(const struct rec_sideband_opts *o)
 	struct rec_sideband *sb = NULL;
 	size_t pages = o->ring_pages ? o->ring_pages : 128;
 	int *cpus = NULL, n, i, err;
+	bool bid = true;
 
 	err = -EINVAL;
 	if (pages & (pages - 1) || !o->maptab)
@@ -157,7 +170,7 @@ struct rec_sideband *rec_sideband__open(const struct rec_sideband_opts *o)
 		sb->rings[i].fd = -1;
 	sb->nrings = n;
 	for (i = 0; i < n; i++) {
-		err = open_ring(&sb->rings[i], cpus[i], pages);
+		err = open_ring(&sb->rings[i], cpus[i], pages, &bid);
 		/* A possible but offline CPU has no events to give. */
 		if (err == -ENODEV && !o->cpus)
 			err = 0;

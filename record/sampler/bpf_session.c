@@ -3,7 +3,8 @@
  * bpf_session.c - the skeleton's lifecycle (open, size maps and set rodata,
  * load, attach), one frequency-mode perf event per CPU with
  * sa_on_cpu_sample attached, sa_on_switch with --off-cpu, the interval
- * epoch flip and the per-CPU counters of each map set.
+ * epoch flip and the per-CPU counters of each map set. Each program's
+ * variant is the one the running kernel runs (kfeatures.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +42,8 @@ struct rec_session {
 	__u32 uw_rows, uw_procs; /* in-kernel unwinding, else 0 */
 	__u32 filter;		 /* enum sa_filter_mode */
 	bool python;		 /* CPython frames read (docs/python.md) */
+	bool full;		 /* sa_on_cpu_sample, not _fp (bpf_loop: 5.13) */
+	bool uw_off;		 /* sa_on_switch, not _fp: off-CPU stacks unwound here */
 	struct sa_ctrs *percpu;	 /* ncpus_possible entries, for lookups */
 	struct sa_ctrs *seen;	 /* per set, per CPU: the counters last read */
 };
@@ -134,8 +137,11 @@ static int configure_off_cpu(struct rec_session *s, const struct rec_opts *o)
 	struct sa *k = s->skel;
 	int err;
 
-	if (!o->off_cpu)
-		return bpf_program__set_autoload(k->progs.sa_on_switch, false);
+	err = bpf_program__set_autoload(k->progs.sa_on_switch, o->off_cpu && s->uw_off);
+	if (!err)
+		err = bpf_program__set_autoload(k->progs.sa_on_switch_fp, o->off_cpu && !s->uw_off);
+	if (err || !o->off_cpu)
+		return err;
 	s->off_entries = 32768;
 	/* recovery: about 2,000 switch-outs' stacks (2 KiB each) between two polls */
 	s->offrb_bytes = 4 << 20;
@@ -172,7 +178,7 @@ static int configure_uw(struct rec_session *s, const struct rec_opts *o)
 	const char *slots;
 	int err;
 
-	if (!o->off_cpu && o->call_graph != SA_CG_AUTO)
+	if (!(o->off_cpu && s->uw_off) && o->call_graph != SA_CG_AUTO)
 		return 0;
 	s->uw_rows = UW_ROWS;
 	s->uw_procs = UW_PROCS;
@@ -203,7 +209,8 @@ static int configure_python(struct rec_session *s, const struct rec_opts *o)
 	struct sa *k = s->skel;
 	int err;
 
-	if (o->no_python || (o->call_graph == SA_CG_DWARF && !o->off_cpu) || o->kernel_only)
+	if (o->no_python || (o->call_graph == SA_CG_DWARF && !o->off_cpu) || o->kernel_only ||
+	    !s->full)
 		return 0;
 	s->python = true;
 	k->rodata->sa_python = true;
@@ -215,12 +222,52 @@ static int configure_python(struct rec_session *s, const struct rec_opts *o)
 	return err;
 }
 
+/*
+ * The variants the running kernel runs (sa.bpf.c): without bpf_loop() the
+ * frame-pointer sampler; without prev_state (5.18) or bpf_task_pt_regs()
+ * off-CPU user stacks by frame pointers; without bpf_task_from_pid() (6.2)
+ * births kept at fork; without task storage (5.11) every sample counts one.
+ */
+static int choose_programs(struct rec_session *s, const struct rec_kfeatures *f)
+{
+	struct sa *k = s->skel;
+	bool kf = rec_kfeatures__on(f, REC_KF_TASK_FROM_PID);
+	int err;
+
+	err = bpf_program__set_autoload(k->progs.sa_on_cpu_sample, s->full);
+	if (!err)
+		err = bpf_program__set_autoload(k->progs.sa_on_cpu_sample_fp, !s->full);
+	if (!err)
+		err = bpf_program__set_autoload(k->progs.sa_on_free, kf);
+	if (!err)
+		err = bpf_program__set_autoload(k->progs.sa_on_free_nokf, !kf);
+	if (!err && !kf) /* one entry per task forked while recording, ~100 B */
+		err = bpf_map__set_max_entries(k->maps.births, 65536);
+	k->rodata->sa_births = !kf;
+	k->rodata->sa_task_btf = rec_kfeatures__on(f, REC_KF_TASK_BTF);
+	if (!rec_kfeatures__on(f, REC_KF_TASK_STORAGE) || !k->rodata->sa_task_btf)
+		k->rodata->sa_period_ns = 0;
+	/* weight() never reaches it then, but the map must exist: a plain hash */
+	if (!err && !rec_kfeatures__on(f, REC_KF_TASK_STORAGE))
+		err = bpf_map__set_type(k->maps.paid, BPF_MAP_TYPE_HASH);
+	if (!err && !rec_kfeatures__on(f, REC_KF_TASK_STORAGE))
+		err = bpf_map__set_max_entries(k->maps.paid, 1);
+	/* before 5.13 a perf_event program may use only preallocated hashes */
+	if (!err && !rec_kfeatures__on(f, REC_KF_TASK_STORAGE))
+		err = bpf_map__set_map_flags(k->maps.paid, 0);
+	return err;
+}
+
 static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 {
+	const struct rec_kfeatures *f = rec_kfeatures__get();
 	struct sa *k = s->skel;
 	struct bpf_map *m[] = {k->maps.stacks0, k->maps.stacks1, k->maps.counts0, k->maps.counts1};
 	int i, err;
 
+	s->full = rec_kfeatures__on(f, REC_KF_LOOP) && rec_kfeatures__on(f, REC_KF_TASK_BTF);
+	s->uw_off = s->full && rec_kfeatures__on(f, REC_KF_TASK_PT_REGS) &&
+		    rec_kfeatures__on(f, REC_KF_SWITCH_STATE);
 	size_maps(s, o, ncpus);
 	for (i = 0; i < 4; i++) {
 		err = bpf_map__set_max_entries(m[i], i < 2 ? s->stack_entries : s->counts_entries);
@@ -254,6 +301,9 @@ static int configure(struct rec_session *s, const struct rec_opts *o, int ncpus)
 		k->rodata->sa_period_ns = 1000000000ull / o->freq;
 	k->rodata->sa_count_runs = getenv("SA_COUNT_RUNS") != NULL;
 	k->rodata->sa_diag = getenv("SA_DIAG") != NULL;
+	err = choose_programs(s, f);
+	if (err)
+		return err;
 	if (o->filter != SA_FILTER_ALL && o->filter != SA_FILTER_CGROUP) {
 		/* only the targets map needs room for many ids */
 		bpf_map__set_max_entries(k->maps.targets, o->nids > 16384 ? o->nids : 16384);
@@ -322,7 +372,8 @@ static int attach_cpu(struct rec_session *s, const struct rec_opts *o, int cpu, 
 			snprintf(err, errsz, "perf_event_open on CPU %d: %s", cpu, strerror(-fd));
 		return fd;
 	}
-	l = bpf_program__attach_perf_event(s->skel->progs.sa_on_cpu_sample, fd);
+	l = bpf_program__attach_perf_event(
+		s->full ? s->skel->progs.sa_on_cpu_sample : s->skel->progs.sa_on_cpu_sample_fp, fd);
 	if (!l) {
 		e = -errno;
 		close(fd);
@@ -403,17 +454,12 @@ static void load_error(int e, char *err, size_t errsz)
 }
 
 /*
- * A kernel without what sa.bpf.c needs gets one sentence, not a verifier
- * log. Asked only once opening or loading the object failed: the probe
- * parses the kernel's BTF (libbpf's load does it again), 22 ms of CPU on
- * every start otherwise, a twentieth of a 10 s recording's in dwarf mode.
+ * A kernel without what @o needs gets one sentence, not a verifier log
+ * (main() asked first, before any file was opened; the probe is kept).
  */
-static int refuse_old_kernel(char *err, size_t errsz)
+static int refuse_old_kernel(const struct rec_opts *o, char *err, size_t errsz)
 {
-	struct rec_kfeatures kf;
-
-	rec_kfeatures__probe(&kf);
-	return rec_kfeatures__refusal(&kf, err, errsz) ? -ENOTSUP : 0;
+	return rec_kfeatures__refusal(rec_kfeatures__get(), o, err, errsz) ? -ENOTSUP : 0;
 }
 
 /*
@@ -466,10 +512,14 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 	s->skel = sa__open();
 	if (!s->skel) {
 		e = -errno;
-		if (!refuse_old_kernel(err, errsz))
+		if (!refuse_old_kernel(o, err, errsz))
 			snprintf(err, errsz, "opening BPF object: %s", strerror(-e));
 		else
 			e = -ENOTSUP;
+		goto cleanup;
+	}
+	if (refuse_old_kernel(o, err, errsz)) {
+		e = -ENOTSUP;
 		goto cleanup;
 	}
 	if (o->cgroup) {
@@ -487,7 +537,7 @@ struct rec_session *rec_session__open(const struct rec_opts *o, pid_t child, cha
 	}
 	e = sa__load(s->skel);
 	if (e) {
-		if (refuse_old_kernel(err, errsz))
+		if (refuse_old_kernel(o, err, errsz))
 			e = -ENOTSUP;
 		else
 			load_error(e, err, errsz);
