@@ -60,18 +60,22 @@ REPORT_EXTRA_LIBS := -liberty -ldl -lpthread
 REPORT_LIBS := -ldw -lelf -lzstd -lz -lisal -lm $(REPORT_EXTRA_LIBS)
 
 # ---- Debian packages -------------------------------------------------------
-# BUILD_PKGS is all `make` and `make demo` need; TEST_PKGS is what the tests,
-# `make bench` and `make accuracy` add. Only `make deps` and `make deps-test`
-# look at them (dpkg), and install what is missing (apt-get, as root);
-# `make demo` and `make check` run them first. Building runs neither: a
-# missing package shows as the compiler's error.
-BUILD_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev \
-	libisal-dev libiberty-dev liblzma-dev libbz2-dev pkg-config $(EXTRA_BUILD_PKGS)
-TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils zstd perl procps \
-	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod-dev \
+# BUILD_PKGS is all `make`, `make demo` and `make static` need: each header,
+# library and tool the build uses comes from a package named here, not
+# through another's dependencies (apt-get runs with --no-install-recommends;
+# tests/fresh/fresh-root.t builds in a minbase Debian 12 root with these
+# alone). TEST_PKGS is what the tests, `make bench` and `make accuracy` add.
+# Only `make deps` and `make deps-test` look at them (dpkg), and install what
+# is missing (apt-get, as root); `make demo` and `make check` run them first.
+# Building runs neither: a missing package shows as the compiler's error.
+BUILD_PKGS := make gcc binutils libc6-dev linux-libc-dev clang llvm bpftool libbpf-dev libelf-dev \
+	libdw-dev libzstd-dev zlib1g-dev libisal-dev libiberty-dev liblzma-dev libbz2-dev \
+	$(EXTRA_BUILD_PKGS)
+TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf zstd perl procps \
+	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod1 \
 	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils bpftrace \
 	redis-server redis-tools nginx apache2-utils libfuse3-dev fuse3 openjdk-17-jdk-headless \
-	$(EXTRA_DEB_PKGS)
+	mmdebstrap git $(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
 # npm package conflicts with.
