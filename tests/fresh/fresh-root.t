@@ -69,7 +69,7 @@ ok $rc "a minbase $SUITE root with make and git ($tar)"
 [ $rc = 0 ] || diag_tail "$T/mkroot.log" 30
 
 # dpkg need not sync what it unpacks in a root thrown away after the run
-# (mmdebstrap does the same while it builds one): apt's 60 s become ~30 s
+# (mmdebstrap does the same while it builds one)
 mkdir "$R" && tar -C "$R" -xf "$tar" && cp /etc/resolv.conf "$R/etc/resolv.conf" &&
 	echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/sa-fresh-unsafe-io" &&
 	git clone -q --no-checkout "$SA_SRC" "$R/src/sa" &&
