@@ -39,8 +39,11 @@ undo()
 	mounted=()
 }
 trap undo EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
+# undo, then die of the same signal: a caller (bash) that sees its child
+# killed by SIGINT stops too, where an exit status would let it go on
+for sig in INT TERM HUP; do
+	trap "undo; trap - $sig; kill -$sig \$\$" $sig
+done
 
 # mnt ARGS... TARGET: mount, and remember TARGET for undo
 mnt()
