@@ -6,8 +6,8 @@
 # which installs BUILD_PKGS itself; it passes only if the demo recorded the
 # workload live and wrote the folded stacks, the table and the SVG
 # (tests/demo.sh). In the same root a user who is not root then runs
-# `make deps`, which must name nothing missing, and `make`. A package
-# missing from BUILD_PKGS fails one of these.
+# `make deps`, which must name nothing missing, `make` and `make static`.
+# A package missing from BUILD_PKGS fails one of these.
 #
 # The root is unpacked fresh for each run; the minbase tarball and apt's
 # .debs and lists stay in SA_FRESH_CACHE (default /var/cache/sa-fresh), so a
@@ -30,7 +30,7 @@ T=$tap_tmp
 # no rm -rf across a mount, should one have reached the host after all
 [ -n "${SA_TEST_KEEP-}" ] || trap 'rm -rf --one-file-system "$T"' EXIT
 R=$T/root
-plan 10
+plan 11
 
 # step NAME COMMAND...: runs COMMAND with its output in $T/NAME.log, and
 # says how long it took
@@ -109,6 +109,12 @@ B=$R/home/$USER_NAME/sa/build
 ok $([ $rc = 0 ] && [ -x "$B/bin/sa-record" ] && [ -x "$B/bin/sa-report" ] &&
 	[ -x "$B/samples/workload" ]; echo $?) "make as $USER_NAME builds sa-record, sa-report, the samples"
 [ $rc = 0 ] || diag_tail "$T/make.log" 25
+# README says BUILD_PKGS holds what `make static` needs too (static libraries)
+step static in_root runuser -l "$USER_NAME" -c 'cd sa && make static'
+rc=$?
+ok $([ $rc = 0 ] && [ -x "$B/static/sa-record" ] && [ -x "$B/static/sa-report" ]; echo $?) \
+	"make static as $USER_NAME links both static binaries"
+[ $rc = 0 ] || diag_tail "$T/static.log" 25
 
 ok $(! grep -qF " $R" /proc/self/mountinfo; echo $?) "no mount left under the root"
 diag "$(($(find "$CACHE/debs/$SUITE" -name '*.deb' | wc -l) - debs_before)) .debs downloaded into $CACHE"
