@@ -330,9 +330,9 @@ check-cli: all | deps-test
 	$(Q)SA_BUILD=$(CURDIR)/$(B) bash tests/cli/run-all.sh
 
 # README's `make demo` in a fresh minbase Debian 12 root, then `make deps`
-# and `make` there as a user who is not root (tests/fresh/fresh-root.t: root,
-# 3.6 min cold, about 2.5 warm; the root tarball and apt's downloads are
-# kept in /var/cache/sa-fresh).
+# and `make` there as a user who is not root (tests/fresh/fresh-root.t: root;
+# on a loaded 2-CPU host 3.7-5.3 min cold, 3.3 warm; the root tarball and
+# apt's downloads are kept in /var/cache/sa-fresh).
 .PHONY: check-fresh
 check-fresh: | deps-test
 	@echo "== make demo in a fresh Debian 12 root, make as a user there (tests/fresh)"
