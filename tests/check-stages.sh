@@ -18,6 +18,7 @@ trap '[ -n "$bg_pid" ] && kill -- "-$bg_pid" 2>/dev/null; rm -f "$bg_log" "$bg_l
 stages=(
 	"packages|deps-test"
 	"build|-j$jobs all unit-bins check-extra fuzz-bins"
+	"fresh root|check-fresh"
 	"style|check-style"
 	"deps|check-deps"
 	"unit|check-unit"

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <elfutils/debuginfod.h>
 
 #include "dwprefetch.h"
 #include "elfsym.h"
@@ -24,6 +23,12 @@
 #include "symrank.h"
 
 #define SYM_CACHE_OFF_BITS 44
+
+/*
+ * libdebuginfod's client, opaque as in its own header: the library is
+ * dlopen()ed (dbgd_load), so its -dev package is no build dependency.
+ */
+typedef struct debuginfod_client debuginfod_client;
 
 struct rpt_symbolizer *rpt_symbolizer__new(const struct rpt_symbolizer_opts *o)
 {

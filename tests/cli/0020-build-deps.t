@@ -22,11 +22,13 @@ mkdir "$T/tree"
 chown -R nobody "$T/tree"
 # a fresh make: not the variables of the make that runs this script (make
 # check-san passes B=build/san and SA_SANITIZED=1 in MAKEFLAGS and in the
-# environment, where B ?= build takes it)
+# environment, where B ?= build takes it), and a user's PATH, without the
+# sbin directories (Debian's bpftool is in /usr/sbin)
+USER_PATH=/usr/local/bin:/usr/bin:/bin
 as_nobody()
 {
 	(cd "$T/tree" && runuser -u nobody -- env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u B \
-		-u SA_SANITIZED -u CFLAGS -u EXTRA_CFLAGS -u EXTRA_LDFLAGS "$@")
+		-u SA_SANITIZED -u CFLAGS -u EXTRA_CFLAGS -u EXTRA_LDFLAGS PATH=$USER_PATH "$@")
 }
 NOPKG=sa-no-such-test-package
 # dpkg and apt as wrappers that log each call, first on the PATH
@@ -39,10 +41,10 @@ done
 chmod 666 "$T/calls"
 chmod 755 "$T"
 
-as_nobody PATH="$T/fakebin:$PATH" make -j2 TEST_PKGS=$NOPKG >"$T/make.out" 2>&1
+as_nobody PATH="$T/fakebin:$USER_PATH" make -j2 TEST_PKGS=$NOPKG >"$T/make.out" 2>&1
 rc=$?
 ok $rc "non-root make with a test package missing: exit 0"
-[ $rc -eq 0 ] || diag_file "$T/make.out" 40
+[ $rc -eq 0 ] || tail -n 15 "$T/make.out" | sed "s/^/#   /"
 ok $([ -x "$T/tree/build/bin/sa-record" ] && [ -x "$T/tree/build/bin/sa-report" ] &&
 	[ -x "$T/tree/build/samples/workload" ]; echo $?) "it built sa-record, sa-report and the samples"
 ok $([ ! -s "$T/calls" ] && ! grep -q 'APT\|apt-get' "$T/make.out"; echo $?) \

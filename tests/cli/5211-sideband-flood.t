@@ -12,13 +12,13 @@
 # the loop's records can be handled in: `-a --duration 2` must end within
 # twice the same run without the delay (or 4 s), finished cleanly, with
 # the records left at the end counted. Before the budget, the recorder
-# was still handling records at the test's SIGKILL (points 2 to 4 fail).
+# was still handling records at the test's SIGKILL (points 1 to 3 fail).
 . "$(dirname "$0")/lib.sh"
 require_report
 require_root_bpf
 tmpdir
 T=$tap_tmp
-plan 4
+plan 3
 
 DELAY=20000
 # ms since $1 ($EPOCHREALTIME without the dot, in us; no fork to read it)
@@ -34,7 +34,7 @@ unhandled() { sed -n "s/^sa-record: \([0-9]*\) side-band records .*not handled.*
 flood=$!
 renice -n 10 -p $flood >/dev/null
 sleep 0.5
-ok 0 "a shell starting /bin/true in a loop"
+diag "set-up: a shell starting /bin/true in a loop"
 
 # rec OUT [ENV]: `-a --duration 2` (ms: its wall time, rc: its exit status)
 rec()

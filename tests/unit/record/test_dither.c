@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <cmocka.h>
+#include "sa_cmocka.h"
 #include "dither.h"
 
 static int open_cpu_clock(int cpu, uint64_t period)
@@ -73,7 +74,7 @@ static void test_window_rate(void **state)
 
 	(void)state;
 	if (n < 0)
-		skip();
+		SA_SKIP("cpu-clock events cannot be opened here (not root?)");
 	assert_in_range(n, 40, 120);
 }
 
@@ -90,7 +91,7 @@ static void test_window_periods(void **state)
 
 	(void)state;
 	if (n < 0)
-		skip();
+		SA_SKIP("cpu-clock events cannot be opened here (not root?)");
 	assert_in_range(n, 4, 20);
 }
 

@@ -215,7 +215,7 @@ static void test_dynsym_only(void **state)
 	assert_int_equal(where((void *)getppid, path, sizeof(path), &off), 0);
 	n = bid_of(path, bid);
 	if (n <= 0)
-		skip();
+		SA_SKIP("the C library has no build id");
 	es = rec_elfsyms__new(0);
 	id = rec_elfsyms__file(es, bid, n, path, -1);
 	assert_int_equal(rec_elfsyms__note(es, id, off), 1);
@@ -360,7 +360,7 @@ static void test_prefers_global_name(void **state)
 	/* build/tests/unit/record/test_elfsyms -> build/tests/data/cxx_clone */
 	snprintf(path, sizeof(path), "%s/../../data/cxx_clone", dirname(exe));
 	if (access(path, R_OK))
-		skip();
+		SA_SKIP("no build/tests/data/cxx_clone (make check-extra)");
 	snprintf(cmd, sizeof(cmd), "nm %s | awk '/shared_entryEl$/ { print $1 }'", path);
 	nm = popen(cmd, "r");
 	assert_non_null(nm);

@@ -135,7 +135,7 @@ static void test_real_kallsyms(void **state)
 	(void)state;
 	ks = rec_ksyms__load(NULL);
 	if (!ks)
-		skip(); /* not root, or kptr_restrict */
+		SA_SKIP("no kernel symbols: not root, or kptr_restrict");
 	f = fopen("/proc/kallsyms", "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		char type;

@@ -35,7 +35,7 @@ static void test_fork_exec_exit(void **state)
 	if (!sb) {
 		rec_maptab__free(mt);
 		rec_elfsyms__free(es);
-		skip(); /* no perf_event_open for every process: not root */
+		SA_SKIP("no perf_event_open for every process: not root");
 	}
 	/* Many records with a ring of 8 pages: some wrap past the end. */
 	for (n = 0; n < 20; n++) {
