@@ -138,7 +138,7 @@ static void defer_stops(bool on)
 	pthread_sigmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
-/* SA_RECORD_TEST_HOLD: how long its step is held (tests/cli/5230-startup-holds.t) */
+/* SA_RECORD_TEST_HOLD: how long its step is held (tests/cli/5221-startup-holds.t) */
 #define HOLD_NS 5000000000ull
 
 void rec_start__hold(const char *step)
