@@ -46,7 +46,8 @@ sleep "${tag}1" &
 member=$!
 sleep "${tag}2" &
 target=$!
-trap 'kill $member $target 2>/dev/null; rmdir "$cg"; [ -n "${SA_TEST_KEEP-}" ] || rm -rf "$T"' EXIT
+# only this shell: a subshell signalled before its exec runs the EXIT trap too
+trap '[ "$BASHPID" != $$ ] || { kill $member $target; rmdir "$cg"; [ -n "${SA_TEST_KEEP-}" ] || rm -rf "$T"; }' EXIT
 echo $member >"$cg/cgroup.procs"
 ok $? "moved $member into $cg"
 
@@ -94,7 +95,6 @@ hold()
 	wait $rec 2>/dev/null
 	rc=$?
 	[ $i -lt 1000 ] && ms=$((($(now) - s) / 1000))
-	# KILL: a subshell killed by TERM before its sleep runs the EXIT trap (rm -rf $T)
 	kill -KILL $guard 2>/dev/null
 	wait $guard 2>/dev/null
 }
