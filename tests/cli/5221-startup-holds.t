@@ -46,8 +46,9 @@ sleep "${tag}1" &
 member=$!
 sleep "${tag}2" &
 target=$!
-# only this shell: a subshell signalled before its exec runs the EXIT trap too
-trap '[ "$BASHPID" != $$ ] || { kill $member $target; rmdir "$cg"; [ -n "${SA_TEST_KEEP-}" ] || rm -rf "$T"; }' EXIT
+# signals go to sa-record once it says its hold: a shell forked for it and
+# signalled before its exec would run this trap there
+trap 'kill $member $target; rmdir "$cg"; [ -n "${SA_TEST_KEEP-}" ] || rm -rf "$T"' EXIT
 echo $member >"$cg/cgroup.procs"
 ok $? "moved $member into $cg"
 
