@@ -117,6 +117,55 @@ static int stopped(void)
 	return stop_signal ? -ECANCELED : 0;
 }
 
+static void stop_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/*
+ * Stop signals held back (@on) while a file is made and its name noted for
+ * the handler, or let through again: one that came meanwhile is handled at
+ * once then. A second signal between the two left FILE.lock or
+ * FILE.tmp-PID behind.
+ */
+static void defer_stops(bool on)
+{
+	sigset_t set;
+
+	stop_set(&set);
+	pthread_sigmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+/* SA_RECORD_TEST_HOLD: how long its step is held (tests/cli/5221-startup-holds.t) */
+#define HOLD_NS 5000000000ull
+
+void rec_start__hold(const char *step)
+{
+	static const char *held; /* each step once (-G: not at every process) */
+	const char *want = getenv("SA_RECORD_TEST_HOLD");
+	uint64_t now = sac_now_ns(CLOCK_MONOTONIC), until = now + HOLD_NS;
+	bool main_thread = gettid() == getpid();
+	sigset_t set, old;
+	struct timespec ts;
+
+	if (!want || strcmp(want, step) || held == step)
+		return;
+	held = step;
+	stop_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &old); /* a stop from here on ends the ppoll() */
+	fprintf(stderr, "sa-record: test hold: %s\n", step);
+	for (; now < until && !(main_thread && stop_signal); now = sac_now_ns(CLOCK_MONOTONIC)) {
+		ts.tv_sec = (time_t)((until - now) / 1000000000ull);
+		ts.tv_nsec = (long)((until - now) % 1000000000ull);
+		/* elsewhere (the BPF load) held whatever comes, as the verifier is */
+		ppoll(NULL, 0, &ts, main_thread ? &old : &set);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /*
  * SA_DIAG=1: when each step of the stop path ended, printed at the end in
  * ms after the stop (docs/reliability.md, "The stop path").
@@ -159,18 +208,12 @@ static void on_child(int sig)
 	(void)sig; /* only to interrupt poll() */
 }
 
-/*
- * SIGINT, SIGTERM and SIGHUP (an ssh session that drops) end the recording
- * cleanly, a second one of them at once (docs/reliability.md, "The stop
- * path"), unless SIGHUP came ignored (nohup). SIGPIPE (stderr on a closed
- * pipe) and SIGUSR1/2 are ignored: by default they killed the recorder
- * without an END chunk. The `-- CMD` child forked before this keeps its
- * own defaults.
- */
-static void install_signals(void)
+void rec_signals__install(void)
 {
 	struct sigaction sa = {.sa_handler = on_stop}, old;
+	sigset_t set;
 
+	starting = 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* under nohup(1) a hangup stays ignored, as asked */
@@ -178,7 +221,29 @@ static void install_signals(void)
 		sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
+	/*
+	 * A mask comes through exec: a parent that blocked SIGHUP left it
+	 * pending for good (issue 50: a stop 0.3 s after the exec was still
+	 * unread 19.7 s later), and every wait that unblocks "the mask it had"
+	 * (open_session()) put the inherited block back.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/*
+ * SIGPIPE (stderr on a closed pipe) and SIGUSR1/2 are ignored: by default
+ * they killed the recorder without an END chunk. Set after the `-- CMD`
+ * child is forked: an ignored signal stays ignored through its exec.
+ */
+static void ignore_signals(void)
+{
+	struct sigaction sa = {.sa_handler = SIG_IGN};
+
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
@@ -617,7 +682,10 @@ static int record_loop(struct run *r)
 static int preload_one(void *arg, pid_t pid)
 {
 	struct run *r = arg;
-	int err = stopped();
+	int err;
+
+	rec_start__hold("preload");
+	err = stopped();
 
 	if (!err && rec_maptab__load_proc(rec_sc__maptab(r->sc), (uint32_t)pid,
 					  rec_session__gen(r->s, (__u32)pid)) == -ENOMEM)
@@ -637,6 +705,7 @@ static int capture_targets(struct run *r)
 	if (o->filter != SA_FILTER_TGID)
 		return 0;
 	for (i = 0; i < o->nids; i++) {
+		rec_start__hold("capture");
 		if ((err = stopped()))
 			return err;
 		err = rec_procs__capture(r->procs, o->ids[i], rec_session__gen(r->s, o->ids[i]));
@@ -691,6 +760,7 @@ static void prebuild(struct run *r)
 	if (p)
 		rec_uwtab__prebuild(r->uw, p);
 	free(p);
+	rec_start__hold("prebuild");
 	f = fopen("/proc/self/maps", "re");
 	/* each build is bounded (UW_BUILD_NS); a stop skips those not begun */
 	while (f && !stop_signal && getline(&line, &cap, f) > 0) {
@@ -738,6 +808,7 @@ static void *opening_main(void *arg)
 {
 	struct opening *op = arg;
 
+	rec_start__hold("load");
 	op->s = rec_session__open(op->o, op->child, op->err, sizeof(op->err));
 	op->e = op->s ? 0 : -errno;
 	if (write(op->done[1], "", 1) != 1)
@@ -810,15 +881,22 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		return e;
 	}
 	rec_fguard_enable(0); /* others' files: a deadline, on a worker */
+	defer_stops(true);
 	r->lock = rec_output_lock(o->output, !r->rot, err, errsz);
+	if (r->lock >= 0) {
+		start_lock_fd = r->lock;
+		start_lock = rec_output_lock_name(o->output); /* freed by started() */
+	}
+	defer_stops(false);
 	if (r->lock < 0)
 		return r->lock;
-	start_lock_fd = r->lock;
-	start_lock = rec_output_lock_name(o->output); /* freed by started() */
+	rec_start__hold("lock");
 	if ((e = stopped()))
 		return e;
+	defer_stops(true);
 	r->fd = rec_output_open(o->output, &r->tmp);
 	start_tmp = r->tmp;
+	defer_stops(false);
 	if (r->fd < 0) {
 		if (r->fd == -EISDIR)
 			snprintf(err, errsz, "cannot create %s: %s", o->output, strerror(-r->fd));
@@ -842,6 +920,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		r->header_failed = true;
 		return e;
 	}
+	rec_start__hold("output");
 
 	/* before the BPF program: every exec it counts is seen by the side-band */
 	r->sc = rec_sc__open(&(struct rec_sc_opts){.sz = sizeof(struct rec_sc_opts),
@@ -863,6 +942,7 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 		r->no_priv = e == -EPERM || e == -EACCES;
 		return e;
 	}
+	rec_start__hold("sideband");
 	if ((e = stopped()) || (e = open_session(r, err, errsz))) {
 		r->no_priv = e == -EPERM || e == -EACCES;
 		return e;
@@ -906,8 +986,8 @@ static int start(struct run *r, int go, int status, char *err, size_t errsz)
 			return -ENOMEM;
 		rec_drain__set_trim(r->d, r->trim);
 	}
-	e = capture_targets(r);
-	if (e || (e = stopped()))
+	rec_start__hold("setup");
+	if ((e = stopped()) || (e = capture_targets(r)) || (e = stopped()))
 		return e;
 	/* from here on a stop ends a recording: CMD runs, or sampling is the loop's */
 	started();
@@ -1095,8 +1175,9 @@ int rec_run(const struct rec_opts *o, pid_t child, int go, int status, int *chil
 
 	*child_wstatus = 0;
 	diag.on = getenv("SA_DIAG");
-	starting = 1;
-	install_signals();
+	ignore_signals();
+	if (stop_signal) /* during the parsing, or rec_test_hold("spawn") */
+		abandon(&r);
 	r.starve = rec_starve__new(); /* NULL: not watched */
 	r.tty = isatty(STDERR_FILENO) && !o->quiet;
 	e = start(&r, go, status, err, sizeof(err));

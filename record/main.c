@@ -502,6 +502,7 @@ int main(int argc, char **argv)
 	char line[512];
 	pid_t child = 0;
 
+	rec_signals__install(); /* a stop from the exec on ends the start-up */
 	err = parse(&o, argc, argv);
 	if (err)
 		goto cleanup;
@@ -519,6 +520,7 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	rec_start__hold("spawn");
 	err = rec_run(&o, child, go, status, &wstatus);
 cleanup:
 	SAC_FREE_ALL(o.cmdline, o.target_desc, o.ids, o.cpus);

@@ -231,6 +231,7 @@ static void *worker(void *unused)
 
 static int start_worker(void)
 {
+	sigset_t all, old;
 	pthread_attr_t a;
 	pthread_t t;
 	int err;
@@ -242,7 +243,15 @@ static int start_worker(void)
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 256u << 10);
+	/*
+	 * Blocked from its first instruction: until the worker blocked them
+	 * itself, the kernel could hand it a stop signal the main thread
+	 * blocked for a moment, and the main thread's wait went on.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = -pthread_create(&t, &a, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 	g.worker = !err;
 	return err;

@@ -210,13 +210,16 @@ int rec_targets_alive(const struct rec_opts *o)
 
 static void child_main(char **argv, int go, int status)
 {
-	struct sigaction sa = {.sa_handler = SIG_DFL};
+	struct sigaction sa = {.sa_handler = SIG_DFL}, old;
 	char c;
 	int e;
 
+	/* sa-record's handlers (rec_signals__install()) are not CMD's; nohup's ignore is */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	if (read(go, &c, 1) != 1)
 		_exit(REC_EXIT_CMD_FAIL); /* sa-record failed before attaching */
 	close(go);
