@@ -262,6 +262,12 @@ static void clipped_line(const struct run *r)
 			"sa-record: mappings not tracked: %llu past 4096 a process image or 64 MiB "
 			"in all, and the rest of %llu /proc/PID/maps read past 100 ms\n",
 			(unsigned long long)over, (unsigned long long)cut);
+	if (st.sideband_lost) /* meta/maptab.h: rec_maptab__defer() */
+		fprintf(stderr,
+			"sa-record: sideband_lost %llu mappings of %llu process images not "
+			"written: no sample named them\n",
+			(unsigned long long)st.sideband_lost,
+			(unsigned long long)st.sideband_lost_imgs);
 }
 
 /* Perf maps (docs/security.md, "JIT maps"): only when some were read. */

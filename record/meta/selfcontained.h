@@ -47,7 +47,9 @@ struct rec_sc_stats {
 	uint64_t ksyms_total, ksyms_emitted;
 	struct rec_jitmap_stats jit;
 	uint64_t clipped_paths; /* mapping paths clipped (strclip.h); names: es.clipped */
-	uint64_t note_ns;	/* time spent noting stacks and flushing symbols */
+	uint64_t sideband_lost; /* mappings not written: no sample named their image */
+	uint64_t sideband_lost_imgs;
+	uint64_t note_ns; /* time spent noting stacks and flushing symbols */
 };
 
 /**
