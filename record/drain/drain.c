@@ -599,6 +599,7 @@ static int describe(struct rec_drain *d, __u32 set)
 			continue;
 		if (deadline_passed(until)) {
 			d->tot.bare += v->count;
+			err = d->sc ? rec_sc__count_bare(d->sc, k->tgid, k->gen, k->ufid) : 0;
 			continue;
 		}
 		err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);

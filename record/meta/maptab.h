@@ -198,11 +198,12 @@ bool rec_maptab__deferred(const struct rec_maptab *mt);
 /**
  * rec_maptab__emit_hits() - with defer, a MAP record (at its own time, or
  * @now if later) for each mapping of (pid, gen) holding one of @ips and
- * not written in this file yet. An image unknown is read from /proc.
+ * not written in this file yet. An image unknown is read from /proc with
+ * @may_load (not past the drain's deadline: only what the table has).
  * @return the number of records, or a negative errno (the sink's).
  */
 int rec_maptab__emit_hits(struct rec_maptab *mt, uint32_t pid, uint32_t gen, const uint64_t *ips,
-			  size_t n, uint64_t now, const struct rec_sink *sink);
+			  size_t n, bool may_load, uint64_t now, const struct rec_sink *sink);
 /**
  * rec_maptab__emit_pending() - with defer, every mapping of (pid, gen)
  * not written in this file yet: a raw stack (--call-graph dwarf) is

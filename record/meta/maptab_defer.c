@@ -41,12 +41,12 @@ static int emit_entry(struct mapent *e, uint64_t now, const struct rec_sink *sin
 	return rec_sink__emit(sink, &rec);
 }
 
-/* The image (pid, gen), read from /proc when unknown; NULL: none or no memory. */
-static struct image *image_of(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+/* The image (pid, gen), read from /proc when unknown and @may_load; NULL: none. */
+static struct image *image_of(struct rec_maptab *mt, uint32_t pid, uint32_t gen, bool may_load)
 {
 	long k;
 
-	if (maptab_find(mt, pid, gen) < 0)
+	if (may_load && maptab_find(mt, pid, gen) < 0)
 		rec_maptab__load_proc(mt, pid, gen);
 	k = maptab_find(mt, pid, gen);
 	if (k < 0)
@@ -56,14 +56,14 @@ static struct image *image_of(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 }
 
 int rec_maptab__emit_hits(struct rec_maptab *mt, uint32_t pid, uint32_t gen, const uint64_t *ips,
-			  size_t n, uint64_t now, const struct rec_sink *sink)
+			  size_t n, bool may_load, uint64_t now, const struct rec_sink *sink)
 {
 	struct image *im;
 	int err, total = 0;
 
 	if (!mt->defer || !n)
 		return 0;
-	im = image_of(mt, pid, gen);
+	im = image_of(mt, pid, gen, may_load);
 	for (size_t i = 0; im && i < n; i++)
 		for (size_t j = 0; j < im->n; j++) {
 			struct mapent *e = &im->maps[j];
@@ -85,7 +85,7 @@ int rec_maptab__emit_pending(struct rec_maptab *mt, uint32_t pid, uint32_t gen, 
 
 	if (!mt->defer)
 		return 0;
-	im = image_of(mt, pid, gen);
+	im = image_of(mt, pid, gen, true);
 	for (size_t j = 0; im && j < im->n; j++) {
 		if (im->maps[j].emitted)
 			continue;

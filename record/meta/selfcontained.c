@@ -320,9 +320,22 @@ int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 	if (!ret && sc->es && ufid && u && u->set)
 		ret = rec_maptab__note_stack(sc->mt, pid, gen, sc->ips + u->off, u->n);
 	if (ret >= 0 && ufid && u && u->set)
-		ret = rec_maptab__emit_hits(sc->mt, pid, gen, sc->ips + u->off, u->n, t0,
+		ret = rec_maptab__emit_hits(sc->mt, pid, gen, sc->ips + u->off, u->n, true, t0,
 					    &sc->sink);
 	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
+	return ret < 0 ? ret : 0;
+}
+
+int rec_sc__count_bare(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
+{
+	const struct ustack *u = ufid >= sc->us_base && ufid - sc->us_base < sc->nus
+					 ? &sc->us[ufid - sc->us_base]
+					 : NULL;
+	int ret = 0;
+
+	if (ufid && u && u->set)
+		ret = rec_maptab__emit_hits(sc->mt, pid, gen, sc->ips + u->off, u->n, false,
+					    sac_now_ns(CLOCK_MONOTONIC), &sc->sink);
 	return ret < 0 ? ret : 0;
 }
 
@@ -425,7 +438,6 @@ void rec_sc__stats(const struct rec_sc *sc, struct rec_sc_stats *st)
 	}
 	rec_jitmap__stats(sc->jm, &st->jit);
 	st->clipped_paths = rec_maptab__clipped(sc->mt);
-	st->sideband_lost = rec_maptab__unwritten(sc->mt, &st->sideband_lost_imgs);
 	st->note_ns = sc->note_ns;
 }
 

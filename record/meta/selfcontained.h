@@ -47,9 +47,7 @@ struct rec_sc_stats {
 	uint64_t ksyms_total, ksyms_emitted;
 	struct rec_jitmap_stats jit;
 	uint64_t clipped_paths; /* mapping paths clipped (strclip.h); names: es.clipped */
-	uint64_t sideband_lost; /* mappings not written: no sample named their image */
-	uint64_t sideband_lost_imgs;
-	uint64_t note_ns; /* time spent noting stacks and flushing symbols */
+	uint64_t note_ns;	/* time spent noting stacks and flushing symbols */
 };
 
 /**
@@ -82,6 +80,15 @@ int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t
  * @return 0 or a negative errno.
  */
 int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid);
+
+/**
+ * rec_sc__count_bare() - samples of (pid, gen) past the drain's deadline:
+ * with only the mappings the table holds (no /proc read, no symbols),
+ * write those their user stack @ufid hits, as the side band wrote every
+ * mapping before it wrote only those (maptab.h, rec_maptab__defer()).
+ * @return 0 or a negative errno.
+ */
+int rec_sc__count_bare(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid);
 
 /**
  * rec_sc__note_ip() - a raw user stack (--call-graph dwarf) of (pid, gen)
