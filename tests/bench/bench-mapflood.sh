@@ -28,8 +28,11 @@ cc -O2 -o "$T/mapflood" "$SRC/tests/tools/wl-mapflood.c" &&
 	cc -shared -fPIC -Wl,--build-id -o "$T/lib.so" "$T/lib.c" && mkdir "$T/libs" &&
 	"$T/mapflood" gen "$T/lib.so" "$T/libs" "$NLIB" && chmod -R a+rX "$T" ||
 	{ echo "bench-mapflood: cannot build the flood" >&2; exit 1; }
-[ -x "$DUMP" ] || cc -O2 -I"$SRC/format/include" -o "$T/sa-dump" "$SRC/tests/tools/sa-dump.c" \
-	"$B/lib/libsaf.a" -lzstd -lz 2>/dev/null && DUMP=$T/sa-dump
+if [ ! -x "$DUMP" ]; then
+	DUMP=$T/sa-dump
+	cc -O2 -I"$SRC/format/include" -o "$DUMP" "$SRC/tests/tools/sa-dump.c" "$B/lib/libsaf.a" \
+		-lzstd -lz 2>/dev/null
+fi
 
 # run CASE FLOOD: one recording; FLOOD=1 with the flood beside it
 run() {

@@ -70,7 +70,7 @@ ok $? "$maps MAP records of $procs flood processes, <= 4 x its $fs samples"
 # as any workload), their stacks, and a PROC, COMM and EXIT record a process
 # (< 256 bytes each before compression). Bound: the run without the flood
 # + 2 KiB a flood sample + 1 KiB a flood process + 64 KiB (kernel symbols of
-# the flood's stacks). At 10d6d12 each process added ~20 KiB of MAP records.
+# the flood's stacks). At 10d6d12 each process added ~12 KiB of MAP records.
 b=$(stat -c %s "$T/base.sa") f=$(stat -c %s "$T/flood.sa")
 lim=$((b + 2048 * fs + 1024 * procs + 65536))
 [ "$f" -le "$lim" ]
