@@ -218,6 +218,8 @@ int rec_maptab__emit_pending(struct rec_maptab *mt, uint32_t pid, uint32_t gen, 
  * images they belong to.
  */
 uint64_t rec_maptab__unwritten(const struct rec_maptab *mt, uint64_t *imgs);
+/** rec_maptab__unwritten_dropped() - of those, the ones dropped so far (cheap). */
+uint64_t rec_maptab__unwritten_dropped(const struct rec_maptab *mt);
 /** rec_maptab__images() - images (pid, gen) tracked now. */
 size_t rec_maptab__images(const struct rec_maptab *mt);
 

@@ -96,6 +96,11 @@ int rec_maptab__emit_pending(struct rec_maptab *mt, uint32_t pid, uint32_t gen, 
 	return total;
 }
 
+uint64_t rec_maptab__unwritten_dropped(const struct rec_maptab *mt)
+{
+	return mt->unwritten;
+}
+
 uint64_t rec_maptab__unwritten(const struct rec_maptab *mt, uint64_t *imgs)
 {
 	uint64_t n = mt->unwritten, k = mt->unwritten_imgs;
