@@ -603,13 +603,21 @@ int rec_maptab__emit_once(struct rec_maptab *mt, uint32_t pid, uint32_t gen, boo
 	return total;
 }
 
+/* A new file holds no MAP record yet (defer: written again as samples hit them). */
+static void unemit_all(struct rec_maptab *mt)
+{
+	for (size_t i = 0; i < mt->nimgs; i++)
+		for (size_t j = 0; j < mt->imgs[i].n; j++)
+			mt->imgs[i].maps[j].emitted = false;
+}
+
 int rec_maptab__emit_all(struct rec_maptab *mt, uint64_t time_ns, const struct rec_sink *sink)
 {
 	size_t i;
 	int ret, total = 0;
 
 	if (mt->defer) {
-		maptab_unemit_all(mt); /* written again as samples hit them */
+		unemit_all(mt);
 		return 0;
 	}
 	for (i = 0; i < mt->nimgs; i++) {

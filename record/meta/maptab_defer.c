@@ -20,13 +20,6 @@ bool rec_maptab__deferred(const struct rec_maptab *mt)
 	return mt->defer;
 }
 
-void maptab_unemit_all(struct rec_maptab *mt)
-{
-	for (size_t i = 0; i < mt->nimgs; i++)
-		for (size_t j = 0; j < mt->imgs[i].n; j++)
-			mt->imgs[i].maps[j].emitted = false;
-}
-
 /* The entry's MAP record, at its own time (the mmap's, before any sample in it). */
 static int emit_entry(struct mapent *e, uint64_t now, const struct rec_sink *sink)
 {

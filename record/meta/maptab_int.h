@@ -90,9 +90,6 @@ int maptab_rehash(struct rec_maptab *mt, size_t cap);
 /* maptab_find() - the index of image (pid, gen) in mt->imgs, or -1. */
 long maptab_find(const struct rec_maptab *mt, uint32_t pid, uint32_t gen);
 
-/* maptab_unemit_all() - a new file holds no MAP record yet (defer). */
-void maptab_unemit_all(struct rec_maptab *mt);
-
 /* maptab_free_img() - free @im's mappings (not @im), taken off mt->bytes. */
 void maptab_free_img(struct rec_maptab *mt, struct image *im);
 
