@@ -89,6 +89,7 @@ const char *saf_counter__name(uint32_t id)
 		[SAF_CTR_OFF_UW_CUT] = "off_uw_cut",
 		[SAF_CTR_FILES_SKIPPED] = "files_skipped",
 		[SAF_CTR_THROTTLED] = "throttled",
+		[SAF_CTR_MAPS_UNWRITTEN] = "maps_unwritten",
 	};
 
 	if (id >= sizeof(names) / sizeof(names[0]))

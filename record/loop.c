@@ -312,7 +312,7 @@ static void status_line(const struct run *r, uint64_t now)
 static void clipped_line(const struct run *r)
 {
 	struct rec_sc_stats st;
-	uint64_t over, cut;
+	uint64_t over, cut, imgs;
 
 	rec_sc__stats(r->sc, &st);
 	if (st.es.clipped || st.clipped_paths || r->meta_clipped)
@@ -327,6 +327,13 @@ static void clipped_line(const struct run *r)
 			"sa-record: mappings not tracked: %llu past 4096 a process image or 64 MiB "
 			"in all, and the rest of %llu /proc/PID/maps read past 100 ms\n",
 			(unsigned long long)over, (unsigned long long)cut);
+	/* meta/maptab.h: rec_maptab__defer(); not LOSS's sideband_lost (the kernel's) */
+	over = rec_maptab__unwritten(rec_sc__maptab(r->sc), &imgs);
+	if (over)
+		fprintf(stderr,
+			"sa-record: sideband_unwritten %llu mappings of %llu process images "
+			"not written: no sample hit them\n",
+			(unsigned long long)over, (unsigned long long)imgs);
 }
 
 /* Perf maps (docs/security.md, "JIT maps"): only when some were read. */

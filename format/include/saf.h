@@ -140,7 +140,14 @@ enum saf_counter {
 	 * are outside RUNS. Informational.
 	 */
 	SAF_CTR_THROTTLED = 31,
-	SAF_CTR__MAX_KNOWN = 31,
+	/*
+	 * Since 2026-12-07 (files say 1.9 still: a reader before shows it by
+	 * number): mappings the side band saw that sa-record -a did not write,
+	 * since no sample of the interval's files hit them, counted when their
+	 * process image was dropped. Mappings, not samples: informational.
+	 */
+	SAF_CTR_MAPS_UNWRITTEN = 32,
+	SAF_CTR__MAX_KNOWN = 32,
 };
 
 /* Metadata flags (saf_meta.flags) */

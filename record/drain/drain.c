@@ -80,6 +80,7 @@ struct rec_drain {
 	__u64 *new_ips;
 	size_t nnew_ips, new_ips_cap;
 	__u64 sb_lost_seen;	      /* side-band records lost, as of the last interval */
+	__u64 unwritten_seen;	      /* maptab mappings dropped unwritten, as of then */
 	struct rec_offcpu *off;	      /* --off-cpu, else NULL */
 	uint64_t rb_until;	      /* the ring buffers' callbacks stop taking records then */
 	volatile sig_atomic_t *abort; /* set: stop reading the rings at once */
@@ -501,6 +502,19 @@ static __u64 sideband_lost(struct rec_drain *d)
 	return n;
 }
 
+/* Mappings dropped unwritten since the last interval (meta/maptab.h). */
+static __u64 maps_unwritten(struct rec_drain *d)
+{
+	__u64 n;
+
+	if (!d->sc)
+		return 0;
+	n = rec_maptab__unwritten_dropped(rec_sc__maptab(d->sc));
+	n -= d->unwritten_seen;
+	d->unwritten_seen += n;
+	return n;
+}
+
 /* --rotate: a stack interned before the rotation is written again in this file. */
 static int carry(void *ctx, __u32 fid)
 {
@@ -599,6 +613,7 @@ static int describe(struct rec_drain *d, __u32 set)
 			continue;
 		if (deadline_passed(until)) {
 			d->tot.bare += v->count;
+			err = d->sc ? rec_sc__count_bare(d->sc, k->tgid, k->gen, k->ufid) : 0;
 			continue;
 		}
 		err = rec_procs__note(d->procs, k->tgid, k->gen, k->tid, v->comm);
@@ -689,6 +704,7 @@ int rec_drain__interval(struct rec_drain *d, uint64_t start_ns, uint64_t grace_n
 		rec_offcpu__fill_loss(d->off, set, &loss, &c);
 	rec_loss__add_files(&loss);
 	rec_loss__add_throttled(&loss, rec_throttle__take(rec_session__throttle(d->s), iv.end_ns));
+	rec_loss__add_unwritten(&loss, maps_unwritten(d));
 	rec_totals__add(&d->tot, &loss);
 	for (int i = SA_CTR_UW; i < SA_CTR__NR; i++)
 		d->tot.uw[i - SA_CTR_UW] += c.v[i];

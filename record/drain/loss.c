@@ -73,6 +73,14 @@ void rec_loss__add_throttled(struct saf_loss *l, uint64_t n)
 	l->values[l->ncounters++] = n;
 }
 
+void rec_loss__add_unwritten(struct saf_loss *l, uint64_t n)
+{
+	if (!n || l->ncounters >= SAF_MAX_COUNTERS)
+		return;
+	l->ids[l->ncounters] = SAF_CTR_MAPS_UNWRITTEN;
+	l->values[l->ncounters++] = n;
+}
+
 void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 {
 	__u32 i;
@@ -103,6 +111,7 @@ void rec_totals__add(struct rec_totals *t, const struct saf_loss *l)
 			break;
 		case SAF_CTR_MAPFULL_RECOVERED: /* kept samples (docs/format.md, LOSS) */
 		case SAF_CTR_SIDEBAND_LOST:	/* process records, not samples */
+		case SAF_CTR_MAPS_UNWRITTEN:	/* mappings, not samples */
 			break;
 		case SAF_CTR_OFF_RUNS ... SAF_CTR_OFF_RECOVERED:
 			rec_offcpu__add_total(t, l->ids[i], l->values[i]);

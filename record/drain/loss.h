@@ -35,6 +35,12 @@ void rec_loss__add_files(struct saf_loss *l);
  */
 void rec_loss__add_throttled(struct saf_loss *l, uint64_t n);
 
+/**
+ * rec_loss__add_unwritten() - append to @l the @n mappings dropped since
+ * the last interval without a MAP record (meta/maptab.h, rec_maptab__defer()).
+ */
+void rec_loss__add_unwritten(struct saf_loss *l, uint64_t n);
+
 /** rec_totals__add() - add interval loss record @l to the recording's totals @t. */
 void rec_totals__add(struct rec_totals *t, const struct saf_loss *l);
 

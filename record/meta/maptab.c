@@ -84,6 +84,11 @@ int maptab_rehash(struct rec_maptab *mt, size_t cap)
 	return 0;
 }
 
+long maptab_find(const struct rec_maptab *mt, uint32_t pid, uint32_t gen)
+{
+	return find_img(mt, pid, gen);
+}
+
 /* The image (pid, gen), created empty if absent; NULL on -ENOMEM. */
 static struct image *get_img(struct rec_maptab *mt, uint32_t pid, uint32_t gen)
 {
@@ -304,7 +309,9 @@ int rec_maptab__add(struct rec_maptab *mt, const struct saf_map *m, int fd,
 	err = add_entry(mt, im, m, fd);
 	if (err)
 		return err == -E2BIG ? 0 : err; /* counted: mt->over */
-	im->maps[im->n - 1].emitted = true;
+	if (mt->defer)
+		return 0; /* written when a sample hits it, if one does */
+	im->maps[im->n - 1].emitted = im->maps[im->n - 1].written = true;
 	rec.map = entry_map(&im->maps[im->n - 1]);
 	return rec_sink__emit(sink, &rec);
 }
@@ -402,7 +409,7 @@ int rec_maptab__emit(struct rec_maptab *mt, uint32_t pid, uint32_t gen, uint64_t
 	int err;
 
 	for (i = 0; k >= 0 && i < mt->imgs[k].n; i++) {
-		mt->imgs[k].maps[i].emitted = true;
+		mt->imgs[k].maps[i].emitted = mt->imgs[k].maps[i].written = true;
 		rec.map = entry_map(&mt->imgs[k].maps[i]);
 		rec.map.time_ns = time_ns;
 		err = rec_sink__emit(sink, &rec);
@@ -436,13 +443,14 @@ int rec_maptab__fork(struct rec_maptab *mt, uint32_t parent, uint32_t child, uin
 		rec.map = entry_map(&pim->maps[i]);
 		rec.map.pid = child;
 		rec.map.time_ns = time_ns;
-		err = rec_sink__emit(sink, &rec);
+		err = mt->defer ? 0 : rec_sink__emit(sink, &rec);
 		if (err)
 			return err;
 		err = add_entry(mt, cim, &rec.map, -1);
 		if (err)
 			return err == -E2BIG ? (int)i + 1 : err;
-		mt->imgs[ci].maps[mt->imgs[ci].n - 1].emitted = true;
+		mt->imgs[ci].maps[mt->imgs[ci].n - 1].emitted = !mt->defer;
+		mt->imgs[ci].maps[mt->imgs[ci].n - 1].written = !mt->defer;
 	}
 	return (int)mt->imgs[pi].n;
 }
@@ -528,14 +536,19 @@ int rec_maptab__note_stack(struct rec_maptab *mt, uint32_t pid, uint32_t gen, co
 
 void maptab_free_img(struct rec_maptab *mt, struct image *im)
 {
-	size_t i;
+	size_t i, unwritten = 0;
 
 	for (i = 0; i < im->n; i++) {
+		unwritten += !im->maps[i].written;
 		mt->bytes -= sizeof(im->maps[i]);
 		if (im->maps[i].own_path) {
 			mt->bytes -= strlen(im->maps[i].path) + 1;
 			free(im->maps[i].path);
 		}
+	}
+	if (mt->defer && unwritten) {
+		mt->unwritten += unwritten;
+		mt->unwritten_imgs++;
 	}
 	free(im->maps);
 }
@@ -575,11 +588,11 @@ int rec_maptab__emit_once(struct rec_maptab *mt, uint32_t pid, uint32_t gen, boo
 	k = find_img(mt, pid, gen);
 	if (k >= 0)
 		mt->imgs[k].seen = mt->files;
-	for (i = 0; k >= 0 && i < mt->imgs[k].n; i++) {
+	for (i = 0; k >= 0 && !mt->defer && i < mt->imgs[k].n; i++) {
 		e = &mt->imgs[k].maps[i];
 		if (e->emitted)
 			continue;
-		e->emitted = true;
+		e->emitted = e->written = true;
 		rec.map = entry_map(e);
 		rec.map.time_ns = time_ns;
 		err = rec_sink__emit(sink, &rec);
@@ -590,11 +603,23 @@ int rec_maptab__emit_once(struct rec_maptab *mt, uint32_t pid, uint32_t gen, boo
 	return total;
 }
 
+/* A new file holds no MAP record yet (defer: written again as samples hit them). */
+static void unemit_all(struct rec_maptab *mt)
+{
+	for (size_t i = 0; i < mt->nimgs; i++)
+		for (size_t j = 0; j < mt->imgs[i].n; j++)
+			mt->imgs[i].maps[j].emitted = false;
+}
+
 int rec_maptab__emit_all(struct rec_maptab *mt, uint64_t time_ns, const struct rec_sink *sink)
 {
 	size_t i;
 	int ret, total = 0;
 
+	if (mt->defer) {
+		unemit_all(mt);
+		return 0;
+	}
 	for (i = 0; i < mt->nimgs; i++) {
 		ret = rec_maptab__emit(mt, mt->imgs[i].pid, mt->imgs[i].gen, time_ns, sink);
 		if (ret < 0)

@@ -27,6 +27,7 @@ struct mapent {
 	struct saf_map m; /* path and build_id: use entry_map(), entries move */
 	int file;	  /* elfsyms id, -1 none */
 	bool emitted;	  /* its MAP record is in the output */
+	bool written;	  /* its MAP record went to some file of the recording */
 	bool own_path;	  /* path is this entry's, else an earlier one's (same_file()) */
 	char *path;
 	uint8_t bid[SAF_MAX_BUILD_ID];
@@ -65,6 +66,9 @@ struct rec_maptab {
 	uint64_t bytes;			/* of entries and their own paths, all images */
 	uint64_t over;			/* mappings not tracked: past a bound above */
 	uint64_t cut;			/* /proc/PID/maps reads stopped at MAPTAB_PROC_NS */
+	bool defer;			/* rec_maptab__defer() */
+	uint64_t unwritten;		/* with defer: entries dropped never written */
+	uint64_t unwritten_imgs;	/* images dropped with such entries */
 };
 
 struct bidkey {
@@ -82,6 +86,9 @@ static inline struct bidkey maptab_bid_key(const struct saf_map *m)
 
 /* maptab_rehash() - the hash over mt->imgs at @cap slots; -ENOMEM: unchanged. */
 int maptab_rehash(struct rec_maptab *mt, size_t cap);
+
+/* maptab_find() - the index of image (pid, gen) in mt->imgs, or -1. */
+long maptab_find(const struct rec_maptab *mt, uint32_t pid, uint32_t gen);
 
 /* maptab_free_img() - free @im's mappings (not @im), taken off mt->bytes. */
 void maptab_free_img(struct rec_maptab *mt, struct image *im);

@@ -216,6 +216,9 @@ struct rec_sc *rec_sc__open(const struct rec_sc_opts *o)
 	if (!sc->mt || !sc->jm)
 		goto cleanup;
 	err = 0;
+	/* -a: only the mappings samples hit are written (maptab.h); the
+	 * user stacks that say which are kept only with symbols embedded */
+	rec_maptab__defer(sc->mt, !o->targets_only && sc->es);
 	/* without it, [vdso] frames stay unnamed: not a reason to stop */
 	if (!rec_vdso__open(&sc->vdso))
 		rec_maptab__set_vdso(sc->mt, &sc->vdso);
@@ -316,7 +319,23 @@ int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
 
 	if (!ret && sc->es && ufid && u && u->set)
 		ret = rec_maptab__note_stack(sc->mt, pid, gen, sc->ips + u->off, u->n);
+	if (ret >= 0 && ufid && u && u->set)
+		ret = rec_maptab__emit_hits(sc->mt, pid, gen, sc->ips + u->off, u->n, true, t0,
+					    &sc->sink);
 	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
+	return ret < 0 ? ret : 0;
+}
+
+int rec_sc__count_bare(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid)
+{
+	const struct ustack *u = ufid >= sc->us_base && ufid - sc->us_base < sc->nus
+					 ? &sc->us[ufid - sc->us_base]
+					 : NULL;
+	int ret = 0;
+
+	if (ufid && u && u->set)
+		ret = rec_maptab__emit_hits(sc->mt, pid, gen, sc->ips + u->off, u->n, false,
+					    sac_now_ns(CLOCK_MONOTONIC), &sc->sink);
 	return ret < 0 ? ret : 0;
 }
 
@@ -327,6 +346,8 @@ int rec_sc__note_ip(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint64_t ip)
 
 	if (!ret && sc->es)
 		ret = rec_maptab__note_stack(sc->mt, pid, gen, &ip, 1);
+	if (ret >= 0) /* unwound offline: through any of its mappings */
+		ret = rec_maptab__emit_pending(sc->mt, pid, gen, t0, &sc->sink);
 	sc->note_ns += sac_now_ns(CLOCK_MONOTONIC) - t0;
 	return ret < 0 ? ret : 0;
 }

@@ -82,6 +82,15 @@ int rec_sc__stack(struct rec_sc *sc, uint32_t kind, uint32_t fid, const uint64_t
 int rec_sc__count(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid);
 
 /**
+ * rec_sc__count_bare() - samples of (pid, gen) past the drain's deadline:
+ * with only the mappings the table holds (no /proc read, no symbols),
+ * write those their user stack @ufid hits, as the side band wrote every
+ * mapping before it wrote only those (maptab.h, rec_maptab__defer()).
+ * @return 0 or a negative errno.
+ */
+int rec_sc__count_bare(struct rec_sc *sc, uint32_t pid, uint32_t gen, uint32_t ufid);
+
+/**
  * rec_sc__note_ip() - a raw user stack (--call-graph dwarf) of (pid, gen)
  * sampled at @ip: notes its JIT map and the symbols around @ip only, since
  * its callers are known after offline unwinding.

@@ -315,9 +315,27 @@ part_input() {
 	md ""
 }
 
+part_mapflood() {
+	local secs=20
+	[ -n "${BENCH_QUICK:-}" ] && secs=10
+	say "## 9. The side band beside another user's mapping flood, at the always-on rate"
+	md ""
+	md "Command: \`tests/bench/bench-mapflood.sh $B $secs 5000\` (issue 49): \`sa-record -a -F 19"
+	md "--duration $secs\` alone, then beside user nobody's loop of short processes each mapping"
+	md "5,000 distinct ELF files once. Recorder CPU (user + system) and file size. Target: the"
+	md "flood's file growth bounded by its samples, not by the mappings it makes."
+	md ""
+	md "| case | recorder CPU s | % of a CPU | file bytes | bytes/s | flood processes | mappings |"
+	md "|---|---:|---:|---:|---:|---:|---:|"
+	bash "$D/bench-mapflood.sh" "$B" "$secs" 5000 2>/dev/null | tee "$T/mapflood" |
+		awk '{ sub(":", "", $2); printf "| %s | %s | %s | %s | %s | %s | %s |\n", $2, $4, $6, $8, $10, $12, $14 }' >>"$T/md"
+	cat "$T/mapflood"
+	md ""
+}
+
 # PARTS picks what to measure (default all): record compile file warm scale images offcpu input
-# uwcost
-PARTS=" ${PARTS:-record compile file warm scale images offcpu input uwcost} "
+# uwcost mapflood
+PARTS=" ${PARTS:-record compile file warm scale images offcpu input uwcost mapflood} "
 machine
 if can_perf; then
 	case $PARTS in *" record "*) part_record ;; esac
@@ -331,6 +349,7 @@ case $PARTS in *" images "*) part_images ;; esac
 can_perf && case $PARTS in *" offcpu "*) part_offcpu ;; esac
 can_perf && case $PARTS in *" uwcost "*) part_uwcost ;; esac
 case $PARTS in *" input "*) part_input ;; esac
+[ "$(id -u)" = 0 ] && [ -x "$REC" ] && case $PARTS in *" mapflood "*) part_mapflood ;; esac
 if can_perf; then
 	case $PARTS in *" compile "*) command -v gcc >/dev/null && part_compile ;; esac
 fi
