@@ -71,7 +71,7 @@ TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf binutils 
 	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod-dev \
 	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils bpftrace \
 	redis-server redis-tools nginx apache2-utils libfuse3-dev fuse3 openjdk-17-jdk-headless \
-	$(EXTRA_DEB_PKGS)
+	qemu-system-x86 mmdebstrap $(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
 # npm package conflicts with.
@@ -278,6 +278,7 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 		$(MODULE_LIBS_$(firstword $(subst /, ,$*))) $(UNIT_LIBS)
 
 .PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
+.PHONY: check-kernels
 # Each stage is its own make, timed; the summary gives every stage's time
 # (tests/check-stages.sh, tests/README.md).
 check:
@@ -329,6 +330,11 @@ check-cli: all | deps-test
 # per folder, which stage may include which (tests/check-deps.sh).
 # ... and no circle of files inside a module (tests/check-cycles.sh, over
 # the objects' symbols).
+# The kernel matrix: the smoke set on this kernel and on Debian's kernels
+# booted under qemu, one table (tests/kernels/run.sh, tests/README.md).
+check-kernels: all $(STATIC_RECORD) $(STATIC_REPORT) | deps-test
+	@bash tests/kernels/run.sh $(B)
+
 check-deps: $(FORMAT_OBJS) $(RECORD_OBJS) $(REPORT_OBJS)
 	@echo "== dependency direction"
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
