@@ -102,6 +102,8 @@ flock 9
 	echo "$dir"
 	exit 0
 }
+# what a build that was killed left (builds hold the lock)
+rm -rf "$base"/.build.*
 tmp=$(mktemp -d "$base/.build.XXXXXX") || die "cannot create a directory in $base"
 trap 'rm -rf "$tmp"' EXIT
 echo "  CACHE    $dir (cold: mmdebstrap of the root and $(grep -vc '^#' "$here/kernels.list") kernels)" >&2

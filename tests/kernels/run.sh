@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # run.sh BUILD - make check-kernels (tests/kernels/README.md): the smoke set
 # (smoke.sh) on the host's own kernel, then in a qemu guest (TCG) of each
-# Debian kernel of the cache (cache.sh), one after another; prints a line
+# Debian kernel of the cache (cache.sh), one after another (two at once
+# are no faster: the workloads run for an amount of CPU time and the guests
+# share the same CPUs); prints a line
 # per kernel and one table, kernel by feature, writes it to
 # BUILD/kernels/table.md and into docs/deploy.md between its markers (when
 # a result changed), and fails if any feature did not come out as
@@ -58,8 +60,10 @@ row()
 	printf '  KERNEL   %-6s %-52s %3s s  %s\n' "$1" "$2" "$4" \
 		"$([ "$bad" = 0 ] && echo ok || echo "FAILED ($bad of 8)")" >&2
 	[ "$bad" = 0 ] || {
-		echo "== $1: the tail of $3:" >&2
-		tail -n 25 "$3" >&2
+		local show=$3
+		[ -f "${3%.log}.console" ] && show=${3%.log}.console
+		echo "== $1: the tail of $show:" >&2
+		tail -n 30 "$show" | tr -d '\r' >&2
 		fails=$((fails + 1))
 	}
 }
@@ -91,7 +95,7 @@ while read -r name pkg ver; do
 done <"$cache/versions"
 
 {
-	echo "| kernel | package | $(echo "$features" | sed 's/ / | /g') |"
+	echo "| kernel | package | ${features// / | } |"
 	echo "|---|---|$(echo "$features" | sed 's/[a-z]*/---|/g; s/ //g')"
 	printf '%s\n' "${rows[@]}"
 } >"$K/table.md"

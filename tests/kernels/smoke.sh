@@ -290,28 +290,54 @@ declare -A refuse_args=(
 	[rotate]="-a --rotate 1s --duration 2"
 )
 
-t0=$(date +%s)
-run_two workload cmd pid
-run_two workload-nofp dwarf auto
-run_three
-echo "recorded in $(($(date +%s) - t0)) s"
-for feat in cmd pid all dwarf auto offcpu python rotate; do
-	nfail=0 nchk=0
-	if is_refused $feat; then
+# judge FEATURE: its checks (or its refusal's) into $T/FEATURE.checks and its
+# status (pass, FAIL, refused) and text into $T/FEATURE.result
+judge()
+{
+	local status why
+	feat=$1 nfail=0 nchk=0
+	if is_refused "$feat"; then
 		# shellcheck disable=SC2086
-		refusal ${refuse_args[$feat]}
+		refusal ${refuse_args[$feat]} >"$T/$feat.checks"
 		status=refused
 	else
-		"f_$feat"
+		"f_$feat" >"$T/$feat.checks"
 		status=pass
 	fi
 	[ $nfail = 0 ] || status=FAIL
 	why="$nfail of $nchk checks failed"
 	[ $status = refused ] && why=$(head -n 1 "$T/$feat.rec.err")
 	[ $status = FAIL ] && [ -s "$T/$feat.rec.err" ] && why="$why; sa-record: $(tail -n 1 "$T/$feat.rec.err")"
-	echo "result $feat $status ${why:0:200}"
-	if [ $status = FAIL ]; then
-		cat "$T/$feat.rec.err" "$T/$feat.report.err" 2>/dev/null | tail -n 5 | sed 's/^/diag /'
+	echo "$status ${why:0:200}" >"$T/$feat.result"
+	[ $status != FAIL ]
+}
+
+# A group of features recorded together is recorded again once when one of
+# them fails, as make check runs a statistical cli script again: a share
+# off by luck (2.7e-4 per split, tests/kernels/README.md) fails twice with
+# P = 7e-8, a broken feature every time. The result names the rerun.
+t0=$(date +%s)
+for g in "run_two workload cmd pid:cmd pid all" "run_two workload-nofp dwarf auto:dwarf auto" \
+	"run_three:offcpu python rotate"; do
+	${g%%:*}
+	again=
+	for f in ${g#*:}; do judge "$f" || again="$again $f"; done
+	if [ -n "$again" ]; then
+		echo "rerun:$again failed: recording ${g%%:*} again"
+		for f in $again; do cat "$T/$f.checks" "$T/$f.rec.err" 2>/dev/null | sed 's/^/first /'; done
+		rm -rf "$T/r"
+		${g%%:*}
+		for f in $again; do
+			judge "$f"
+			sed -i 's/$/ (rerun after a failure)/' "$T/$f.result"
+		done
 	fi
+	for f in ${g#*:}; do
+		cat "$T/$f.checks"
+		echo "result $f $(cat "$T/$f.result")"
+		if grep -q '^FAIL' "$T/$f.result"; then
+			cat "$T/$f.rec.err" "$T/$f.report.err" 2>/dev/null | tail -n 5 | sed 's/^/diag /'
+		fi
+	done
 done
 echo "done in $(($(date +%s) - t0)) s"
