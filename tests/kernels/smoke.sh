@@ -51,26 +51,31 @@ report()
 }
 
 # split FOLDED COMM MIN OUTS...: 3000-split.t's checks of one recording of
-# workloads at 60,30,10, held to their own measurement (OUTS). Binomial sd at
-# n >= 9,500 (two workloads -c 5 at 999 Hz: about 10,000): 0.50 points at
-# 60, 0.47 at 30, 0.31 at 10; 2 points is >= 3.47 sd (a 60% leaf sits up to
-# 0.3 low: 3000-split.t): P = 2.6e-4 + 2e-5 + 1e-10 per recording. Stacks
-# reaching main is a failure rate (<= 0.1% assumed): failing takes >= 1% of
-# n, a Poisson tail below 1e-30.
+# workloads at 60,30,10, held to their own measurement (OUTS). The shares
+# are of the samples in the run loop (under sa_run): the start-up's
+# calibration, 0.3 points of a 60% leaf on a real CPU (3000-split.t), took
+# 4 in a TCG guest (56.9 against 60.4 by -a of the same run). Binomial sd
+# at n >= 5,000 is <= 0.69 points, at the usual 10,000: 0.49 at 60, 0.46
+# at 30, 0.30 at 10; 2 points is 4.1 sd: P = 4e-5 per recording, 6.7 sd at
+# 10. Stacks reaching main is a failure rate (<= 0.1% assumed): failing
+# takes >= 1% of n, a Poisson tail below 1e-30.
 split()
 {
-	local f=$1 comm=$2 min=$3 tot leaf want got main
+	local f=$1 comm=$2 min=$3 all tot leaf want got main
 	shift 3
-	tot=$(folded_total "$f" "$comm")
+	all=$(folded_total "$f" "$comm")
+	tot=$(folded_with "$f" "$comm" sa_run)
 	ge "$tot" "$min"
-	chk $? "$tot samples of $comm (want >= $min)"
+	chk $? "$tot samples of $comm in sa_run, of $all (want >= $min)"
 	for leaf in sa_leaf_a sa_leaf_b sa_leaf_c; do
 		want=$(workload_measured $leaf "$@")
+		# no OUTS: the nominal split, as 6000-dwarf-nofp.t holds it
+		[ $# = 0 ] && want=$(echo "a 60 b 30 c 10" | awk -v l="${leaf#sa_leaf_}" '{ for (i = 1; i < NF; i += 2) if ($i == l) print $(i + 1) }')
 		got=$(pct "$(folded_with "$f" "$comm" $leaf)" "$tot")
 		within "$got" "${want:-999}" 2
-		chk $? "$leaf $got% of $comm samples (the workloads' own measure $want +- 2)"
+		chk $? "$leaf $got% of $comm's run-loop samples (the workloads' own measure $want +- 2)"
 	done
-	main=$(pct "$(folded_with "$f" "$comm" main)" "$tot")
+	main=$(pct "$(folded_with "$f" "$comm" main)" "$all")
 	ge "$main" 99
 	chk $? "$main% of $comm stacks reach main (want >= 99)"
 }
@@ -119,10 +124,18 @@ run_two()
 {
 	local w=$1 a=$2 b=$3 pids cmd
 	rm -f "$T/$w.p1" "$T/$w.p2"
-	cmd="'$S/$w' -c 5 >'$T/$w.w1' & echo \$! >'$T/$w.p1'"
-	cmd="$cmd; '$S/$w' -c 5 >'$T/$w.w2' & echo \$! >'$T/$w.p2'; wait"
+	# each waits 3 s (then execs, keeping its pid) for the -p recorder
+	# to attach: loading and building unwind tables takes seconds in a guest
+	cmd="sh -c \"sleep 3; exec '$S/$w' -c 5\" >'$T/$w.w1' & echo \$! >'$T/$w.p1'"
+	cmd="$cmd; sh -c \"sleep 3; exec '$S/$w' -c 5\" >'$T/$w.w2' & echo \$! >'$T/$w.p2'; wait"
 	set -- -F 999
 	[ "$a" = dwarf ] && set -- -F 999 --call-graph dwarf
+	# -a first, so that it is running when the workloads start
+	if [ "$a" = cmd ] && ! is_refused all; then
+		rec all -q -a -F 999 -o "$T/all.sa" -- sh -c \
+			"while [ ! -s '$T/$w.p1' ] || [ ! -s '$T/$w.p2' ]; do sleep 0.1; done
+			while kill -0 \$(cat '$T/$w.p1' '$T/$w.p2') 2>/dev/null; do sleep 0.1; done" &
+	fi
 	if is_refused "$a"; then
 		sh -c "$cmd" &
 	else
@@ -132,10 +145,6 @@ run_two()
 	set -- -F 999
 	[ "$b" = auto ] && set -- -F 999 --call-graph auto
 	is_refused "$b" || rec "$b" -q "$@" -p "$pids" -o "$T/$b.sa" &
-	if [ "$a" = cmd ] && ! is_refused all; then
-		rec all -q -a -F 999 -o "$T/all.sa" -- sh -c \
-			"while kill -0 ${pids//,/ } 2>/dev/null; do sleep 0.1; done" &
-	fi
 	wait
 }
 
@@ -149,8 +158,17 @@ fp()
 f_cmd() { fp cmd workload; }
 f_pid() { fp pid workload; }
 f_all() { fp all workload; }
-f_dwarf() { fp dwarf workload-nofp; }
-f_auto() { fp auto workload-nofp; }
+# dwarf and auto: 6000-dwarf-nofp.t's and 6050-auto-nofp.t's checks, the
+# split held to the nominal 60,30,10 (workload-nofp's own measure read 56
+# and 57 for 60 in a guest whose samples, dwarf's and auto's, gave 60)
+nofp()
+{
+	rec_ok "$1"
+	report "$T/$1.sa" "$T/$1.folded"
+	split "$T/$1.folded" workload-nofp 5000
+}
+f_dwarf() { nofp dwarf; }
+f_auto() { nofp auto; }
 
 # share FILE RE [TOTAL_RE]: 3160-offcpu.t's share of time
 share()
@@ -164,7 +182,8 @@ share()
 }
 
 # run_three: --off-cpu of offcpu -d 10, python3.11 pysplit.py 5 at 1999 Hz
-# and -a --rotate 1s --keep 3 for 6 s, at once
+# and -a --rotate 1s --keep 3 for 10 s (2008-rotate.t: 6 s; here the
+# guest's recorder takes seconds to start, and 2 files were left), at once
 run_three()
 {
 	is_refused offcpu || rec offcpu -F 999 --off-cpu -o "$T/offcpu.sa" -- "$S/offcpu" -d 10 \
@@ -172,7 +191,7 @@ run_three()
 	if ! is_refused rotate; then
 		mkdir -p "$T/r"
 		echo keep >"$T/r/other-20000101T000000.000Z.sa"
-		rec rotate -q -a --rotate 1s --keep 3 --duration 6 -o "$T/r/host.sa" &
+		rec rotate -q -a --rotate 1s --keep 3 --duration 10 -o "$T/r/host.sa" &
 		sleep 0.5
 	fi
 	is_refused python || rec python -q -F 1999 -o "$T/python.sa" -- "$PY" "$D/pysplit.py" 5 \
@@ -256,7 +275,7 @@ f_rotate()
 	chk $? "sa-report of the set exits 0"
 	n=$(folded_total "$T/rotate.folded" python3.11)
 	ge "$n" 100
-	chk $? "$n samples of python3.11 in the set (want >= 100: 6 s at 99 Hz beside its >= 5 s of CPU)"
+	chk $? "$n samples of python3.11 in the set (want >= 100: 99 Hz over its >= 5 s of CPU)"
 }
 
 # refusal ARGS...: sa-record ARGS must refuse: exit 125 with -- CMD (other
