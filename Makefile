@@ -325,16 +325,16 @@ check-cli: all | deps-test
 	@echo "== end-to-end tests (tests/cli)"
 	$(Q)SA_BUILD=$(CURDIR)/$(B) bash tests/cli/run-all.sh
 
-# Forbidden includes: format/ sees libc and zstd only; report/ never sees
-# libbpf or bpf/; nothing includes record/ or report/ from elsewhere; and
-# per folder, which stage may include which (tests/check-deps.sh).
-# ... and no circle of files inside a module (tests/check-cycles.sh, over
-# the objects' symbols).
 # The kernel matrix: the smoke set on this kernel and on Debian's kernels
 # booted under qemu, one table (tests/kernels/run.sh, tests/README.md).
 check-kernels: all $(STATIC_RECORD) $(STATIC_REPORT) | deps-test
 	@bash tests/kernels/run.sh $(B)
 
+# Forbidden includes: format/ sees libc and zstd only; report/ never sees
+# libbpf or bpf/; nothing includes record/ or report/ from elsewhere; and
+# per folder, which stage may include which (tests/check-deps.sh).
+# ... and no circle of files inside a module (tests/check-cycles.sh, over
+# the objects' symbols).
 check-deps: $(FORMAT_OBJS) $(RECORD_OBJS) $(REPORT_OBJS)
 	@echo "== dependency direction"
 	$(Q)! grep -nE '#include *[<"](bpf/|libbpf|libelf|gelf|elfutils|dwarf|libdw|sa_shared|.*skel)' \
