@@ -76,7 +76,7 @@ TEST_PKGS := libcmocka-dev libclang-rt-14-dev libxml2-utils linux-perf zstd perl
 	chromium clang-format golang-go strace g++ groff-base util-linux libdebuginfod1 \
 	debuginfod curl nodejs python3 time libc6-dbg postgresql e2fsprogs bsdutils bpftrace \
 	redis-server redis-tools nginx apache2-utils libfuse3-dev fuse3 openjdk-17-jdk-headless systemd \
-	mmdebstrap git $(EXTRA_DEB_PKGS)
+	qemu-system-x86 mmdebstrap git $(EXTRA_DEB_PKGS)
 # COMMAND:PACKAGE pairs installed only when the command is missing: a node
 # from another archive (nodesource's) brings its own npm, which Debian's
 # npm package conflicts with.
@@ -283,6 +283,7 @@ $(B)/tests/unit/%: tests/unit/%.c $$(MODULE_OBJS_$$(firstword $$(subst /, ,$$*))
 		$(MODULE_LIBS_$(firstword $(subst /, ,$*))) $(UNIT_LIBS)
 
 .PHONY: check check-unit check-cli check-fuzz check-deps check-style check-san bless
+.PHONY: check-kernels
 # Each stage is its own make, timed; the summary gives every stage's time
 # (tests/check-stages.sh, tests/README.md).
 check:
@@ -337,6 +338,11 @@ check-cli: all | deps-test
 check-fresh: | deps-test
 	@echo "== make demo in a fresh Debian 12 root, make as a user there (tests/fresh)"
 	$(Q)SA_BUILD=$(CURDIR)/$(B) prove -v tests/fresh/fresh-root.t
+
+# The kernel matrix: the smoke set on this kernel and on Debian's kernels
+# booted under qemu, one table (tests/kernels/run.sh, tests/README.md).
+check-kernels: all $(STATIC_RECORD) $(STATIC_REPORT) | deps-test
+	@bash tests/kernels/run.sh $(B)
 
 # Forbidden includes: format/ sees libc and zstd only; report/ never sees
 # libbpf or bpf/; nothing includes record/ or report/ from elsewhere; and
