@@ -24,7 +24,6 @@ stages=(
 	"unit|check-unit"
 	"fuzz replay|check-fuzz"
 	"cli|check-cli"
-	"kernels|check-kernels"
 	"san (ASan+UBSan build, unit, cli)|check-san"
 	"tsan|check-tsan"
 )
