@@ -249,7 +249,7 @@ static int add_entry(struct rec_maptab *mt, struct image *im, const struct saf_m
 	e = &im->maps[im->n];
 	e->m = *m;
 	e->file = -1;
-	e->emitted = false;
+	e->emitted = e->written = false;
 	e->own_path = same < 0;
 	/* a path from /proc/PID/maps has no length limit (PATH_MAX is per call) */
 	e->path = same >= 0 ? im->maps[same].path
